@@ -1,0 +1,70 @@
+"""The `tanka-bot` command: serve, chat and tk. One error boundary for all of them."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from bot.config import ConfigError
+from bot.errors import UserError
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tanka-bot",
+        description="ChatOps for Tanka repositories: prepare changes, never apply them.",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug output")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serve = sub.add_parser("serve", help="run the Slack bot")
+    serve.add_argument("--host", default="0.0.0.0", help="address to listen on")  # noqa: S104
+    serve.add_argument("--port", type=int, default=3000, help="port to listen on (3000)")
+    serve.add_argument("--socket-mode", action="store_true", help="use Slack Socket Mode")
+
+    from bot import chat, tk_cli
+
+    chat.add_parser(sub)
+    tk_cli.add_parser(sub)
+    return parser
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from bot.config import load_settings
+
+    settings = load_settings()
+    settings.require(settings.missing_for_serve(socket_mode=args.socket_mode))
+    raise UserError(
+        "serve: the Slack service is not part of this build yet; "
+        "use `tanka-bot chat` for the agent in a terminal"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        if args.command == "serve":
+            return _serve(args)
+        handler = args.handler
+        code: int = handler(args)
+        return code
+    except ConfigError as exc:
+        print(f"tanka-bot: {exc}", file=sys.stderr)
+        return 2
+    except UserError as exc:
+        print(f"tanka-bot: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("tanka-bot: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

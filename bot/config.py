@@ -1,0 +1,242 @@
+"""Settings: the one place that reads the environment.
+
+Every variable of CONTRACT.md maps to one field. `load_settings` merges the optional YAML file
+at `TANKA_BOT_CONFIG` with the environment (the environment wins), validates everything at once
+and raises `ConfigError` with one line per problem, each naming the variable to set.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+Provider = Literal["anthropic", "gemini", "openai"]
+
+DEFAULT_MODELS: Mapping[str, str] = {
+    "anthropic": "claude-opus-4-6",
+    "gemini": "gemini-2.0-flash",
+    "openai": "gpt-4o",
+}
+
+_SLACK_PRINCIPAL = re.compile(r"^[USW][A-Z0-9]{2,}$")
+_GITHUB_REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+
+
+class ConfigError(Exception):
+    """Start-up cannot continue; the message lists every problem and the variable to set."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        lines = "\n".join(f"  - {p}" for p in problems)
+        super().__init__(f"invalid configuration ({len(problems)} problem(s)):\n{lines}")
+
+
+def _split_csv(value: object) -> object:
+    if isinstance(value, str):
+        return tuple(part.strip() for part in value.split(",") if part.strip())
+    if isinstance(value, list):
+        return tuple(str(part).strip() for part in value if str(part).strip())
+    return value
+
+
+class Settings(BaseSettings):
+    """Frozen, validated configuration. Field aliases are the CONTRACT.md variable names."""
+
+    model_config = SettingsConfigDict(frozen=True, populate_by_name=True, extra="ignore")
+
+    slack_bot_token: SecretStr | None = Field(None, alias="SLACK_BOT_TOKEN")
+    slack_signing_secret: SecretStr | None = Field(None, alias="SLACK_SIGNING_SECRET")
+    slack_app_token: SecretStr | None = Field(None, alias="SLACK_APP_TOKEN")
+    slack_api_url: str = Field("https://slack.com/api/", alias="TANKA_BOT_SLACK_API_URL")
+
+    repo_url: str | None = Field(None, alias="TANKA_BOT_REPO_URL")
+    github_repo: str | None = Field(None, alias="TANKA_BOT_GITHUB_REPO")
+    base_branch: str = Field("main", alias="TANKA_BOT_BASE_BRANCH", min_length=1)
+    github_token: SecretStr | None = Field(None, alias="GITHUB_TOKEN")
+    github_app_id: str | None = Field(None, alias="GITHUB_APP_ID")
+    github_app_private_key: SecretStr | None = Field(None, alias="GITHUB_APP_PRIVATE_KEY")
+    github_app_private_key_path: Path | None = Field(None, alias="GITHUB_APP_PRIVATE_KEY_PATH")
+    github_app_installation_id: int | None = Field(None, alias="GITHUB_APP_INSTALLATION_ID")
+    github_api_url: str = Field("https://api.github.com", alias="GITHUB_API_URL")
+
+    provider: Provider = Field("anthropic", alias="TANKA_BOT_PROVIDER")
+    model: str | None = Field(None, alias="TANKA_BOT_MODEL")
+    anthropic_api_key: SecretStr | None = Field(None, alias="ANTHROPIC_API_KEY")
+    anthropic_base_url: str | None = Field(None, alias="ANTHROPIC_BASE_URL")
+    gemini_api_key: SecretStr | None = Field(None, alias="GEMINI_API_KEY")
+    google_api_key: SecretStr | None = Field(None, alias="GOOGLE_API_KEY")
+    gemini_base_url: str | None = Field(None, alias="TANKA_BOT_GEMINI_BASE_URL")
+    openai_api_key: SecretStr | None = Field(None, alias="OPENAI_API_KEY")
+    openai_base_url: str | None = Field(None, alias="OPENAI_BASE_URL")
+
+    redis_url: SecretStr | None = Field(None, alias="REDIS_URL")
+    workdir: Path = Field(Path("~/.cache/tanka-bot"), alias="TANKA_BOT_WORKDIR")
+
+    approve_emoji: str = Field("white_check_mark", alias="TANKA_BOT_APPROVE_EMOJI", min_length=1)
+    cancel_emoji: str = Field("x", alias="TANKA_BOT_CANCEL_EMOJI", min_length=1)
+    approvers: tuple[str, ...] = Field((), alias="TANKA_BOT_APPROVERS")
+    allow_self_approval: bool = Field(True, alias="TANKA_BOT_ALLOW_SELF_APPROVAL")
+    protected_paths: tuple[str, ...] = Field(
+        (".github/**", ".git/**"), alias="TANKA_BOT_PROTECTED_PATHS"
+    )
+
+    max_steps: int = Field(40, alias="TANKA_BOT_MAX_STEPS", gt=0)
+    max_tokens: int = Field(400_000, alias="TANKA_BOT_MAX_TOKENS", gt=0)
+    turn_timeout: float = Field(600.0, alias="TANKA_BOT_TURN_TIMEOUT", gt=0)
+    session_ttl: float = Field(86_400.0, alias="TANKA_BOT_SESSION_TTL", gt=0)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # load_settings is the only reader of the environment, so tests pass a plain mapping.
+        return (init_settings,)
+
+    _csv = field_validator("approvers", "protected_paths", mode="before")(_split_csv)
+
+    @field_validator("approvers")
+    @classmethod
+    def _check_approvers(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [v for v in value if not _SLACK_PRINCIPAL.match(v)]
+        if bad:
+            raise ValueError(f"not Slack user (U...) or user group (S...) ids: {', '.join(bad)}")
+        return value
+
+    @field_validator("github_repo")
+    @classmethod
+    def _check_github_repo(cls, value: str | None) -> str | None:
+        if value is not None and not _GITHUB_REPO.match(value):
+            raise ValueError(f"must look like owner/name (got {value!r})")
+        return value
+
+    @field_validator("workdir")
+    @classmethod
+    def _expand_workdir(cls, value: Path) -> Path:
+        return value.expanduser()
+
+    @field_validator("slack_api_url", "github_api_url")
+    @classmethod
+    def _check_url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError(f"must be an http(s) URL (got {value!r})")
+        return value
+
+    @model_validator(mode="after")
+    def _check_github_app(self) -> Settings:
+        if self.github_app_private_key and self.github_app_private_key_path:
+            raise ValueError(
+                "set only one of GITHUB_APP_PRIVATE_KEY and GITHUB_APP_PRIVATE_KEY_PATH"
+            )
+        return self
+
+    @property
+    def model_id(self) -> str:
+        return self.model or DEFAULT_MODELS[self.provider]
+
+    @property
+    def gemini_key(self) -> SecretStr | None:
+        return self.gemini_api_key or self.google_api_key
+
+    def missing_for_provider(self) -> list[str]:
+        """Problems that stop the agent from talking to its model provider."""
+        key = {
+            "anthropic": (self.anthropic_api_key, "ANTHROPIC_API_KEY"),
+            "gemini": (self.gemini_key, "GEMINI_API_KEY (or GOOGLE_API_KEY)"),
+            "openai": (self.openai_api_key, "OPENAI_API_KEY"),
+        }[self.provider]
+        if key[0] is None:
+            return [f"{key[1]}: required for TANKA_BOT_PROVIDER={self.provider}; set it"]
+        return []
+
+    def missing_for_serve(self, *, socket_mode: bool) -> list[str]:
+        """Problems that stop `tanka-bot serve` (in HTTP or Socket Mode)."""
+        problems = self.missing_for_provider()
+        if self.slack_bot_token is None:
+            problems.append("SLACK_BOT_TOKEN: required by serve; set the bot token (xoxb-...)")
+        if socket_mode and self.slack_app_token is None:
+            problems.append("SLACK_APP_TOKEN: required by --socket-mode; set an app token")
+        if not socket_mode and self.slack_signing_secret is None:
+            problems.append("SLACK_SIGNING_SECRET: required in HTTP mode; set the signing secret")
+        if not self.repo_url:
+            problems.append("TANKA_BOT_REPO_URL: required by serve; set the repository URL")
+        if self.github_token is None and self.github_app_id is None:
+            problems.append(
+                "GITHUB_TOKEN: required to push and open pull requests; set it "
+                "(or GITHUB_APP_ID with GITHUB_APP_PRIVATE_KEY)"
+            )
+        if self.github_app_id and not (
+            self.github_app_private_key or self.github_app_private_key_path
+        ):
+            problems.append(
+                "GITHUB_APP_PRIVATE_KEY: required with GITHUB_APP_ID; set the PEM text "
+                "or GITHUB_APP_PRIVATE_KEY_PATH"
+            )
+        return problems
+
+    def require(self, problems: list[str]) -> Settings:
+        if problems:
+            raise ConfigError(problems)
+        return self
+
+
+def _alias_names() -> set[str]:
+    return {f.alias for f in Settings.model_fields.values() if f.alias}
+
+
+def _read_yaml(path: str) -> dict[str, Any]:
+    try:
+        text = Path(path).expanduser().read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError([f"TANKA_BOT_CONFIG: cannot read {path}: {exc.strerror}"]) from exc
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError([f"TANKA_BOT_CONFIG: {path} is not valid YAML: {exc}"]) from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError([f"TANKA_BOT_CONFIG: {path} must hold a mapping of settings"])
+    known = _alias_names()
+    unknown = sorted(str(k) for k in data if str(k).upper() not in known)
+    if unknown:
+        raise ConfigError(
+            [f"TANKA_BOT_CONFIG: unknown key {k!r} in {path}; see the README" for k in unknown]
+        )
+    return {str(k).upper(): v for k, v in data.items()}
+
+
+def _describe(error: Mapping[str, Any]) -> str:
+    loc = error.get("loc") or ()
+    name = str(loc[0]) if loc else "settings"
+    value = error.get("input")
+    shown = "" if isinstance(value, dict) or value is None else f" (got {value!r})"
+    if name in {"SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "GITHUB_TOKEN"}:
+        shown = ""  # never echo secret values
+    msg = str(error.get("msg", "invalid")).removeprefix("Value error, ")
+    return f"{name}: {msg}{shown}"
+
+
+def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
+    """Read the YAML file (if any) and the environment once; raise ConfigError on any problem."""
+    env = dict(os.environ if environ is None else environ)
+    values: dict[str, Any] = {}
+    if env.get("TANKA_BOT_CONFIG"):
+        values.update(_read_yaml(env["TANKA_BOT_CONFIG"]))
+    known = _alias_names()
+    values.update({k: v for k, v in env.items() if k in known and v != ""})
+    try:
+        return Settings(**values)
+    except ValidationError as exc:
+        raise ConfigError([_describe(e) for e in exc.errors()]) from None

@@ -1,0 +1,43 @@
+"""What every tool call receives: the checkout it works in and the services it may read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class PullRequestInfo:
+    number: int
+    title: str
+    head: str
+    base: str
+    author: str
+    url: str
+    draft: bool = False
+    updated_at: str = ""
+
+
+class PullRequestSource(Protocol):
+    """Read-only view of the repository's open pull requests (bot.code_host implements it)."""
+
+    def open_pull_requests(self) -> Sequence[PullRequestInfo]: ...
+
+
+def _never() -> bool:
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    # The session's checkout; every path a tool touches is confined to it.
+    root: Path
+    # Globs (relative to root) the agent may read but never write.
+    protected_paths: tuple[str, ...] = (".github/**", ".git/**")
+    # The commit the session started from: rendered diffs compare against it.
+    base_commit: str | None = None
+    pull_requests: PullRequestSource | None = None
+    # Long tools poll this so a cancelled turn stops promptly.
+    cancelled: Callable[[], bool] = field(default=_never)

@@ -1,0 +1,128 @@
+"""Tools the model may call: a name, a description, a pydantic input model and a function.
+
+The registry turns input models into JSON Schema for the provider, validates the arguments the
+model sends, runs the function and turns every failure into an error result the model can read.
+Nothing a tool does can crash the loop.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from tools.context import ToolContext
+
+log = logging.getLogger(__name__)
+
+InputT = TypeVar("InputT", bound=BaseModel)
+
+# Seed 004's smart truncation, sized for a model's context: keep the start (headers, first
+# errors) and a larger end (summaries, final errors) of long outputs.
+TRUNCATE_HEAD = 4 * 1024
+TRUNCATE_TAIL = 28 * 1024
+
+
+class ToolError(Exception):
+    """An expected failure, reported to the model as is (e.g. a refused path)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutcome:
+    content: str
+    is_error: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Tool(Generic[InputT]):
+    name: str
+    description: str
+    input_model: type[InputT]
+    run: Callable[[ToolContext, InputT], str]
+    # How to see the rest of a long output, quoted in the truncation marker.
+    page_hint: str = "narrow the request to see the dropped part"
+
+    def spec(self) -> ToolSpec:
+        return ToolSpec(self.name, self.description, input_schema(self.input_model))
+
+    def invoke(self, ctx: ToolContext, arguments: Mapping[str, Any]) -> ToolOutcome:
+        try:
+            params = self.input_model.model_validate(dict(arguments))
+        except ValidationError as exc:
+            return ToolOutcome(_describe_invalid(self.name, exc), is_error=True)
+        try:
+            output = self.run(ctx, params)
+        except ToolError as exc:
+            return ToolOutcome(f"{self.name} failed: {exc}", is_error=True)
+        except Exception as exc:  # a tool bug must not end the session
+            log.exception("tool %s raised", self.name)
+            return ToolOutcome(
+                f"{self.name} failed unexpectedly ({type(exc).__name__}: {exc})", is_error=True
+            )
+        return ToolOutcome(truncate(output, hint=self.page_hint))
+
+
+def input_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """JSON Schema for a tool's input; always an object, as every provider requires."""
+    schema = model.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    schema["type"] = "object"
+    schema.setdefault("properties", {})
+    return schema
+
+
+def _describe_invalid(name: str, exc: ValidationError) -> str:
+    problems = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        problems.append(f"{where}: {err['msg']}")
+    return f"invalid arguments for {name}: " + "; ".join(problems) + ". Fix them and call again."
+
+
+def truncate(text: str, *, head: int = TRUNCATE_HEAD, tail: int = TRUNCATE_TAIL, hint: str) -> str:
+    """Cut the middle out of long text, saying how many bytes went and how to get them."""
+    data = text.encode("utf-8")
+    if len(data) <= head + tail:
+        return text
+    first = data[:head].decode("utf-8", errors="ignore")
+    last = data[-tail:].decode("utf-8", errors="ignore")
+    dropped = len(data) - len(first.encode()) - len(last.encode())
+    marker = f"\n[... {dropped} bytes dropped from the middle of this output; {hint} ...]\n"
+    return first + marker + last
+
+
+class ToolRegistry:
+    def __init__(self, tools: Iterable[Tool[Any]] = ()) -> None:
+        self._tools: dict[str, Tool[Any]] = {}
+        for tool in tools:
+            self.register(tool)
+
+    def register(self, tool: Tool[Any]) -> None:
+        if tool.name in self._tools:
+            raise ValueError(f"tool {tool.name!r} registered twice")
+        self._tools[tool.name] = tool
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def specs(self) -> list[ToolSpec]:
+        return [tool.spec() for tool in self._tools.values()]
+
+    def execute(self, ctx: ToolContext, name: str, arguments: Mapping[str, Any]) -> ToolOutcome:
+        tool = self._tools.get(name)
+        if tool is None:
+            known = ", ".join(sorted(self._tools))
+            return ToolOutcome(f"unknown tool {name!r}; the tools are: {known}", is_error=True)
+        return tool.invoke(ctx, arguments)
