@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 _CREDENTIAL_VARS = (
@@ -30,7 +28,6 @@ _CREDENTIAL_VARS = (
 
 
 @pytest.fixture(autouse=True)
-def _no_real_credentials(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _no_real_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in _CREDENTIAL_VARS:
         monkeypatch.delenv(name, raising=False)
-    yield
