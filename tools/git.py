@@ -1,0 +1,128 @@
+"""Read-only git tools on the session checkout: git_log, git_status, git_diff.
+
+`working_diff` is also what the bot shows in a proposal and hashes for approval, so the model and
+the reviewer see the same change: everything since the base commit, new files included, without
+touching the checkout's own index (a throwaway index file collects the working tree).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from tools import sandbox
+from tools.context import ToolContext
+from tools.registry import Tool, ToolError
+
+GIT_TIMEOUT = 60.0
+# git's well-known id of the empty tree: the base of a repository with no commits yet.
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+
+def run_git(root: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    """stdout of `git <args>` in `root`; ToolError naming the subcommand and git's reason."""
+    # Optional locks off: a status must not take the index lock a concurrent command needs.
+    full_env = sandbox.git_env({"GIT_OPTIONAL_LOCKS": "0", **(env or {})})
+    result = sandbox.run(["git", *args], cwd=root, timeout=GIT_TIMEOUT, env=full_env)
+    if not result.ok:
+        reason = result.error_text() or f"exit status {result.returncode}"
+        raise ToolError(f"git {args[0]} failed: {reason}")
+    return result.text()
+
+
+def _has_commits(root: Path) -> bool:
+    try:
+        run_git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+    except ToolError:
+        return False
+    return True
+
+
+def diff_base(root: Path, base: str | None) -> str:
+    """The commit to compare with: the session's base, else HEAD, else the empty tree."""
+    if base:
+        return base
+    return "HEAD" if _has_commits(root) else EMPTY_TREE
+
+
+def working_diff(root: Path, base: str | None, *extra: str) -> str:
+    """`git diff` from `base` to the working tree, untracked (not ignored) files included.
+
+    `extra` are diff options such as "--stat" or "--binary".
+    """
+    index_path = Path(run_git(root, "rev-parse", "--path-format=absolute", "--git-path", "index"))
+    with tempfile.TemporaryDirectory(prefix="tanka-bot-index-") as scratch:
+        temp_index = Path(scratch) / "index"
+        if index_path.exists():  # its stat cache lets `add -A` skip unchanged files
+            shutil.copyfile(index_path, temp_index)
+        env = {"GIT_INDEX_FILE": str(temp_index)}
+        run_git(root, "add", "--all", "--", ".", env=env)
+        compare = diff_base(root, base)
+        return run_git(
+            root, "diff", "--cached", "--no-ext-diff", "--no-textconv", "-M", *extra, compare,
+            env=env,
+        )  # fmt: skip
+
+
+class LogInput(BaseModel):
+    limit: int = Field(10, ge=1, le=200, description="How many recent commits to show.")
+
+
+class NoInput(BaseModel):
+    pass
+
+
+def git_log(ctx: ToolContext, params: LogInput) -> str:
+    if not _has_commits(ctx.root):
+        return "no commits yet"
+    fmt = "--format=%h %ad %an: %s"
+    out = run_git(ctx.root, "log", f"-n{params.limit}", "--date=short", fmt, "--")
+    return out.rstrip("\n")
+
+
+def git_status(ctx: ToolContext, params: NoInput) -> str:
+    out = run_git(ctx.root, "status", "--short", "--branch", "--untracked-files=all").rstrip("\n")
+    lines = out.splitlines()
+    if len(lines) <= 1:
+        return f"{out}\nclean: no uncommitted changes".lstrip("\n")
+    return out
+
+
+def git_diff(ctx: ToolContext, params: NoInput) -> str:
+    stat = working_diff(ctx.root, ctx.base_commit, "--stat").rstrip("\n")
+    if not stat:
+        since = f"base commit {ctx.base_commit[:12]}" if ctx.base_commit else "the last commit"
+        return f"no changes since {since}"
+    patch = working_diff(ctx.root, ctx.base_commit).rstrip("\n")
+    return f"{stat}\n\n{patch}"
+
+
+TOOLS: list[Tool[Any]] = [
+    Tool(
+        "git_log",
+        "Show recent commits of the checkout (newest first): short hash, date, author, subject. "
+        "Use it to learn how this repository's changes are usually made and described.",
+        LogInput,
+        git_log,
+    ),
+    Tool(
+        "git_status",
+        "Show the branch and which files are modified, added (??) or deleted in the checkout. "
+        "Cheap: call it to check what you have changed so far.",
+        NoInput,
+        git_status,
+    ),
+    Tool(
+        "git_diff",
+        "Show everything changed since the session started (new files included): a --stat "
+        "summary, then the unified diff. Call it after editing to review your change exactly as "
+        "the human reviewer will see it; keep the diff small and free of unrelated edits.",
+        NoInput,
+        git_diff,
+        page_hint="the --stat summary at the top lists every changed file; read one with file_read",
+    ),
+]
