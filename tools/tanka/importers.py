@@ -22,11 +22,16 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from tools.tanka.imports import ImportScanner, default_scanner, search_path
+from tools.tanka.imports import (
+    ENTRYPOINT,
+    ImportScanner,
+    default_scanner,
+    environment_base,
+    project_root,
+    search_path,
+)
 
-ENTRYPOINT = "main.jsonnet"
 DELETED_PREFIX = "deleted:"
-_ROOT_MARKERS = ("tkrc.yaml", "jsonnetfile.json")
 
 
 class ImportersError(ValueError):
@@ -116,24 +121,9 @@ def _enclosing_entrypoint(directory: Path) -> Path | None:
     """The main.jsonnet of the env containing directory (tk's FindRoot + FindBase)."""
     while not directory.exists() and directory != directory.parent:
         directory = directory.parent
-    project_root = _project_root(directory)
-    if project_root is None:
-        return None
-    for candidate in (directory, *directory.parents):
-        if (candidate / ENTRYPOINT).exists():
-            return candidate / ENTRYPOINT
-        if candidate == project_root:
-            break
-    return None
-
-
-def _project_root(start: Path) -> Path | None:
-    # tkrc.yaml anywhere upward beats a nearer jsonnetfile.json (reference/tanka.md 1.1).
-    for marker in _ROOT_MARKERS:
-        for candidate in (start, *start.parents):
-            if (candidate / marker).exists():
-                return candidate
-    return None
+    root = project_root(directory)
+    base = environment_base(directory, root) if root is not None else None
+    return base / ENTRYPOINT if base is not None else None
 
 
 def _envs_depending_on(
@@ -143,8 +133,8 @@ def _envs_depending_on(
     real = _RealPaths()
     for env in envs:
         base = env.parent
-        project_root = _project_root(base) or root
-        graph = scan.closure(env, search_path(project_root, base), confine=root)
+        env_root = project_root(base) or root
+        graph = scan.closure(env, search_path(env_root, base), confine=root)
         if any(real(p) in keys for p in graph.probed()):
             yield env
 

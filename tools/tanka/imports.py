@@ -12,6 +12,7 @@ re-read only what changed.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import threading
@@ -30,6 +31,9 @@ __all__ = [
     "Resolution",
     "ScanResult",
     "default_scanner",
+    "environment_base",
+    "jpath_for",
+    "project_root",
     "resolve_import",
     "scan_imports",
     "search_path",
@@ -37,11 +41,50 @@ __all__ = [
 
 TK_LIBRARY = "tk"
 NOT_FOUND = "no match locally or in the Jsonnet library paths"
+OUTSIDE = "the path leaves the repository; import only files inside it"
+
+
+ENTRYPOINT = "main.jsonnet"
+_ROOT_MARKERS = ("tkrc.yaml", "jsonnetfile.json")
 
 
 def search_path(root: Path, base: Path) -> tuple[Path, ...]:
     """The jpath after the importing file's directory, highest precedence first."""
     return (base, root / "lib", base / "vendor", root / "vendor")
+
+
+def project_root(start: Path) -> Path | None:
+    """tk's root: tkrc.yaml anywhere upward beats a nearer jsonnetfile.json (tanka.md 1.1)."""
+    for marker in _ROOT_MARKERS:
+        for candidate in (start, *start.parents):
+            if (candidate / marker).exists():
+                return candidate
+    return None
+
+
+def environment_base(directory: Path, root: Path) -> Path | None:
+    """The nearest directory from `directory` up to `root` holding a main.jsonnet."""
+    for candidate in (directory, *directory.parents):
+        if (candidate / ENTRYPOINT).exists():
+            return candidate
+        if candidate == root or not candidate.is_relative_to(root):
+            break
+    return None
+
+
+def jpath_for(file: Path, checkout: Path | None = None) -> tuple[Path, tuple[Path, ...]]:
+    """(confinement root, search path) for resolving the imports of a file of any kind.
+
+    A file inside an environment resolves as that environment does; any other file (a library)
+    uses its own directory as the base, which is how it resolves for every environment whose
+    base does not shadow its imports.
+    """
+    found = project_root(file.parent)
+    if checkout is not None and (found is None or not found.is_relative_to(checkout)):
+        found = checkout
+    root = found or file.parent
+    base = environment_base(file.parent, root) or file.parent
+    return (checkout or root), search_path(root, base)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +97,8 @@ class Resolution:
 
     @property
     def message(self) -> str:
-        return f"couldn't open import {self.ref.path!r}: {self.error}"
+        # go-jsonnet's wording, which jsonnet-lint prints too.
+        return f"couldn't open import {json.dumps(self.ref.path)}: {self.error}"
 
 
 def resolve_import(
@@ -67,7 +111,7 @@ def resolve_import(
     for directory in (importer.parent, *search):
         candidate = Path(os.path.normpath(directory / ref.path))
         if confine is not None and not candidate.is_relative_to(confine):
-            return Resolution(ref, importer, None, tuple(probed), _outside(confine))
+            return Resolution(ref, importer, None, tuple(probed), OUTSIDE)
         probed.append(candidate)
         kind = _file_kind(candidate)
         if kind == "file":
@@ -85,10 +129,6 @@ def _file_kind(path: Path) -> str:
     except (FileNotFoundError, NotADirectoryError):
         return "missing"
     return "dir" if stat.S_ISDIR(mode) else "file"
-
-
-def _outside(root: Path) -> str:
-    return f"the path leaves the repository ({root}); import files inside it"
 
 
 @dataclass(slots=True)

@@ -192,7 +192,7 @@ def test_missing_import_uses_go_jsonnet_wording(tmp_path: Path) -> None:
     resolution = resolve_import(ref, tmp_path / "main.jsonnet", search_path(tmp_path, tmp_path))
     assert resolution.found is None
     assert resolution.message == (
-        "couldn't open import 'nope.libsonnet': no match locally or in the Jsonnet library paths"
+        'couldn\'t open import "nope.libsonnet": no match locally or in the Jsonnet library paths'
     )
 
 
