@@ -112,16 +112,18 @@ def _from_status(
         headers = {k.lower(): v for k, v in (exc.headers or {}).items()}
         return _refused(action, status, said, headers)
     if status == 404:
-        return NotFound(
-            f"{action}: {missing} not found (404); check TANKA_BOT_GITHUB_REPO / the repo URL "
-            "and that the credentials can see the repository",
-            what=missing,
-            status=status,
+        hint = (
+            "; check TANKA_BOT_GITHUB_REPO / the repo URL and that the credentials can see it"
+            if missing.startswith("repository")
+            else ""
         )
+        return NotFound(f"{action}: {missing} not found (404){hint}", what=missing, status=404)
     if status == 422:
         return _unprocessable(action, said, _github_errors(exc.data, secrets))
     if status >= 500:
-        return Unavailable(f"{action}: GitHub is failing ({status} {said}); try again later")
+        return Unavailable(
+            f"{action}: GitHub is failing ({status} {said}); try again later", status=status
+        )
     return CodeHostError(f"{action}: GitHub answered {status} {said}", status=status)
 
 

@@ -22,6 +22,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import jwt
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
 
 from tests.fakes.github_routes import RecordedRequest, Reply, error, route
@@ -43,6 +45,17 @@ class Failure:
         return (self.method in (None, method)) and (
             self.path is None or self.path.search(path) is not None
         )
+
+
+def new_app_key() -> tuple[str, RSAPublicKey]:
+    """A fresh RSA key pair for a test GitHub App: (private PEM text, public key)."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.TraditionalOpenSSL,
+        serialization.NoEncryption(),
+    ).decode()
+    return pem, key.public_key()
 
 
 def rate_limit_headers(*, reset: int = 1_900_000_000) -> dict[str, str]:
@@ -78,7 +91,9 @@ class FakeGitHub:
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self._thread.start()
 
     @property
@@ -230,4 +245,4 @@ def _handler_for(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-__all__ = ["FakeGitHub", "RecordedRequest", "Reply", "rate_limit_headers"]
+__all__ = ["FakeGitHub", "RecordedRequest", "Reply", "new_app_key", "rate_limit_headers"]
