@@ -83,7 +83,7 @@ def test_already_exists_without_a_findable_pull_request_is_a_conflict(
 
 
 def test_unknown_head_branch_is_not_found(host: GitHubCodeHost) -> None:
-    with pytest.raises(NotFound, match="branch does not exist.*push it first") as caught:
+    with pytest.raises(NotFound, match=r"branch does not exist.*push it first") as caught:
         host.open_pull_request("never-pushed", "main", "t", "b")
     assert caught.value.what == "branch"
 
@@ -165,8 +165,11 @@ def test_github_enterprise_base_url_with_a_path_prefix() -> None:
 # --- errors -------------------------------------------------------------------------
 
 
+ErrorCase = tuple[int, str, dict[str, str], type[CodeHostError], str]
+
+
 @pytest.mark.parametrize(
-    ("status", "message", "headers", "error", "hint"),
+    "case",
     [
         (401, "Bad credentials", {}, AuthError, "check GITHUB_TOKEN"),
         (403, "Resource not accessible by integration", {}, PermissionDenied, "pull requests"),
@@ -180,14 +183,9 @@ def test_github_enterprise_base_url_with_a_path_prefix() -> None:
     ],
 )  # fmt: skip
 def test_http_errors_become_typed_errors_without_retries(
-    fake: FakeGitHub,
-    host: GitHubCodeHost,
-    status: int,
-    message: str,
-    headers: dict[str, str],
-    error: type[CodeHostError],
-    hint: str,
+    fake: FakeGitHub, host: GitHubCodeHost, case: ErrorCase
 ) -> None:
+    status, message, headers, error, hint = case
     fake.fail(status, message, headers=headers, times=5)
     with pytest.raises(error) as caught:
         host.open_pull_requests()
@@ -233,7 +231,7 @@ def test_unreachable_github_is_unavailable() -> None:
     host = GitHubCodeHost(owner="acme", name="infra", tokens=StaticToken(TOKEN),
                           api_url=f"http://127.0.0.1:{port}", timeout=2)  # fmt: skip
     try:
-        with pytest.raises(Unavailable, match="cannot reach GitHub.*GITHUB_API_URL"):
+        with pytest.raises(Unavailable, match=r"cannot reach GitHub.*GITHUB_API_URL"):
             host.open_pull_requests()
     finally:
         host.close()
