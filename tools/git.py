@@ -23,7 +23,7 @@ GIT_TIMEOUT = 60.0
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 
-def run_git(root: Path, *args: str, env: dict[str, str] | None = None) -> str:
+def run_git_bytes(root: Path, *args: str, env: dict[str, str] | None = None) -> bytes:
     """stdout of `git <args>` in `root`; ToolError naming the subcommand and git's reason."""
     # Optional locks off: a status must not take the index lock a concurrent command needs.
     full_env = sandbox.git_env({"GIT_OPTIONAL_LOCKS": "0", **(env or {})})
@@ -31,7 +31,11 @@ def run_git(root: Path, *args: str, env: dict[str, str] | None = None) -> str:
     if not result.ok:
         reason = result.error_text() or f"exit status {result.returncode}"
         raise ToolError(f"git {args[0]} failed: {reason}")
-    return result.text()
+    return result.stdout
+
+
+def run_git(root: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    return run_git_bytes(root, *args, env=env).decode("utf-8", errors="replace")
 
 
 def _has_commits(root: Path) -> bool:
@@ -49,10 +53,11 @@ def diff_base(root: Path, base: str | None) -> str:
     return "HEAD" if _has_commits(root) else EMPTY_TREE
 
 
-def working_diff(root: Path, base: str | None, *extra: str) -> str:
+def working_diff_bytes(root: Path, base: str | None, *extra: str) -> bytes:
     """`git diff` from `base` to the working tree, untracked (not ignored) files included.
 
-    `extra` are diff options such as "--stat" or "--binary".
+    `extra` are diff options such as "--stat" or "--binary". Bytes, because a patch that rebuilds
+    a checkout must carry file content exactly, whatever its encoding.
     """
     index_path = Path(run_git(root, "rev-parse", "--path-format=absolute", "--git-path", "index"))
     with tempfile.TemporaryDirectory(prefix="tanka-bot-index-") as scratch:
@@ -62,10 +67,15 @@ def working_diff(root: Path, base: str | None, *extra: str) -> str:
         env = {"GIT_INDEX_FILE": str(temp_index)}
         run_git(root, "add", "--all", "--", ".", env=env)
         compare = diff_base(root, base)
-        return run_git(
+        return run_git_bytes(
             root, "diff", "--cached", "--no-ext-diff", "--no-textconv", "-M", *extra, compare,
             env=env,
         )  # fmt: skip
+
+
+def working_diff(root: Path, base: str | None, *extra: str) -> str:
+    """`working_diff_bytes` as text, for people and the model."""
+    return working_diff_bytes(root, base, *extra).decode("utf-8", errors="replace")
 
 
 class LogInput(BaseModel):

@@ -1,0 +1,184 @@
+"""The repo cache and the session checkouts made from it.
+
+One bare mirror per repository lives in `<workdir>/cache/`; it is cloned once and refreshed by
+`fetch` (on demand and from the scheduler). Each session gets a shared clone of it in
+`<workdir>/sessions/<name>`, on a fresh branch pinned to the base branch's commit: a shared clone
+borrows the cache's objects (fast, little disk) yet has its own refs, index and config, so a session
+can never move the cache's branches. Deleting a session is deleting its directory.
+
+Concurrency: `fetch` holds an exclusive `fcntl.flock` on the cache's lock file; making a checkout
+holds a shared one. flock locks belong to an open file, so they exclude threads of one process and
+other processes (replicas on a shared volume) alike.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import re
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from bot.git.askpass import TokenCredentials, askpass_env
+from bot.git.checkout import Checkout, Identity, PushResult
+from bot.git.gitcmd import Git, GitError, redact
+
+__all__ = ["Checkout", "GitError", "Identity", "PushResult", "RepoCache"]
+
+_SESSION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_STAMP = "tanka-bot-fetched"
+
+
+def _cache_name(url: str) -> str:
+    # Readable (last path segment) and unique (hash of the full URL, credentials stripped).
+    clean = redact(url)
+    tail = re.sub(r"[^A-Za-z0-9._-]+", "-", clean.rstrip("/").rsplit("/", 1)[-1])[:40]
+    return (
+        f"{tail.removesuffix('.git') or 'repo'}-{hashlib.sha256(clean.encode()).hexdigest()[:12]}"
+    )
+
+
+class RepoCache:
+    def __init__(
+        self,
+        workdir: Path,
+        url: str,
+        *,
+        credentials: TokenCredentials | None = None,
+        timeout: float = 600.0,
+    ) -> None:
+        self.url = url
+        self.credentials = credentials
+        self.timeout = timeout
+        name = _cache_name(url)
+        self.path = workdir / "cache" / f"{name}.git"
+        self._lock_path = workdir / "cache" / f"{name}.lock"
+        self.sessions_dir = workdir / "sessions"
+
+    # --- the cache ------------------------------------------------------------------------------
+
+    @contextmanager
+    def _locked(self, mode: int) -> Iterator[None]:
+        self._lock_path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, mode)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    @contextmanager
+    def _remote_git(self, cwd: Path) -> Iterator[Git]:
+        with askpass_env(self.credentials) as (env, token):
+            yield Git(cwd, self.timeout).with_env(env, secrets=(token,))
+
+    def ensure(self) -> None:
+        """Clone the mirror if it is not there yet (once, whoever asks first)."""
+        if self._complete():
+            return
+        with self._locked(fcntl.LOCK_EX):
+            if not self._complete():
+                self._clone()
+
+    def _complete(self) -> bool:
+        return (self.path / _STAMP).exists()
+
+    def _clone(self) -> None:
+        # Clone next to the final place and rename: a crash never leaves a half-made cache.
+        shutil.rmtree(self.path, ignore_errors=True)
+        partial = Path(tempfile.mkdtemp(prefix=".partial-", dir=self.path.parent))
+        try:
+            with self._remote_git(self.path.parent) as git:
+                git.run("clone", "--bare", "--quiet", "--", self.url, str(partial))
+            local = Git(partial, self.timeout)
+            # Only branches: GitHub's refs/pull/* would multiply the fetch for nothing.
+            local.run("config", "remote.origin.fetch", "+refs/heads/*:refs/heads/*")
+            # Checkouts borrow these objects; automatic gc must never prune what they rely on.
+            local.run("config", "gc.auto", "0")
+            (partial / _STAMP).touch()
+            partial.rename(self.path)
+        finally:
+            shutil.rmtree(partial, ignore_errors=True)
+
+    def fetch(self) -> None:
+        """Bring the mirror up to date with the remote (clone it if needed)."""
+        self.ensure()
+        with self._locked(fcntl.LOCK_EX), self._remote_git(self.path) as git:
+            git.run("fetch", "--quiet", "--prune", "origin")
+            (self.path / _STAMP).touch()
+
+    def refresh_if_older(self, max_age: float) -> bool:
+        """Fetch when the last fetch is older than `max_age` seconds; whether it fetched."""
+        self.ensure()
+        if time.time() - (self.path / _STAMP).stat().st_mtime < max_age:
+            return False
+        self.fetch()
+        return True
+
+    def commit_of(self, branch: str) -> str:
+        """The commit `branch` points at in the mirror."""
+        self.ensure()
+        ref = f"refs/heads/{branch}^{{commit}}"
+        git = Git(self.path, self.timeout)
+        if not git.ok("rev-parse", "--verify", "--quiet", ref):
+            raise GitError("rev-parse", f"branch {branch!r} does not exist in {redact(self.url)}")
+        return git.out("rev-parse", ref)
+
+    def problem(self) -> str | None:
+        """Why the cache cannot be used right now (for /readyz), or None."""
+        if not self._complete():
+            return f"the repo cache of {redact(self.url)} has not been cloned yet"
+        if not Git(self.path, 30.0).ok("rev-parse", "--git-dir"):
+            return f"the repo cache at {self.path} is not a readable git repository"
+        return None
+
+    # --- session checkouts ----------------------------------------------------------------------
+
+    def session_path(self, name: str) -> Path:
+        if not _SESSION_NAME.match(name):
+            raise GitError("clone", f"session name {name!r} must be letters, digits, '.', '_', '-'")
+        return self.sessions_dir / name
+
+    def start(self, name: str, *, base_branch: str, branch: str) -> Checkout:
+        """A fresh checkout on new branch `branch`, pinned to `base_branch`'s current commit."""
+        return self._make(name, self.commit_of(base_branch), branch)
+
+    def restore(self, name: str, *, base_commit: str, branch: str, patch: bytes) -> Checkout:
+        """Rebuild a session's checkout (after a restart or on another replica) from its patch."""
+        self.ensure()
+        cache = Git(self.path, self.timeout)
+        if not cache.ok("cat-file", "-e", f"{base_commit}^{{commit}}"):
+            self.fetch()  # the base may be newer than this replica's mirror
+        checkout = self._make(name, base_commit, branch)
+        try:
+            checkout.apply_patch(patch)
+        except GitError:
+            checkout.remove()
+            raise
+        return checkout
+
+    def _make(self, name: str, base_commit: str, branch: str) -> Checkout:
+        dest = self.session_path(name)
+        Git(self.path, self.timeout).run("check-ref-format", "--branch", branch)
+        shutil.rmtree(dest, ignore_errors=True)  # a leftover from a crashed session
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        with self._locked(fcntl.LOCK_SH):
+            Git(dest.parent, self.timeout).run(
+                "clone", "--shared", "--no-checkout", "--quiet", "--", str(self.path), str(dest)
+            )
+        checkout = Checkout(dest, branch, base_commit, self.timeout)
+        try:
+            checkout.git.run("checkout", "--quiet", "-B", branch, base_commit)
+        except GitError:
+            checkout.remove()
+            raise
+        return checkout
+
+    def discard(self, name: str) -> None:
+        """Delete a session's checkout (idempotent)."""
+        shutil.rmtree(self.session_path(name), ignore_errors=True)

@@ -1,0 +1,158 @@
+"""RepoCache and Checkout against a real bare origin: clone, fetch, checkouts, patches."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from bot.git.workspace import GitError, RepoCache
+from tests.unit.git.conftest import commit_file, git
+
+
+def tree_of(root: Path) -> dict[str, tuple[str, bytes]]:
+    """Every entry below root except .git: kind/mode and content (symlink target for links)."""
+    found: dict[str, tuple[str, bytes]] = {}
+    for current, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in files + [d for d in dirs if (Path(current) / d).is_symlink()]:
+            path = Path(current) / name
+            rel = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                found[rel] = ("link", os.readlink(path).encode())
+            else:
+                mode = "exec" if path.stat().st_mode & stat.S_IXUSR else "file"
+                found[rel] = (mode, path.read_bytes())
+    return found
+
+
+def test_start_clones_once_and_pins_the_base_commit(origin: Path, tmp_path: Path) -> None:
+    cache = RepoCache(tmp_path / "work", str(origin))
+    assert cache.problem() is not None
+    checkout = cache.start("T1", base_branch="main", branch="tanka-bot/t1-scale")
+    assert cache.problem() is None
+    assert checkout.base_commit == git(origin, "rev-parse", "main")
+    assert checkout.head() == checkout.base_commit
+    assert git(checkout.root, "branch", "--show-current") == "tanka-bot/t1-scale"
+    assert (checkout.root / "lib/app.libsonnet").read_text() == "{ image: 'app:1' }\n"
+    # objects are borrowed from the cache, not copied
+    alternates = checkout.root / ".git/objects/info/alternates"
+    assert Path(alternates.read_text().strip()).resolve() == (cache.path / "objects").resolve()
+    assert not checkout.has_changes()
+
+
+def test_fetch_brings_new_commits_while_old_checkouts_stay_pinned(
+    origin: Path, dev_clone: Path, tmp_path: Path
+) -> None:
+    cache = RepoCache(tmp_path / "work", str(origin))
+    first = cache.start("a", base_branch="main", branch="s/a")
+    newer = commit_file(dev_clone, "lib/new.libsonnet", "{}\n", "more")
+    assert cache.refresh_if_older(3600) is False
+    assert cache.commit_of("main") == first.base_commit
+    cache.fetch()
+    assert cache.commit_of("main") == newer
+    second = cache.start("b", base_branch="main", branch="s/b")
+    assert second.base_commit == newer
+    assert (second.root / "lib/new.libsonnet").exists()
+    assert not (first.root / "lib/new.libsonnet").exists()
+    assert cache.refresh_if_older(0) is True
+
+
+def test_errors_name_the_git_command(origin: Path, tmp_path: Path) -> None:
+    cache = RepoCache(tmp_path / "work", str(origin))
+    with pytest.raises(GitError, match=r"git rev-parse failed: branch 'nope' does not exist"):
+        cache.start("x", base_branch="nope", branch="s/x")
+    with pytest.raises(GitError, match=r"git check-ref-format failed"):
+        cache.start("x", base_branch="main", branch="bad..name")
+    with pytest.raises(GitError, match="session name"):
+        cache.session_path("../escape")
+    missing = RepoCache(tmp_path / "other", str(tmp_path / "no-such-repo"))
+    with pytest.raises(GitError, match=r"git clone failed \(exit 128\)"):
+        missing.ensure()
+    assert not list((tmp_path / "other" / "cache").glob("*.git"))
+
+
+def test_patch_rebuilds_the_checkout_elsewhere(origin: Path, tmp_path: Path) -> None:
+    cache = RepoCache(tmp_path / "machine-a", str(origin))
+    work = cache.start("s", base_branch="main", branch="tanka-bot/s")
+    root = work.root
+    (root / "environments/prod/main.jsonnet").write_text("{ replicas: 5 }\n")
+    (root / "environments/stg").mkdir()
+    (root / "environments/stg/main.jsonnet").write_text("{ replicas: 1 }\n")
+    (root / "lib/app.libsonnet").unlink()
+    (root / "logo.png").write_bytes(bytes(range(256)) * 4)
+    (root / "latin1.txt").write_bytes(b"caf\xe9\r\n")
+    (root / "run.sh").write_text("#!/bin/sh\n")
+    (root / "run.sh").chmod(0o755)
+    (root / "current").symlink_to("environments/stg")
+    patch = work.save_patch()
+    expected = tree_of(root)
+
+    other = RepoCache(tmp_path / "machine-b", str(origin))
+    rebuilt = other.restore("s", base_commit=work.base_commit, branch="tanka-bot/s", patch=patch)
+    assert tree_of(rebuilt.root) == expected
+    assert rebuilt.save_patch() == patch
+    assert rebuilt.diff("--stat") == work.diff("--stat")
+
+
+def test_restore_of_an_empty_patch_is_the_base(origin: Path, tmp_path: Path) -> None:
+    cache = RepoCache(tmp_path / "w", str(origin))
+    base = cache.commit_of("main")
+    checkout = cache.restore("e", base_commit=base, branch="b", patch=b"")
+    assert not checkout.has_changes()
+
+
+def test_a_bad_patch_fails_clearly_and_leaves_nothing(origin: Path, tmp_path: Path) -> None:
+    cache = RepoCache(tmp_path / "w", str(origin))
+    base = cache.commit_of("main")
+    with pytest.raises(GitError, match="git apply failed"):
+        cache.restore("p", base_commit=base, branch="b", patch=b"diff --git a/x b/x\ngarbage\n")
+    assert not cache.session_path("p").exists()
+
+
+def test_discard_removes_the_checkout(origin: Path, tmp_path: Path) -> None:
+    cache = RepoCache(tmp_path / "w", str(origin))
+    checkout = cache.start("d", base_branch="main", branch="b")
+    cache.discard("d")
+    assert not checkout.root.exists()
+    cache.discard("d")  # idempotent
+
+
+def test_concurrent_fetches_and_checkouts_keep_the_cache_sound(
+    origin: Path, dev_clone: Path, tmp_path: Path
+) -> None:
+    workdir = tmp_path / "work"
+    cache = RepoCache(workdir, str(origin))
+    cache.ensure()
+    commit_file(dev_clone, "lib/c.libsonnet", "{}\n", "concurrent")
+    errors: list[BaseException] = []
+
+    def worker(index: int) -> None:
+        try:
+            RepoCache(workdir, str(origin)).fetch()
+            RepoCache(workdir, str(origin)).start(f"t{index}", base_branch="main", branch="b")
+        except BaseException as exc:
+            errors.append(exc)
+
+    # other processes fetch at the same time (replicas sharing a volume)
+    code = (
+        "import sys; from pathlib import Path; from bot.git.workspace import RepoCache;"
+        "[RepoCache(Path(sys.argv[1]), sys.argv[2]).fetch() for _ in range(3)]"
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, str(workdir), str(origin)]) for _ in range(2)
+    ]
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [proc.wait(timeout=120) for proc in procs] == [0, 0]
+    assert errors == []
+    git(cache.path, "fsck", "--strict")
+    assert all((workdir / "sessions" / f"t{i}/lib/c.libsonnet").exists() for i in range(6))
