@@ -23,6 +23,9 @@ from bot.github_errors import (
     Unavailable,
 )
 from tests.fakes.github_server import FakeGitHub, new_app_key, rate_limit_headers
+from tools.context import ToolContext
+from tools.github import TOOLS
+from tools.registry import ToolRegistry
 
 TOKEN = "ghp_testtoken0123456789abcdef"
 HEAD = "tanka-bot/1712345678.000100-add-redis"
@@ -299,3 +302,24 @@ def test_app_settings_with_a_key_file(fake: FakeGitHub, tmp_path: Path) -> None:
         assert host.open_pull_requests() == []
     finally:
         host.close()
+
+
+# --- the agent's tool on top of the real code host ---------------------------------------
+
+
+def test_github_pr_list_tool_reads_through_the_code_host(
+    fake: FakeGitHub, host: GitHubCodeHost, tmp_path: Path
+) -> None:
+    fake.add_pull("acme/infra", head=HEAD, title="Add redis", author="tanka-bot[bot]")
+    ctx = ToolContext(root=tmp_path, pull_requests=host)
+    registry = ToolRegistry(TOOLS)
+
+    listed = registry.execute(ctx, "github_pr_list", {})
+    fake.fail(401, "Bad credentials")
+    refused = registry.execute(ctx, "github_pr_list", {})
+
+    assert not listed.is_error
+    assert f"#1 Add redis ({HEAD} -> main, by tanka-bot[bot]" in listed.content
+    assert refused.is_error
+    assert "check GITHUB_TOKEN" in refused.content
+    assert TOKEN not in refused.content
