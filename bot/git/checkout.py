@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from bot.git.askpass import TokenCredentials, askpass_env
-from bot.git.gitcmd import Git, GitError
+from bot.git.gitcmd import Git, GitError, refuse_url_credentials
 from tools import git as git_tools
 from tools.registry import ToolError
 
@@ -104,6 +104,7 @@ class Checkout:
         Forced: the branch belongs to the bot (`tanka-bot/...`), and a checkout rebuilt from a
         patch has a different history than the one pushed before.
         """
+        refuse_url_credentials(remote_url)
         ref = f"refs/heads/{self.branch}"
         with askpass_env(credentials) as (env, token):
             git = self.git.with_env(env, secrets=(token,))

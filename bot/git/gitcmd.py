@@ -45,6 +45,16 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
     return text
 
 
+def refuse_url_credentials(url: str) -> None:
+    """Credentials go through askpass only: a URL that carries them is a configuration mistake."""
+    if _URL_USERINFO.match(url.strip()) and not url.strip().lower().startswith("ssh://"):
+        raise GitError(
+            "remote",
+            f"the repository URL {redact(url)} carries credentials; remove them from the URL "
+            "and set GITHUB_TOKEN (or the GitHub App settings) instead",
+        )
+
+
 def _subcommand(args: tuple[str, ...]) -> str:
     # `git -C x -c k=v push ...` -> "push": the first argument that is not a global option.
     skip = False

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from bot.git.askpass import TokenCredentials, askpass_env
 from bot.git.checkout import Checkout, Identity, PushResult
-from bot.git.gitcmd import Git, GitError, redact
+from bot.git.gitcmd import Git, GitError, redact, refuse_url_credentials
 
 __all__ = ["Checkout", "GitError", "Identity", "PushResult", "RepoCache"]
 
@@ -52,6 +52,7 @@ class RepoCache:
         credentials: TokenCredentials | None = None,
         timeout: float = 600.0,
     ) -> None:
+        refuse_url_credentials(url)
         self.url = url
         self.credentials = credentials
         self.timeout = timeout
