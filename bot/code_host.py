@@ -8,6 +8,7 @@ same). PyGithub's own retries and request spacing are off: the caller owns retri
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -85,6 +86,9 @@ class GitHubCodeHost:
             per_page=MAX_LISTED,
         )
         self._repo = self._github.get_repo(f"{owner}/{name}")
+        # PyGithub keeps one connection object whose request()/getresponse() pair holds state
+        # between calls, so concurrent turns must not share it unserialised.
+        self._lock = threading.RLock()
 
     @property
     def full_name(self) -> str:
@@ -150,7 +154,8 @@ class GitHubCodeHost:
 
     def _call(self, action: str, request: Callable[[], T], *, missing: str = "") -> T:
         try:
-            return request()
+            with self._lock:
+                return request()
         except CodeHostError:
             raise  # already typed (e.g. the installation token could not be fetched)
         except (GithubException, OSError, ValueError) as exc:

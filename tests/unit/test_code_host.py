@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import socket
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -323,3 +324,18 @@ def test_github_pr_list_tool_reads_through_the_code_host(
     assert refused.is_error
     assert "check GITHUB_TOKEN" in refused.content
     assert TOKEN not in refused.content
+
+
+def test_concurrent_turns_share_one_code_host(fake: FakeGitHub, host: GitHubCodeHost) -> None:
+    heads = [f"tanka-bot/{i}-change" for i in range(12)]
+    fake.repos["acme/infra"].branches = None  # any pushed branch exists
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        refs = list(pool.map(lambda h: host.open_pull_request(h, "main", h, "body"), heads))
+        listings = list(pool.map(lambda _: len(host.open_pull_requests()), range(6)))
+
+    assert [r.head for r in refs] == heads
+    assert sorted(r.number for r in refs) == list(range(1, 13))
+    pulls = fake.repos["acme/infra"].pulls
+    assert all(pulls[r.number].head == r.head == pulls[r.number].title for r in refs)
+    assert listings == [12] * 6
