@@ -1,0 +1,16 @@
+"""Counts the hypothesis cases the confinement properties ran and reports them after the run."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+CASES: Counter[str] = Counter()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if CASES:
+        total = sum(CASES.values())
+        detail = ", ".join(f"{name}: {count}" for name, count in sorted(CASES.items()))
+        terminalreporter.write_line(f"confinement properties: {total} cases run ({detail})")
