@@ -1,0 +1,94 @@
+"""Per-turn budgets: model calls, total tokens and wall time (TANKA_BOT_MAX_* settings).
+
+The loop checks them between model calls and between tool calls. Exceeding one ends the turn with
+an `AgentError` of kind BUDGET (steps, tokens) or TIMEOUT (wall time) that names the budget, its
+value and the setting that raises it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bot.agent.errors import AgentError, ErrorKind
+from bot.agent.messages import Usage
+from bot.config import Settings
+
+# One model call never gets more than this, however much of the turn is left: a hung connection
+# should fail (and be retried) long before the turn's own deadline.
+DEFAULT_CALL_TIMEOUT_CAP = 300.0
+# Below this many seconds a new model call is pointless; the turn counts as timed out.
+MIN_CALL_SECONDS = 1.0
+
+Clock = Callable[[], float]
+
+
+@dataclass(frozen=True, slots=True)
+class Budgets:
+    max_steps: int = 40
+    max_tokens: int = 400_000
+    turn_timeout: float = 600.0
+    call_timeout_cap: float = DEFAULT_CALL_TIMEOUT_CAP
+
+    def __post_init__(self) -> None:
+        if self.max_steps <= 0 or self.max_tokens <= 0:
+            raise ValueError("max_steps and max_tokens must be positive")
+        if self.turn_timeout <= 0 or self.call_timeout_cap <= 0:
+            raise ValueError("turn_timeout and call_timeout_cap must be positive seconds")
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Budgets:
+        return cls(
+            max_steps=settings.max_steps,
+            max_tokens=settings.max_tokens,
+            turn_timeout=settings.turn_timeout,
+        )
+
+
+class TurnBudget:
+    """What one turn has used so far, measured against its `Budgets`."""
+
+    def __init__(self, budgets: Budgets, clock: Clock) -> None:
+        self.budgets = budgets
+        self._clock = clock
+        self.deadline = clock() + budgets.turn_timeout
+        self.steps = 0
+        self.usage = Usage()
+
+    def record_call(self, usage: Usage) -> None:
+        self.steps += 1
+        self.usage = self.usage + usage
+
+    def remaining(self) -> float:
+        return self.deadline - self._clock()
+
+    def expired(self) -> bool:
+        return self.remaining() <= 0
+
+    def call_timeout(self) -> float:
+        return max(min(self.remaining(), self.budgets.call_timeout_cap), 0.0)
+
+    def check(self) -> None:
+        """Raise the error of the first budget this turn has used up."""
+        b = self.budgets
+        if self.steps >= b.max_steps:
+            raise AgentError(
+                ErrorKind.BUDGET,
+                f"step budget used up: {self.steps} model calls of max {b.max_steps} "
+                "(TANKA_BOT_MAX_STEPS); reply to continue, or raise the limit",
+            )
+        if self.usage.total >= b.max_tokens:
+            raise AgentError(
+                ErrorKind.BUDGET,
+                f"token budget used up: {self.usage.total} tokens of max {b.max_tokens} "
+                "(TANKA_BOT_MAX_TOKENS); reply to continue, or raise the limit",
+            )
+        if self.expired():
+            raise self.timeout_error()
+
+    def timeout_error(self) -> AgentError:
+        return AgentError(
+            ErrorKind.TIMEOUT,
+            f"turn timeout reached: {self.budgets.turn_timeout:g} s "
+            "(TANKA_BOT_TURN_TIMEOUT); reply to continue, or raise the limit",
+        )

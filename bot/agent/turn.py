@@ -1,0 +1,206 @@
+"""One turn's state machine: checkpoint, model call (with retries), tools, repeat.
+
+Kept apart from `loop.py` so the public surface there stays small; nothing outside the agent
+package needs this module.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from bot.agent.budget import Budgets, Clock, TurnBudget
+from bot.agent.cancel import CancelToken
+from bot.agent.errors import AgentError, ErrorKind
+from bot.agent.events import (
+    DoneEvent,
+    ErrorEvent,
+    Event,
+    Observer,
+    RetryEvent,
+    TextEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    UsageEvent,
+    notify,
+)
+from bot.agent.messages import (
+    LLMProvider,
+    Message,
+    ModelRequest,
+    ModelResponse,
+    StopReason,
+    Text,
+    ToolCall,
+    ToolResult,
+    Usage,
+)
+from bot.agent.retry import RetryPolicy, call_with_retries
+from bot.agent.worker import run_abandonable
+from tools.context import ToolContext
+from tools.registry import ToolRegistry, ToolSpec
+
+# Sleep on the turn's cancel token; True when the sleep was cut short by a cancellation.
+Sleeper = Callable[[CancelToken, float], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnSettings:
+    system_prompt: str
+    budgets: Budgets
+    retry: RetryPolicy
+    max_output_tokens: int
+    clock: Clock
+    sleep: Sleeper
+    rng: random.Random
+    poll: float
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    text: str
+    stop_reason: StopReason | None = None
+    error: AgentError | None = None
+
+
+class Turn:
+    def __init__(
+        self,
+        provider: LLMProvider,
+        registry: ToolRegistry,
+        settings: TurnSettings,
+        *,
+        history: tuple[Message, ...],
+        prompt: Message,
+        ctx: ToolContext,
+        observer: Observer,
+        cancel: CancelToken,
+    ) -> None:
+        self.provider = provider
+        self.registry = registry
+        self.settings = settings
+        self.history = history
+        self.observer = observer
+        self.cancel = cancel
+        self.budget = TurnBudget(settings.budgets, settings.clock)
+        self.messages: list[Message] = [prompt]
+        self.calls: list[Usage] = []
+        self.tools_run = 0
+        self.text = ""
+        # Tool calls of the last response that have no result message yet, and the results so far.
+        self.pending: tuple[ToolCall, ...] = ()
+        self.results: list[ToolResult] = []
+        outer = ctx.cancelled
+        # Long tools poll this: a cancellation or the turn deadline stops them too.
+        self.ctx = replace(ctx, cancelled=lambda: self._stop_reason() is not None or outer())
+
+    def run(self) -> Outcome:
+        specs = self.registry.specs()
+        try:
+            while True:
+                self._checkpoint()
+                response = self._call_model(specs)
+                calls = response.message.tool_calls
+                if not calls:
+                    return self._finish(response.stop_reason)
+                self._run_tools(calls)
+        except AgentError as error:
+            return self._fail(error)
+
+    def _emit(self, event: Event) -> None:
+        notify(self.observer, event)
+
+    def _stop_reason(self) -> AgentError | None:
+        if self.cancel.is_set():
+            return AgentError(ErrorKind.CANCELLED, self.cancel.reason)
+        if self.budget.expired():
+            return self.budget.timeout_error()
+        return None
+
+    def _checkpoint(self) -> None:
+        reason = self._stop_reason()
+        if reason is not None:
+            raise reason
+        self.budget.check()
+
+    def _call_model(self, specs: list[ToolSpec]) -> ModelResponse:
+        s = self.settings
+
+        def attempt() -> ModelResponse:
+            request = ModelRequest(
+                system=s.system_prompt,
+                messages=(*self.history, *self.messages),
+                tools=specs,
+                max_output_tokens=s.max_output_tokens,
+                timeout=self.budget.call_timeout(),
+            )
+            return run_abandonable(
+                lambda: self.provider.complete(request), self._stop_reason, poll=s.poll
+            )
+
+        response = call_with_retries(
+            attempt,
+            policy=s.retry,
+            rng=s.rng,
+            sleep=lambda seconds: s.sleep(self.cancel, seconds),
+            remaining=self.budget.remaining,
+            on_retry=lambda n, delay, err: self._emit(RetryEvent(n, delay, err)),
+            cancelled_message=self.cancel.reason,
+        )
+        self._record(response)
+        return response
+
+    def _record(self, response: ModelResponse) -> None:
+        self.budget.record_call(response.usage)
+        self.calls.append(response.usage)
+        self.messages.append(response.message)
+        self._emit(UsageEvent(self.budget.steps, response.usage, self.budget.usage))
+        for part in response.message.parts:
+            if isinstance(part, Text) and part.text:
+                self._emit(TextEvent(part.text))
+        if response.message.text:
+            self.text = response.message.text
+
+    def _run_tools(self, calls: tuple[ToolCall, ...]) -> None:
+        # Sequential and in order: tools edit one checkout, and results must match call order.
+        self.pending, self.results = calls, []
+        for call in calls:
+            self._checkpoint()
+            self._emit(ToolCallEvent(call))
+            started = time.monotonic()
+            outcome = self.registry.execute(self.ctx, call.name, call.arguments)
+            result = ToolResult(call.id, call.name, outcome.content, outcome.is_error)
+            self.results.append(result)
+            self.tools_run += 1
+            self._emit(ToolResultEvent(call, result, time.monotonic() - started))
+        self._flush_results()
+
+    def _flush_results(self, reason: str = "") -> None:
+        """Close the open tool round: one user message with a result for every call."""
+        if not self.pending:
+            return
+        done = {r.call_id for r in self.results}
+        missing = [
+            ToolResult(c.id, c.name, f"not run: {reason}", is_error=True)
+            for c in self.pending
+            if c.id not in done
+        ]
+        self.messages.append(Message("user", (*self.results, *missing)))
+        self.pending, self.results = (), []
+
+    def _finish(self, stop_reason: StopReason) -> Outcome:
+        b = self.budget
+        self._emit(DoneEvent(self.text, stop_reason, b.steps, b.usage))
+        return Outcome(self.text, stop_reason)
+
+    def _fail(self, error: AgentError) -> Outcome:
+        self._flush_results(str(error))
+        # An assistant note keeps roles alternating and tells the model, next turn, that this
+        # one was cut short (and why) rather than finished.
+        note = f"[turn stopped before finishing: {error}]"
+        self.messages.append(Message("assistant", (Text(note),)))
+        b = self.budget
+        self._emit(ErrorEvent(error, b.steps, b.usage))
+        return Outcome(self.text, None, error)
