@@ -181,16 +181,25 @@ def _info(pr: PullRequest) -> PullRequestInfo:
     )
 
 
-def build_code_host(settings: Settings, *, clock: Clock = utc_now) -> GitHubCodeHost | None:
+def build_code_host(
+    settings: Settings, *, clock: Clock = utc_now, write_interval: float | None = 1.0
+) -> GitHubCodeHost | None:
     """The code host the settings describe, or None when no GitHub credentials are set.
 
-    A GitHub App (GITHUB_APP_ID) wins over GITHUB_TOKEN when both are set.
+    A GitHub App (GITHUB_APP_ID) wins over GITHUB_TOKEN when both are set. Tests pass
+    write_interval=None to skip PyGithub's pause between writes.
     """
     if settings.github_token is None and settings.github_app_id is None:
         return None
     owner, name = resolve_repo(settings.github_repo, settings.repo_url)
     tokens = _token_source(settings, (owner, name), clock)
-    return GitHubCodeHost(owner=owner, name=name, tokens=tokens, api_url=settings.github_api_url)
+    return GitHubCodeHost(
+        owner=owner,
+        name=name,
+        tokens=tokens,
+        api_url=settings.github_api_url,
+        write_interval=write_interval,
+    )
 
 
 def _token_source(settings: Settings, repo: tuple[str, str], clock: Clock) -> TokenSource:
