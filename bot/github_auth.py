@@ -163,7 +163,7 @@ class InstallationTokens:
             # A 401 here is about the App's JWT, not GITHUB_TOKEN.
             return AuthError(
                 f"{action}: GitHub rejected the App's credentials (401); check GITHUB_APP_ID "
-                "and that the private key belongs to that App",
+                "and that the private key belongs to that App (or the clock is badly off)",
                 status=401,
             )
         return error
