@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
+from tools.jb.errors import JbError
+from tools.registry import ToolError
 from tools.sandbox import CommandResult, run, scrubbed_env
 
 DEFAULT_TIMEOUT = 180.0
@@ -55,7 +57,13 @@ class GitRunner:
         for key, value in (*_SAFE_CONFIG, *self.config.items()):
             argv += ["-c", f"{key}={value}"]
         argv += list(args)
-        return run(argv, cwd=cwd, timeout=self.timeout, env=scrubbed_env(_GIT_ENV))
+        try:
+            return run(argv, cwd=cwd, timeout=self.timeout, env=scrubbed_env(_GIT_ENV))
+        except ToolError as exc:  # its message would show only `git -c`
+            raise JbError(
+                f"git {args[0]} did not finish within {self.timeout:g} s and was stopped; the "
+                "remote may be unreachable or the repository too large. Try again later"
+            ) from exc
 
 
 def last_line(result: CommandResult) -> str:

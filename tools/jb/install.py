@@ -137,7 +137,7 @@ class Bundler:
             # install writes the lock only when it changed; update always rewrites it.
             if lock_bytes is None or not spec.parse(lock_bytes).same_content(lock):
                 files[self.lockfile] = spec.dump(lock)
-            self._check_cancelled()
+            self.check_cancelled()
             stage.commit(files)
         outcome.new_locks = {d.name: d for d in new_locks}
         outcome.files_written = [path.name for path in files]
@@ -155,7 +155,7 @@ class Bundler:
         rel = os.path.relpath(self.project, self.root)
         return "the repository root" if rel == "." else rel + "/"
 
-    def _check_cancelled(self) -> None:
+    def check_cancelled(self) -> None:
         if self.cancelled():
             raise JbError("cancelled: vendor/ and the jsonnetfiles were left unchanged")
 
@@ -194,7 +194,7 @@ class _Resolver:
     ) -> dict[str, Dependency]:
         resolved: dict[str, Dependency] = {}
         for dep in direct:
-            self.bundler._check_cancelled()
+            self.bundler.check_cancelled()
             resolved[dep.name] = self._ensure(dep, module_dir)
         for dep in list(resolved.values()):
             if dep.single or dep.name in chain:  # a cycle: its packages are already resolved

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from tests.unit.jb.conftest import Server, snapshot
 from tools.jb import spec
 from tools.jb.deps import parse_git
 from tools.jb.errors import JbError
+from tools.jb.gitrun import GitRunner
 from tools.jb.install import Bundler
 
 LIB = "github.com/acme/libs"
@@ -140,3 +142,19 @@ def test_local_package_outside_the_checkout_is_refused(
     with pytest.raises(JbError, match="inside the repository"):
         bundler.install()
     assert not (inner / "vendor").exists()
+
+
+def test_hanging_remote_is_stopped_and_changes_nothing(
+    project: Path, installed: dict[str, str]
+) -> None:
+    # A server that accepts connections and never answers: git must be stopped by the timeout.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = silent.getsockname()[1]
+        runner = GitRunner(
+            config={f"url.http://127.0.0.1:{port}/.insteadOf": "https://"}, timeout=1.0
+        )
+        with pytest.raises(JbError, match=r"git fetch did not finish within 1 s"):
+            Bundler(project, git=runner).install(["github.com/acme/slow"])
+    assert snapshot(project) == installed
