@@ -195,6 +195,14 @@ def _alias_names() -> set[str]:
     return {f.alias for f in Settings.model_fields.values() if f.alias}
 
 
+def _secret_names() -> set[str]:
+    return {
+        f.alias
+        for f in Settings.model_fields.values()
+        if f.alias and "SecretStr" in str(f.annotation)
+    }
+
+
 def _read_yaml(path: str) -> dict[str, Any]:
     try:
         text = Path(path).expanduser().read_text(encoding="utf-8")
@@ -222,7 +230,7 @@ def _describe(error: Mapping[str, Any]) -> str:
     name = str(loc[0]) if loc else "settings"
     value = error.get("input")
     shown = "" if isinstance(value, dict) or value is None else f" (got {value!r})"
-    if name in {"SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "GITHUB_TOKEN"}:
+    if name in _secret_names():
         shown = ""  # never echo secret values
     msg = str(error.get("msg", "invalid")).removeprefix("Value error, ")
     return f"{name}: {msg}{shown}"

@@ -109,3 +109,12 @@ def test_gemini_accepts_either_key() -> None:
 def test_github_app_key_forms_are_exclusive() -> None:
     with pytest.raises(ConfigError, match="only one of"):
         load_settings({"GITHUB_APP_PRIVATE_KEY": "pem", "GITHUB_APP_PRIVATE_KEY_PATH": "/k.pem"})
+
+
+def test_invalid_secret_values_are_not_echoed() -> None:
+    from bot.config import _describe
+
+    secret = {"loc": ("REDIS_URL",), "msg": "bad", "input": "redis://:hunter2@host"}
+    plain = {"loc": ("TANKA_BOT_MAX_STEPS",), "msg": "bad", "input": "lots"}
+    assert "hunter2" not in _describe(secret)
+    assert "'lots'" in _describe(plain)
