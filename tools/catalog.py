@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from tools import files, git, github
+from tools.jb import tools as jb_tools
 from tools.registry import Tool, ToolRegistry
+from tools.tanka import tanka_tools
 
 
 def all_tools() -> list[Tool[Any]]:
-    # Each tool family module exposes a TOOLS list; they are added here as they land.
-    return []
+    return [
+        *files.TOOLS,
+        *git.TOOLS,
+        *tanka_tools.TOOLS,
+        *jb_tools.TOOLS,
+        *github.TOOLS,
+    ]
 
 
 def default_registry() -> ToolRegistry:
