@@ -119,10 +119,15 @@ class Turn:
             return self.budget.timeout_error()
         return None
 
-    def _checkpoint(self) -> None:
+    def _check_stop(self) -> None:
+        """Between tool calls: only a cancellation or the deadline can have changed."""
         reason = self._stop_reason()
         if reason is not None:
             raise reason
+
+    def _checkpoint(self) -> None:
+        """Before a model call: every budget, steps and tokens included."""
+        self._check_stop()
         self.budget.check()
 
     def _call_model(self, specs: list[ToolSpec]) -> ModelResponse:
@@ -167,7 +172,7 @@ class Turn:
         # Sequential and in order: tools edit one checkout, and results must match call order.
         self.pending, self.results = calls, []
         for call in calls:
-            self._checkpoint()
+            self._check_stop()
             self._emit(ToolCallEvent(call))
             started = time.monotonic()
             outcome = self.registry.execute(self.ctx, call.name, call.arguments)
