@@ -162,6 +162,7 @@ def stream_events(message: JSON) -> list[SSEEvent]:
 
 
 def _block_events(index: int, block: JSON) -> list[SSEEvent]:
+    empty: JSON
     if block["type"] == "text":
         empty, half = {"type": "text", "text": ""}, len(block["text"]) // 2
         deltas = [block["text"][:half], block["text"][half:]]

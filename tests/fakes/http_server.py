@@ -26,7 +26,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
 __all__ = ["RecordedRequest", "Reply", "SSEEvent", "ScriptedHTTPServer"]
@@ -92,7 +92,7 @@ class ScriptedHTTPServer:
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    def __enter__(self) -> ScriptedHTTPServer:
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 

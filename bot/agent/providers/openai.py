@@ -72,6 +72,11 @@ class OpenAIProvider:
     def model(self) -> str:
         return self._model
 
+    @property
+    def token_param(self) -> str:
+        """The request field that carries `max_output_tokens`."""
+        return self._token_param
+
     def close(self) -> None:
         self._client.close()
 
