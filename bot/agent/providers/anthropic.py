@@ -6,7 +6,8 @@ an explicit timeout, and a silent connection that waits minutes for a whole answ
 proxies cut. Streaming keeps bytes flowing, works for any `max_output_tokens`, and the SDK's
 `get_final_message` still hands us one complete message. The price is in-stream `error` events
 (e.g. overloaded_error after a 200), which the SDK raises as a bare `APIStatusError` with status
-200; `ErrorMapper` classifies those by their error type string.
+200; `ErrorMapper` classifies those by their error type string. `request.timeout` is the HTTP
+timeout, so it bounds each wait for bytes; the loop's turn budget bounds the whole call.
 """
 
 from __future__ import annotations
