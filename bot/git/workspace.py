@@ -60,6 +60,7 @@ class RepoCache:
         self.path = workdir / "cache" / f"{name}.git"
         self._lock_path = workdir / "cache" / f"{name}.lock"
         self.sessions_dir = workdir / "sessions"
+        self.spares_dir = workdir / "spares" / name
 
     # --- the cache ------------------------------------------------------------------------------
 
@@ -168,17 +169,58 @@ class RepoCache:
         Git(self.path, self.timeout).run("check-ref-format", "--branch", branch)
         shutil.rmtree(dest, ignore_errors=True)  # a leftover from a crashed session
         dest.parent.mkdir(parents=True, exist_ok=True)
-        with self._locked(fcntl.LOCK_SH):
-            Git(dest.parent, self.timeout).run(
-                "clone", "--shared", "--no-checkout", "--quiet", "--", str(self.path), str(dest)
-            )
+        if not self._claim_spare(dest):
+            self._clone_into(dest)
         checkout = Checkout(dest, branch, base_commit, self.timeout)
         try:
-            checkout.git.run("checkout", "--quiet", "-B", branch, base_commit)
+            # On a spare this only rewrites the files that differ from the spare's commit.
+            checkout.git.run("checkout", "--quiet", "--force", "-B", branch, base_commit)
         except GitError:
             checkout.remove()
             raise
         return checkout
+
+    def _clone_into(self, dest: Path) -> None:
+        with self._locked(fcntl.LOCK_SH):
+            Git(dest.parent, self.timeout).run(
+                "clone", "--shared", "--no-checkout", "--quiet", "--", str(self.path), str(dest)
+            )
+
+    # --- spare checkouts ------------------------------------------------------------------------
+    # Writing thousands of files is most of a checkout's cost, so the scheduler keeps a few
+    # checked-out spares; a session claims one by renaming it (atomic, so two replicas can never
+    # claim the same spare) and moves it to its base commit, touching only the changed files.
+
+    def replenish(self, count: int, *, branch: str = "main") -> int:
+        """Make spares until `count` exist, checked out at `branch`; how many were made."""
+        self.spares_dir.mkdir(parents=True, exist_ok=True)
+        have = len([p for p in self.spares_dir.iterdir() if not p.name.startswith(".")])
+        commit = self.commit_of(branch)
+        made = 0
+        for _ in range(count - have):
+            building = Path(tempfile.mkdtemp(prefix=".building-", dir=self.spares_dir))
+            building.rmdir()
+            try:
+                self._clone_into(building)
+                Git(building, self.timeout).run("checkout", "--quiet", "--detach", commit)
+                building.rename(self.spares_dir / building.name.removeprefix(".building-"))
+                made += 1
+            finally:
+                shutil.rmtree(building, ignore_errors=True)
+        return made
+
+    def _claim_spare(self, dest: Path) -> bool:
+        if not self.spares_dir.is_dir():
+            return False
+        for spare in sorted(self.spares_dir.iterdir()):
+            if spare.name.startswith("."):
+                continue
+            try:
+                spare.rename(dest)
+            except OSError:
+                continue  # another session claimed it first
+            return True
+        return False
 
     def discard(self, name: str) -> None:
         """Delete a session's checkout (idempotent)."""

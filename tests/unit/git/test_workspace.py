@@ -156,3 +156,19 @@ def test_concurrent_fetches_and_checkouts_keep_the_cache_sound(
     assert errors == []
     git(cache.path, "fsck", "--strict")
     assert all((workdir / "sessions" / f"t{i}/lib/c.libsonnet").exists() for i in range(6))
+
+
+def test_spares_are_claimed_and_moved_to_the_current_base(
+    origin: Path, dev_clone: Path, tmp_path: Path
+) -> None:
+    cache = RepoCache(tmp_path / "work", str(origin))
+    assert cache.replenish(2) == 2
+    assert cache.replenish(2) == 0
+    newer = commit_file(dev_clone, "lib/later.libsonnet", "{ later: true }\n", "later")
+    cache.fetch()
+    checkout = cache.start("sp", base_branch="main", branch="tanka-bot/sp")
+    assert len(list(cache.spares_dir.iterdir())) == 1  # one spare was used
+    assert checkout.head() == newer
+    assert (checkout.root / "lib/later.libsonnet").read_text() == "{ later: true }\n"
+    assert git(checkout.root, "status", "--porcelain") == ""
+    assert git(checkout.root, "branch", "--show-current") == "tanka-bot/sp"
