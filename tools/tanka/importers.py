@@ -24,6 +24,7 @@ from pathlib import Path
 
 from tools.tanka.imports import (
     ENTRYPOINT,
+    FileSystemSnapshot,
     ImportScanner,
     default_scanner,
     environment_base,
@@ -131,11 +132,12 @@ def _envs_depending_on(
 ) -> Iterator[Path]:
     scan = scanner or default_scanner()
     real = _RealPaths()
+    fs = FileSystemSnapshot()
     for env in envs:
         base = env.parent
         env_root = project_root(base) or root
-        graph = scan.closure(env, search_path(env_root, base), confine=root)
-        if any(real(p) in keys for p in graph.probed()):
+        paths = scan.dependency_paths(env, search_path(env_root, base), confine=root, fs=fs)
+        if any(real(p) in keys for p in paths):
             yield env
 
 
@@ -143,9 +145,9 @@ class _RealPaths:
     """os.path.realpath with a memo: environments share most of their (vendor) imports."""
 
     def __init__(self) -> None:
-        self._memo: dict[Path, str] = {}
+        self._memo: dict[str, str] = {}
 
-    def __call__(self, path: Path) -> str:
+    def __call__(self, path: str) -> str:
         cached = self._memo.get(path)
         if cached is None:
             cached = self._memo[path] = os.path.realpath(path)

@@ -16,13 +16,14 @@ import json
 import os
 import stat
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.tanka.import_scan import ImportKind, ImportRef, LexError, ScanResult, scan_imports
 
 __all__ = [
+    "FileSystemSnapshot",
     "ImportGraph",
     "ImportKind",
     "ImportRef",
@@ -101,34 +102,80 @@ class Resolution:
         return f"couldn't open import {json.dumps(self.ref.path)}: {self.error}"
 
 
+class FileSystemSnapshot:
+    """stat() and path joins memoised for one analysis, during which the tree does not change.
+
+    An importers run resolves the same vendor files once per environment; with this, each path
+    is stat'ed once per run instead of once per environment.
+    """
+
+    def __init__(self) -> None:
+        self._stats: dict[str, os.stat_result | None] = {}
+        self._joined: dict[tuple[str, str], str] = {}
+
+    def stat(self, path: str) -> os.stat_result | None:
+        if path not in self._stats:
+            try:
+                self._stats[path] = os.stat(path)
+            except (FileNotFoundError, NotADirectoryError):
+                self._stats[path] = None
+        return self._stats[path]
+
+    def join(self, directory: str, rel: str) -> str:
+        key = (directory, rel)
+        joined = self._joined.get(key)
+        if joined is None:
+            joined = self._joined[key] = os.path.normpath(os.path.join(directory, rel))
+        return joined
+
+
+def _probe(
+    importing_dir: str,
+    rel: str,
+    search: Sequence[str],
+    confine: str | None,
+    fs: FileSystemSnapshot,
+) -> tuple[str | None, list[str], str | None]:
+    """(found, probed candidates, error) for one import, as go-jsonnet's file importer looks."""
+    probed: list[str] = []
+    for directory in (importing_dir, *search):
+        candidate = fs.join(directory, rel)
+        if confine is not None and not (
+            candidate == confine or candidate.startswith(confine + os.sep)
+        ):
+            return None, probed, OUTSIDE
+        probed.append(candidate)
+        info = fs.stat(candidate)
+        if info is not None:
+            if stat.S_ISDIR(info.st_mode):
+                return None, probed, f"{os.path.basename(candidate)} is a directory"
+            return candidate, probed, None
+        if os.path.isabs(rel):
+            break  # joining an absolute path gives the same candidate every time
+    return None, probed, NOT_FOUND
+
+
 def resolve_import(
-    ref: ImportRef, importer: Path, search: Sequence[Path], *, confine: Path | None = None
+    ref: ImportRef,
+    importer: Path,
+    search: Sequence[Path],
+    *,
+    confine: Path | None = None,
+    fs: FileSystemSnapshot | None = None,
 ) -> Resolution:
     """Resolve one import of `importer` (an absolute path) like go-jsonnet's file importer."""
     if ref.path == TK_LIBRARY:
         return Resolution(ref, importer, None, ())
-    probed: list[Path] = []
-    for directory in (importer.parent, *search):
-        candidate = Path(os.path.normpath(directory / ref.path))
-        if confine is not None and not candidate.is_relative_to(confine):
-            return Resolution(ref, importer, None, tuple(probed), OUTSIDE)
-        probed.append(candidate)
-        kind = _file_kind(candidate)
-        if kind == "file":
-            return Resolution(ref, importer, candidate, tuple(probed))
-        if kind == "dir":
-            return Resolution(ref, importer, None, tuple(probed), f"{candidate} is a directory")
-        if os.path.isabs(ref.path):
-            break  # joining an absolute path gives the same candidate every time
-    return Resolution(ref, importer, None, tuple(probed), NOT_FOUND)
-
-
-def _file_kind(path: Path) -> str:
-    try:
-        mode = path.stat().st_mode
-    except (FileNotFoundError, NotADirectoryError):
-        return "missing"
-    return "dir" if stat.S_ISDIR(mode) else "file"
+    found, probed, error = _probe(
+        str(importer.parent),
+        ref.path,
+        [str(s) for s in search],
+        None if confine is None else str(confine),
+        fs or FileSystemSnapshot(),
+    )
+    return Resolution(
+        ref, importer, None if found is None else Path(found), tuple(map(Path, probed)), error
+    )
 
 
 @dataclass(slots=True)
@@ -156,53 +203,93 @@ class ImportScanner:
     """Scans files for imports, caching each result by (path, mtime, size)."""
 
     def __init__(self) -> None:
-        self._cache: dict[Path, tuple[tuple[int, int], ScanResult]] = {}
+        self._cache: dict[str, tuple[tuple[int, int], ScanResult]] = {}
         self._lock = threading.Lock()
 
-    def scan_file(self, path: Path) -> ScanResult:
-        info = path.stat()
+    def scan_file(self, path: Path | str, info: os.stat_result | None = None) -> ScanResult:
+        key = str(path)
+        info = info or os.stat(key)
         signature = (info.st_mtime_ns, info.st_size)
         with self._lock:
-            cached = self._cache.get(path)
+            cached = self._cache.get(key)
         if cached is not None and cached[0] == signature:
             return cached[1]
-        text = path.read_bytes().decode("utf-8", errors="replace")
-        result = scan_imports(text)
+        with open(key, "rb") as handle:
+            result = scan_imports(handle.read().decode("utf-8", errors="replace"))
         with self._lock:
-            self._cache[path] = (signature, result)
+            self._cache[key] = (signature, result)
         return result
 
     def closure(
-        self, entrypoint: Path, search: Sequence[Path], *, confine: Path | None = None
+        self,
+        entrypoint: Path,
+        search: Sequence[Path],
+        *,
+        confine: Path | None = None,
+        fs: FileSystemSnapshot | None = None,
     ) -> ImportGraph:
         """Follow `import` recursively; `importstr`/`importbin` targets are leaves."""
         graph = ImportGraph(entrypoint, {entrypoint})
-        queue = [entrypoint]
-        # Keyed by real path: a symlink loop (vendor/x -> ..) must not make endless new paths.
-        seen = {entrypoint.resolve()}
-        while queue:
-            current = queue.pop()
-            scan = self.scan_file(current)
+        fs = fs or FileSystemSnapshot()
+        for current, scan in self._walk(str(entrypoint), search, confine, fs):
             if scan.error is not None:
-                graph.lex_errors[current] = scan.error
-            for resolution in self._resolve_all(scan.imports, current, search, confine):
+                graph.lex_errors[Path(current)] = scan.error
+            for ref in scan.imports:
+                resolution = resolve_import(ref, Path(current), search, confine=confine, fs=fs)
                 graph.resolutions.append(resolution)
-                found = resolution.found
-                if found is None:
-                    continue
-                graph.files.add(found)
-                real = found.resolve()
-                if resolution.ref.kind == "import" and real not in seen:
-                    seen.add(real)
-                    queue.append(found)
+                if resolution.found is not None:
+                    graph.files.add(resolution.found)
         return graph
 
-    @staticmethod
-    def _resolve_all(
-        refs: Iterable[ImportRef], importer: Path, search: Sequence[Path], confine: Path | None
-    ) -> Iterable[Resolution]:
-        for ref in refs:
-            yield resolve_import(ref, importer, search, confine=confine)
+    def dependency_paths(
+        self,
+        entrypoint: Path,
+        search: Sequence[Path],
+        *,
+        confine: Path | None = None,
+        fs: FileSystemSnapshot | None = None,
+    ) -> set[str]:
+        """`closure(...).probed()` as strings, without building the graph: the fast path."""
+        paths = {str(entrypoint)}
+        fs = fs or FileSystemSnapshot()
+        for _ in self._walk(str(entrypoint), search, confine, fs, paths):
+            pass  # the walk fills `paths`
+        return paths
+
+    def _walk(
+        self,
+        entrypoint: str,
+        search: Sequence[Path],
+        confine: Path | None,
+        fs: FileSystemSnapshot,
+        probed: set[str] | None = None,
+    ) -> Generator[tuple[str, ScanResult], None, None]:
+        """Yield each file reached through `import` with its scan; collect probed paths.
+
+        Files are told apart by inode, so a symlink loop (vendor/x -> ..) cannot make endless
+        new paths.
+        """
+        dirs = [str(s) for s in search]
+        limit = None if confine is None else str(confine)
+        info = os.stat(entrypoint)
+        seen = {(info.st_dev, info.st_ino)}
+        queue = [(entrypoint, info)]
+        while queue:
+            current, info = queue.pop()
+            scan = self.scan_file(current, info)
+            yield current, scan
+            for ref in scan.imports:
+                if ref.path == TK_LIBRARY:
+                    continue
+                found, candidates, _ = _probe(os.path.dirname(current), ref.path, dirs, limit, fs)
+                if probed is not None:
+                    probed.update(candidates)
+                if found is None or ref.kind != "import":
+                    continue
+                found_info = fs.stat(found)
+                if found_info is not None and (found_info.st_dev, found_info.st_ino) not in seen:
+                    seen.add((found_info.st_dev, found_info.st_ino))
+                    queue.append((found, found_info))
 
 
 _DEFAULT = ImportScanner()
