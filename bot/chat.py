@@ -1,19 +1,174 @@
-"""`tanka-bot chat` (placeholder until the agent loop lands)."""
+"""`tanka-bot chat`: the same agent in a terminal, on a local checkout, edited in place.
+
+    tanka-bot chat                      REPL on the git repository around the current directory
+    tanka-bot chat --repo ../infra "bump grafana to 11.2 in dev"     one-shot
+
+One-shot prints the tool calls, the answer and token use, then the git diff of the checkout since
+it started (new files included) and the rendered-manifest diff; it exits 0 when the turn finished,
+non-zero with a one-line error otherwise (edits made so far stay). No Slack and no Redis needed.
+"""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import re
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
 
+from bot.agent.budget import Budgets
+from bot.agent.conversation import Conversation
+from bot.agent.loop import Agent
+from bot.agent.messages import LLMProvider
+from bot.agent.prompts import system_prompt
+from bot.agent.repl import ChatSession, LineReader, repl, report, run_in_foreground
+from bot.config import Settings, load_settings
 from bot.errors import UserError
+from tools.catalog import default_registry
+from tools.context import ToolContext
+from tools.git import run_git, working_diff
+from tools.registry import ToolError, ToolRegistry
+
+_URL = re.compile(r"^([a-z][a-z0-9+.-]*://|[^/\s]+@[^/\s]+:)", re.IGNORECASE)
+
+
+def _build_provider(settings: Settings) -> LLMProvider:
+    from bot.agent.providers import build_provider  # SDKs load only when chat really runs
+
+    return build_provider(settings)
+
+
+@dataclass
+class ChatDeps:
+    """What `chat` takes from the outside world; tests swap in a scripted provider and streams."""
+
+    provider_factory: Callable[[Settings], LLMProvider] = _build_provider
+    registry_factory: Callable[[], ToolRegistry] = default_registry
+    environ: Mapping[str, str] | None = None  # None: the process environment
+    stdin: TextIO | None = None  # None: sys.stdin at call time
+    stdout: TextIO | None = None  # None: sys.stdout at call time
+    cwd: Path | None = None  # None: the process's working directory
+
+
+DEPS = ChatDeps()
 
 
 def add_parser(sub: Any) -> None:
-    parser: argparse.ArgumentParser = sub.add_parser("chat", help="the agent in a terminal")
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "chat",
+        help="the agent in a terminal",
+        description="Talk to the agent about a local Tanka checkout; it edits files in place "
+        "and never applies anything to a cluster.",
+    )
     parser.add_argument("--repo", help="checkout to work on (default: git root of the cwd)")
-    parser.add_argument("prompt", nargs="?", help="one-shot request")
+    parser.add_argument(
+        "--provider", choices=("anthropic", "gemini", "openai"), help="model provider"
+    )
+    parser.add_argument("--model", help="model id (default: the provider's default)")
+    parser.add_argument("prompt", nargs="?", help="one-shot request (omit for the REPL)")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise UserError("chat is not available yet")
+    return run_chat(args, DEPS)
+
+
+def run_chat(args: argparse.Namespace, deps: ChatDeps) -> int:
+    settings = _settings(args, deps.environ)
+    if args.prompt is not None and not args.prompt.strip():
+        raise UserError("the prompt is empty; say what to change, or omit it for the REPL")
+    root = resolve_repo(args.repo, deps.cwd or Path.cwd())
+    base = head_commit(root)
+    out = deps.stdout or sys.stdout
+    provider = deps.provider_factory(settings)
+    try:
+        session = ChatSession(
+            agent=Agent(
+                provider,
+                deps.registry_factory(),
+                system_prompt=system_prompt(),
+                budgets=Budgets.from_settings(settings),
+            ),
+            ctx=ToolContext(root=root, protected_paths=settings.protected_paths, base_commit=base),
+            out=out,
+            show_changes=lambda: show_changes(root, base, out),
+            conversation=Conversation(),
+        )
+        if args.prompt is not None:
+            return one_shot(session, args.prompt)
+        where = f"{root} @ {base[:12]}" if base else f"{root} (no commits yet)"
+        session.say(f"tanka-bot chat · {provider.name} {provider.model} · {where}")
+        session.say("Type /help for commands, /exit to leave.")
+        return repl(session, LineReader(deps.stdin or sys.stdin, out))
+    finally:
+        close = getattr(provider, "close", None)
+        if callable(close):
+            close()
+
+
+def _settings(args: argparse.Namespace, environ: Mapping[str, str] | None) -> Settings:
+    settings = load_settings(environ)
+    overrides = {k: v for k, v in (("provider", args.provider), ("model", args.model)) if v}
+    if overrides:
+        settings = settings.model_copy(update=overrides)
+    return settings.require(settings.missing_for_provider())
+
+
+def one_shot(session: ChatSession, prompt: str) -> int:
+    result = run_in_foreground(session, prompt)
+    report(session, result)
+    session.show_changes()
+    if result.error is not None:
+        raise UserError(f"the turn did not finish: {result.error}")
+    return 0
+
+
+def resolve_repo(repo: str | None, cwd: Path) -> Path:
+    """The top of the git checkout at `repo` (or around `cwd`); UserError when there is none."""
+    if repo and _URL.match(repo):
+        raise UserError(
+            f"--repo {repo}: URLs are not supported yet; clone it first and pass its path"
+        )
+    start = Path(repo).expanduser() if repo else cwd
+    if not start.exists():
+        raise UserError(f"--repo {repo}: no such directory; pass the path of a git checkout")
+    if not start.is_dir():
+        raise UserError(f"--repo {repo}: not a directory; pass the path of a git checkout")
+    try:
+        top = run_git(start.resolve(), "rev-parse", "--show-toplevel").strip()
+    except ToolError:
+        shown = f"--repo {repo}" if repo else f"the current directory ({start})"
+        raise UserError(
+            f"{shown} is not inside a git repository; run chat in a checkout or pass --repo PATH"
+        ) from None
+    return Path(top)
+
+
+def head_commit(root: Path) -> str | None:
+    """HEAD's commit id, the base every diff compares with; None in a repository without commits."""
+    try:
+        return run_git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}").strip() or None
+    except ToolError:
+        return None
+
+
+def show_changes(root: Path, base: str | None, out: TextIO) -> None:
+    """The git diff since the session began, then the rendered-manifest diff."""
+    patch = working_diff(root, base)
+    if not patch.strip():
+        out.write("no changes in the checkout\n")
+        return
+    out.write("\n── git diff ──\n")
+    out.write(patch if patch.endswith("\n") else patch + "\n")
+    show_rendered_diff(root, base, out)
+    out.flush()
+
+
+def show_rendered_diff(root: Path, base: str | None, out: TextIO) -> None:
+    """Seam for the rendered-manifest diff of the affected environments.
+
+    The Tanka engine (tools.tanka) will provide the diff between `base` and the working tree;
+    until it lands there is nothing to print here.
+    """

@@ -1,0 +1,248 @@
+"""`tanka-bot chat` through bot.cli.main: one-shot and REPL on a real temporary git checkout."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from bot import chat
+from bot.agent.errors import AgentError, ErrorKind
+from bot.agent.messages import LLMProvider, ModelRequest, ModelResponse
+from bot.cli import main
+from bot.config import Settings
+from tests.fakes.scripted_provider import ScriptedProvider, Step, call, reply, tools
+from tools.files import TOOLS as FILE_TOOLS
+from tools.git import TOOLS as GIT_TOOLS
+from tools.registry import ToolRegistry
+
+ENV = {"ANTHROPIC_API_KEY": "sk-test-not-real"}
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "infra"
+    (root / "environments" / "prod").mkdir(parents=True)
+    (root / "environments" / "prod" / "main.jsonnet").write_text("{ replicas: 1 }\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "initial")
+    return root
+
+
+class Harness:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, steps: list[Step], stdin: str = "") -> None:
+        self.provider = ScriptedProvider(steps)
+        self.out = io.StringIO()
+        self.settings: list[Settings] = []
+        monkeypatch.setattr(
+            chat,
+            "DEPS",
+            chat.ChatDeps(
+                provider_factory=self._factory,
+                registry_factory=lambda: ToolRegistry([*FILE_TOOLS, *GIT_TOOLS]),
+                environ=ENV,
+                stdin=io.StringIO(stdin),
+                stdout=self.out,
+            ),
+        )
+
+    def _factory(self, settings: Settings) -> LLMProvider:
+        self.settings.append(settings)
+        return self.provider
+
+    @property
+    def text(self) -> str:
+        return self.out.getvalue()
+
+
+def test_one_shot_prints_tools_answer_usage_and_diff(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    edit = call(
+        "file_edit",
+        path="environments/prod/main.jsonnet",
+        old_text="replicas: 1",
+        new_text="replicas: 3",
+    )
+    new = call("file_write", path="environments/prod/extra.libsonnet", content="{ a: 1 }\n")
+    h = Harness(monkeypatch, [tools(edit, new, text="Editing prod."), reply("Scaled prod to 3.")])
+
+    assert main(["chat", "--repo", str(repo), "scale prod to 3"]) == 0
+
+    text = h.text
+    assert "Editing prod.\n  → file_edit path=environments/prod/main.jsonnet" in text
+    assert "  ← ok" in text
+    assert "\nScaled prod to 3.\n" in text
+    assert "tokens: turn 30 (in 20 · out 10, 2 model calls) · session 30" in text
+    assert "── git diff ──" in text
+    assert "+{ replicas: 3 }" in text
+    assert "environments/prod/extra.libsonnet" in text  # untracked new files too
+    assert text.index("Scaled prod") < text.index("── git diff ──")
+    request = h.provider.requests[0]
+    assert "senior Site Reliability Engineer" in request.system
+    assert request.messages[0].text == "scale prod to 3"
+    # Edited in place, nothing committed.
+    assert git(repo, "rev-list", "--count", "HEAD").strip() == "1"
+
+
+def test_one_shot_reports_a_failed_turn_in_one_line(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    denied = AgentError(ErrorKind.INVALID, "authentication failed (401); check ANTHROPIC_API_KEY")
+    Harness(monkeypatch, [denied])
+
+    assert main(["chat", "--repo", str(repo), "do something"]) == 1
+
+    err = capsys.readouterr().err
+    assert err == (
+        "tanka-bot: error: the turn did not finish: invalid: authentication failed (401); "
+        "check ANTHROPIC_API_KEY\n"
+    )
+
+
+def test_repl_runs_turns_and_commands(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stdin = "hello\n/help\n\n/diff\n/clear\nagain\n/bogus\n/exit\nnever read\n"
+    h = Harness(monkeypatch, [reply("Hi there."), reply("Fresh start.")], stdin=stdin)
+
+    assert main(["chat", "--repo", str(repo)]) == 0
+
+    text = h.text
+    assert text.startswith("tanka-bot chat · scripted scripted-1 · ")
+    assert text.count("❯ ") == 8  # noqa: RUF001
+    assert "Hi there." in text
+    assert "Fresh start." in text
+    assert "/clear   start a fresh conversation" in text
+    assert "no changes in the checkout" in text
+    assert "conversation cleared" in text
+    assert "unknown command /bogus; type /help" in text
+    assert "session 30" in text  # the session total spans both turns
+    # /clear: the second request carries only the new prompt.
+    assert [len(r.messages) for r in h.provider.requests] == [1, 1]
+
+
+def test_repl_ends_at_end_of_input(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    h = Harness(monkeypatch, [reply("one"), reply("two")], stdin="first\nsecond\n")
+    assert main(["chat", "--repo", str(repo)]) == 0
+    assert [len(r.messages) for r in h.provider.requests] == [1, 3]  # history carried over
+    assert h.text.endswith("❯ \n")  # noqa: RUF001
+
+
+def test_ctrl_c_cancels_the_turn_and_keeps_the_repl(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = threading.Event()
+
+    def interrupted(request: ModelRequest) -> ModelResponse:
+        os.kill(os.getpid(), signal.SIGINT)  # what Ctrl+C does: KeyboardInterrupt in main
+        release.wait(30)
+        return reply("too late")
+
+    edit = call(
+        "file_edit",
+        path="environments/prod/main.jsonnet",
+        old_text="replicas: 1",
+        new_text="replicas: 2",
+    )
+    h = Harness(monkeypatch, [tools(edit), interrupted, reply("still here")], "go\nnext\n/exit\n")
+    try:
+        assert main(["chat", "--repo", str(repo)]) == 0
+    finally:
+        release.set()
+
+    assert "cancelling (edits made so far are kept)" in h.text
+    assert "turn stopped: cancelled: cancelled with Ctrl+C" in h.text
+    assert "still here" in h.text
+    # The edit made before Ctrl+C stays.
+    assert (repo / "environments/prod/main.jsonnet").read_text() == "{ replicas: 2 }\n"
+
+
+def test_default_repo_is_the_git_root_of_the_cwd(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    h = Harness(monkeypatch, [reply("ok")])
+    monkeypatch.setattr(chat.DEPS, "cwd", repo / "environments" / "prod")
+    assert main(["chat", "hi"]) == 0
+    assert f"· {repo} @ " not in h.text  # one-shot prints no banner
+    assert chat.resolve_repo(None, repo / "environments") == repo
+
+
+BadRepo = Callable[[Path], tuple[list[str], str]]
+
+
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        (lambda tmp: ([], "is not inside a git repository"), "cwd"),
+        (lambda tmp: (["--repo", str(tmp / "missing")], "no such directory"), "missing"),
+        (lambda tmp: (["--repo", str(tmp)], "is not inside a git repository"), "plain"),
+        (
+            lambda tmp: (["--repo", "https://github.com/o/r.git"], "clone it first"),
+            "url",
+        ),
+        (lambda tmp: (["--repo", "git@github.com:o/r.git"], "clone it first"), "scp"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_unusable_repos_fail_with_one_line(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    make: BadRepo,
+    expected: str,
+) -> None:
+    outside = tmp_path / "not-a-repo"
+    outside.mkdir()
+    h = Harness(monkeypatch, [])
+    monkeypatch.setattr(chat.DEPS, "cwd", outside)
+    argv, message = make(outside)
+    assert main(["chat", *argv, "hi"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("tanka-bot: error: ")
+    assert message in err
+    assert err.count("\n") == 1
+    assert h.provider.requests == []
+
+
+def test_missing_key_names_the_variable(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Harness(monkeypatch, [])
+    monkeypatch.setattr(chat.DEPS, "environ", {"TANKA_BOT_PROVIDER": "gemini"})
+    assert main(["chat", "--repo", str(repo), "hi"]) == 2
+    assert "GEMINI_API_KEY" in capsys.readouterr().err
+
+
+def test_provider_and_model_flags_override_settings(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    h = Harness(monkeypatch, [reply("ok")])
+    monkeypatch.setattr(chat.DEPS, "environ", {**ENV, "OPENAI_API_KEY": "sk-other"})
+    argv = ["chat", "--repo", str(repo), "--provider", "openai", "--model", "gpt-x", "hi"]
+    assert main(argv) == 0
+    (settings,) = h.settings
+    assert (settings.provider, settings.model_id) == ("openai", "gpt-x")
+
+
+def test_empty_prompt_is_refused(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Harness(monkeypatch, [])
+    assert main(["chat", "--repo", str(repo), "  "]) == 1
+    assert "the prompt is empty" in capsys.readouterr().err
