@@ -1,0 +1,131 @@
+"""Errors of the Tanka engine. Messages are tk's own texts wherever tk has one.
+
+Every error derives from TankaError, so callers (the CLI, the agent tools) catch one class and
+show `str(exc)`: one message that says what is wrong, in the words a tk user already knows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+DOCS_STRUCTURE = "https://tanka.dev/directory-structure"
+
+
+class TankaError(Exception):
+    """Base class: str(exc) is the text to show a user."""
+
+
+class PathNotFoundError(TankaError):
+    """The given path does not exist (Go's os.Stat wording)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"stat {path}: no such file or directory")
+        self.path = path
+
+
+class NoRootError(TankaError):
+    def __init__(self) -> None:
+        super().__init__(
+            "unable to identify the project root.\n"
+            "Tried to find 'tkrc.yaml' or 'jsonnetfile.json' in the parent directories.\n"
+            f"Please refer to {DOCS_STRUCTURE} for more information"
+        )
+
+
+class NoBaseError(TankaError):
+    def __init__(self, filename: str) -> None:
+        super().__init__(
+            "Unable to identify the environments base directory.\n"
+            f"Tried to find '{filename}' in the parent directories.\n"
+            f"Please refer to {DOCS_STRUCTURE} for more information"
+        )
+        self.filename = filename
+
+
+class SpecError(TankaError):
+    """spec.json (or an inline Environment object) cannot be parsed."""
+
+
+class MultipleEnvsError(TankaError):
+    def __init__(self, path: str, name: str, found: Sequence[str]) -> None:
+        names = "\n - ".join(found)
+        if name:
+            text = (
+                f"found multiple Environments in {go_quote(path)} matching {go_quote(name)}. "
+                f"Provide a more specific name that matches a single one: \n - {names}"
+            )
+        else:
+            text = (
+                f"found multiple Environments in {go_quote(path)}. "
+                f"Use `--name` to select a single one: \n - {names}"
+            )
+        super().__init__(text)
+        self.names = tuple(found)
+
+
+class NoMatchingEnvError(TankaError):
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            f"found no matching environments; run 'tk env list {path}' to view available options"
+        )
+
+
+class ParallelError(TankaError):
+    """Several environments failed while being processed together (tk's ErrParallel text)."""
+
+    def __init__(self, errors: Sequence[str]) -> None:
+        text = "Errors occurred during parallel processing:\n\n"
+        text += "".join(f"- {err}\n\n" for err in errors)
+        super().__init__(text)
+        self.errors = tuple(errors)
+
+
+class JsonnetError(TankaError):
+    """Jsonnet evaluation failed: go-jsonnet's message, with file:line:col and stack trace."""
+
+
+class ImportRefusedError(JsonnetError):
+    """An import would read a file outside the project (absolute path, `..`, symlink)."""
+
+
+class EvalTimeoutError(JsonnetError):
+    def __init__(self, what: str, seconds: float) -> None:
+        super().__init__(
+            f"evaluating {what} did not finish within {seconds:g} seconds and was stopped; "
+            "look for unbounded recursion or a very large computation"
+        )
+
+
+class EvalMemoryError(JsonnetError):
+    def __init__(self, what: str, memory_mb: int) -> None:
+        super().__init__(
+            f"evaluating {what} ran out of memory (limit {memory_mb} MB) and was stopped; "
+            "look for a runaway computation or a huge output"
+        )
+
+
+class EvalCrashedError(JsonnetError):
+    def __init__(self, what: str, detail: str) -> None:
+        super().__init__(f"evaluating {what} crashed the evaluator ({detail})")
+
+
+class NativeError(TankaError):
+    """A native function (helmTemplate, parseYaml, ...) failed; the text is its Go message."""
+
+
+def go_quote(text: str) -> str:
+    """Go's %q for ordinary text: a double-quoted string with backslash escapes."""
+    out = ['"']
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)

@@ -1,0 +1,159 @@
+"""A pool of evaluation worker processes with per-call timeouts and crash recovery.
+
+go-jsonnet cannot be interrupted and a runaway evaluation can take all memory, so evaluations
+never run in the caller's process. Each worker is a spawned child (no fork: the bot is threaded)
+serving one request at a time over a pipe. A call that runs past its timeout gets its worker
+killed; a worker that dies (memory cap, Go fatal error, signal) is reported with the reason read
+from its stderr; either way a fresh worker takes its place and the caller gets a clear error.
+Callers run calls in parallel from threads; the pool hands each thread an idle worker.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import multiprocessing
+import os
+import queue
+import tempfile
+import threading
+from multiprocessing.process import BaseProcess
+
+from tools.tanka.errors import EvalCrashedError, EvalMemoryError, EvalTimeoutError
+from tools.tanka.eval_worker import EvalReply, EvalRequest, serve
+
+_CONTEXT = multiprocessing.get_context("spawn")
+# A worker's Go heap only grows; recycling bounds a long-lived worker's footprint.
+MAX_TASKS_PER_WORKER = 200
+
+
+class _Worker:
+    def __init__(self) -> None:
+        self.parent_conn, child_conn = _CONTEXT.Pipe()
+        handle, self.stderr_path = tempfile.mkstemp(prefix="tk-eval-", suffix=".log")
+        os.close(handle)
+        self.process: BaseProcess = _CONTEXT.Process(
+            target=serve, args=(child_conn, self.stderr_path), daemon=True
+        )
+        self.process.start()
+        child_conn.close()
+        self.tasks = 0
+
+    def call(self, request: EvalRequest, timeout: float, what: str) -> EvalReply:
+        self.tasks += 1
+        self.parent_conn.send(request)
+        if not self.parent_conn.poll(timeout):
+            self.stop()
+            raise EvalTimeoutError(what, timeout)
+        try:
+            reply: EvalReply = self.parent_conn.recv()
+        except (EOFError, OSError):
+            self.process.join(5)
+            raise self._crash_error(request, what) from None
+        return reply
+
+    def _crash_error(self, request: EvalRequest, what: str) -> Exception:
+        tail = self._stderr_tail()
+        self.stop()
+        if "out of memory" in tail or "cannot allocate memory" in tail:
+            return EvalMemoryError(what, request.memory_mb)
+        first = next((line for line in tail.splitlines() if "fatal error" in line), "")
+        code = self.process.exitcode
+        return EvalCrashedError(what, first.strip() or f"worker exit code {code}")
+
+    def _stderr_tail(self) -> str:
+        try:
+            with open(self.stderr_path, "rb") as handle:
+                return handle.read(64 * 1024).decode("utf-8", errors="replace")
+        except OSError:
+            return ""
+
+    def alive(self) -> bool:
+        return self.process.is_alive()
+
+    def stop(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(10)
+        self.parent_conn.close()
+        with contextlib.suppress(OSError):
+            os.unlink(self.stderr_path)
+
+
+class EvalPool:
+    """Up to `size` workers, started on demand and replaced when they die."""
+
+    def __init__(self, size: int | None = None) -> None:
+        self.size = max(1, size or os.cpu_count() or 1)
+        self._idle: queue.LifoQueue[_Worker | None] = queue.LifoQueue()
+        for _ in range(self.size):
+            self._idle.put(None)  # a slot; the worker starts on first use
+        self._lock = threading.Lock()
+        self._workers: set[_Worker] = set()
+        self._closed = False
+
+    def run(self, request: EvalRequest, *, timeout: float, what: str) -> EvalReply:
+        """Evaluate on an idle worker; raises EvalTimeoutError / EvalMemoryError / ..."""
+        worker = self._acquire()
+        try:
+            reply = worker.call(request, timeout, what)
+        except BaseException:
+            self._release(worker, broken=True)
+            raise
+        self._release(worker, broken=worker.tasks >= MAX_TASKS_PER_WORKER)
+        return reply
+
+    def _acquire(self) -> _Worker:
+        if self._closed:
+            raise RuntimeError("the evaluation pool is closed")
+        worker = self._idle.get()
+        if worker is None or not worker.alive():
+            if worker is not None:
+                self._forget(worker)
+            try:
+                worker = _Worker()
+            except BaseException:
+                self._idle.put(None)
+                raise
+            with self._lock:
+                self._workers.add(worker)
+        return worker
+
+    def _release(self, worker: _Worker, *, broken: bool) -> None:
+        if broken or self._closed:
+            self._forget(worker)
+            self._idle.put(None)
+        else:
+            self._idle.put(worker)
+
+    def _forget(self, worker: _Worker) -> None:
+        worker.stop()
+        with self._lock:
+            self._workers.discard(worker)
+
+    def workers(self) -> int:
+        """How many worker processes are running now."""
+        with self._lock:
+            return sum(1 for w in self._workers if w.alive())
+
+    def close(self) -> None:
+        self._closed = True
+        with self._lock:
+            workers = list(self._workers)
+            self._workers.clear()
+        for worker in workers:
+            worker.stop()
+
+
+_DEFAULT: EvalPool | None = None
+_DEFAULT_LOCK = threading.Lock()
+
+
+def default_pool() -> EvalPool:
+    """The process-wide pool, sized to the CPUs; closed at interpreter exit."""
+    global _DEFAULT  # noqa: PLW0603 - one pool per process, created lazily
+    with _DEFAULT_LOCK:
+        if _DEFAULT is None:
+            _DEFAULT = EvalPool()
+            atexit.register(_DEFAULT.close)
+        return _DEFAULT

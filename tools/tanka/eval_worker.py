@@ -1,0 +1,126 @@
+"""The child side of evaluation: one go-jsonnet run per request, inside a worker process.
+
+A worker caps its own address space before each run (RLIMIT_AS: what the Go runtime has already
+reserved plus the request's budget), sends back the parsed JSON value or go-jsonnet's error text,
+and dies (with "out of memory" on its stderr) if a runaway evaluation hits the cap - the parent
+then reports the cause and starts a fresh worker.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import resource
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from tools.tanka.importer import Importer, ImportRefused, with_prelude
+
+_IMPORTER_PREFIX = re.compile(r"importer error: ")
+
+
+@dataclass(frozen=True, slots=True)
+class EvalRequest:
+    """Everything a worker needs; plain data so it crosses the process boundary."""
+
+    filename: str  # absolute: std.thisFile and the base of relative imports
+    snippet: str | None  # None: read `filename` from disk
+    confine: str  # imports may not leave this directory
+    jpath: tuple[str, ...]  # lowest precedence first, as tk passes it
+    ext_codes: dict[str, str] = field(default_factory=dict)
+    tla_codes: dict[str, str] = field(default_factory=dict)
+    max_stack: int = 500
+    memory_mb: int = 1024
+    trusted: tuple[str, ...] = ()  # absolute imports the engine itself writes
+
+
+@dataclass(frozen=True, slots=True)
+class EvalReply:
+    value: Any = None
+    error: str | None = None
+
+
+def evaluate(request: EvalRequest) -> EvalReply:
+    """Run one evaluation in this process (no limits); the worker loop wraps it."""
+    import _gojsonnet
+
+    from tools.tanka import native_exec
+    from tools.tanka.natives import native_callbacks
+
+    native_exec.CONFINE[0] = request.confine
+
+    importer = Importer(
+        [Path(p) for p in request.jpath],
+        confine=Path(request.confine),
+        trusted=[Path(p) for p in request.trusted],
+    )
+    try:
+        text = _main_text(request)
+        output = _gojsonnet.evaluate_snippet(
+            request.filename,
+            text,
+            ext_codes=request.ext_codes,
+            tla_codes=request.tla_codes,
+            max_stack=request.max_stack,
+            import_callback=importer,
+            native_callbacks=native_callbacks(),
+        )
+    except (RuntimeError, ImportRefused) as exc:
+        return EvalReply(error=clean_error(str(exc)))
+    except OSError as exc:
+        return EvalReply(error=f"reading {request.filename}: {exc.strerror or exc}")
+    return EvalReply(value=json.loads(output, parse_int=float))
+
+
+def _main_text(request: EvalRequest) -> str:
+    if request.snippet is not None:
+        return request.snippet
+    with open(request.filename, "rb") as handle:
+        raw = handle.read()
+    return with_prelude(request.filename, raw).decode("utf-8", errors="replace")
+
+
+def clean_error(text: str) -> str:
+    """go-jsonnet's message as tk shows it: no binding-specific `importer error:` prefix."""
+    return _IMPORTER_PREFIX.sub("", text, count=1).rstrip("\n")
+
+
+def _cap_memory(memory_mb: int) -> None:
+    current = _vm_size_bytes()
+    limit = current + memory_mb * 1024 * 1024
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def _vm_size_bytes() -> int:
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def serve(conn: Connection, stderr_path: str) -> None:
+    """Worker main loop: requests in, replies out, until the parent closes the pipe."""
+    # Go's fatal errors (out of memory, stack) go to fd 2: keep them for the parent to read.
+    fd = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(fd, 2)
+    os.close(fd)
+    evaluate(EvalRequest("<warm-up>", "{}", "/", ()))  # let the Go runtime reserve its arenas
+    while True:
+        try:
+            request = conn.recv()
+        except (EOFError, OSError):
+            return
+        _cap_memory(request.memory_mb)
+        try:
+            conn.send(evaluate(request))
+        except MemoryError:
+            # The heap may be in any state: say why on stderr and let the parent replace us.
+            os.write(2, b"fatal error: out of memory (Python)\n")
+            os._exit(3)

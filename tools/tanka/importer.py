@@ -1,0 +1,156 @@
+"""The import callback every evaluation uses: tk's jpath search, `import "tk"`, confinement.
+
+With an import callback the gojsonnet binding ignores `jpathdir`, so this implements go-jsonnet's
+file importer itself (reference/tanka.md 2.1): the importing file's directory first, then tk's
+jpath from the last entry to the first (base, root/lib, base/vendor, root/vendor); `import "tk"`
+is served from memory. On top of tk it refuses absolute paths and any candidate that leaves the
+confinement directory (the project root by default), symlinks resolved, naming the refused path:
+a hostile `importstr '/etc/passwd'` fails instead of leaking the file.
+
+Files that call `std.native` get a one-line prelude that shadows `std` (native_shim.py) so that
+natives taking objects and natives' error texts work through the binding.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from tools.tanka.native_shim import SHIM_NAME, SHIM_SOURCE
+
+TK_LIBRARY = "tk"
+TK_LIBRARY_PATH = "<internal>/tk.libsonnet"
+TK_LIBRARY_SOURCE = b'{\n  env: std.extVar("tanka.dev/environment"),\n}\n'
+# One line, no newline: prepended to line 1, every later line keeps its number.
+PRELUDE = f"local __tk_std = std; local std = (import '{SHIM_NAME}')(__tk_std); "
+_USES_NATIVE = re.compile(rb"std\s*\.\s*native\b")
+_JSONNET_SUFFIXES = (".jsonnet", ".libsonnet")
+_CACHE_LIMIT = 50_000
+
+
+class ImportRefused(Exception):
+    """The callback's refusal; go-jsonnet reports the message at the import's location."""
+
+
+def with_prelude(path: str, content: bytes) -> bytes:
+    """The file's bytes as evaluated: the natives prelude added to Jsonnet files that need it."""
+    if path.endswith(_JSONNET_SUFFIXES) and _USES_NATIVE.search(content):
+        return PRELUDE.encode() + content
+    return content
+
+
+class _ContentCache:
+    """File bytes by (path, mtime, size): shared by every evaluation in a worker process."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[tuple[int, int, int], bytes]] = {}
+        self._lock = threading.Lock()
+
+    def read(self, path: str) -> bytes:
+        info = os.stat(path)
+        signature = (info.st_mtime_ns, info.st_size, info.st_ino)
+        with self._lock:
+            hit = self._entries.get(path)
+        if hit is not None and hit[0] == signature:
+            return hit[1]
+        with open(path, "rb") as handle:
+            content = with_prelude(path, handle.read())
+        with self._lock:
+            if len(self._entries) >= _CACHE_LIMIT:
+                self._entries.clear()
+            self._entries[path] = (signature, content)
+        return content
+
+
+CACHE = _ContentCache()
+
+
+class Importer:
+    """callback(base_dir, rel) -> (found_at, bytes) for gojsonnet's `import_callback`."""
+
+    def __init__(
+        self,
+        jpath: Sequence[Path],
+        *,
+        confine: Path,
+        trusted: Sequence[Path] = (),
+    ) -> None:
+        # Highest precedence first, as go-jsonnet walks its list from the end.
+        self.search = [str(p) for p in reversed(jpath)]
+        self.confine = str(confine)
+        self._confine_real = os.path.realpath(confine)
+        # Absolute imports the engine itself writes (the eval scripts import the entrypoint).
+        self._trusted = {os.path.normpath(str(p)) for p in trusted}
+
+    def __call__(self, base_dir: str, rel: str) -> tuple[str, bytes]:
+        if rel == TK_LIBRARY:
+            return TK_LIBRARY_PATH, TK_LIBRARY_SOURCE
+        if rel == SHIM_NAME:
+            return SHIM_NAME, SHIM_SOURCE.encode()
+        if os.path.isabs(rel):
+            return self._absolute(rel)
+        directories = [base_dir] if base_dir else []
+        for directory in [*directories, *self.search]:
+            candidate = os.path.normpath(os.path.join(directory, rel))
+            self._check_inside(rel, candidate)
+            found = self._try(rel, candidate)
+            if found is not None:
+                return candidate, found
+        raise ImportRefused(_not_found(rel))
+
+    def _absolute(self, rel: str) -> tuple[str, bytes]:
+        candidate = os.path.normpath(rel)
+        if candidate not in self._trusted:
+            raise ImportRefused(
+                f"import {_quote(rel)} refused: absolute import paths are not allowed; "
+                "import files inside the project by a relative path"
+            )
+        self._check_inside(rel, candidate)
+        found = self._try(rel, candidate)
+        if found is None:
+            raise ImportRefused(_not_found(rel))
+        return candidate, found
+
+    def _check_inside(self, rel: str, candidate: str) -> None:
+        if not _within(candidate, self.confine):
+            raise ImportRefused(
+                f"import {_quote(rel)} refused: {candidate} is outside the project "
+                f"directory {self.confine}"
+            )
+        real = os.path.realpath(candidate)
+        if not _within(real, self._confine_real):
+            raise ImportRefused(
+                f"import {_quote(rel)} refused: {candidate} is a symlink to {real}, outside "
+                f"the project directory {self.confine}"
+            )
+
+    @staticmethod
+    def _try(rel: str, candidate: str) -> bytes | None:
+        if os.path.isdir(candidate):
+            raise ImportRefused(
+                f"couldn't open import {_quote(rel)}: read {candidate}: is a directory"
+            )
+        try:
+            return CACHE.read(candidate)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            raise ImportRefused(
+                f"couldn't open import {_quote(rel)}: {exc.strerror or exc}"
+            ) from None
+
+
+def _within(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip("/") + "/")
+
+
+def _not_found(rel: str) -> str:
+    return f"couldn't open import {_quote(rel)}: no match locally or in the Jsonnet library paths"
+
+
+def _quote(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
