@@ -17,8 +17,6 @@ from bot.config import Settings
 # One model call never gets more than this, however much of the turn is left: a hung connection
 # should fail (and be retried) long before the turn's own deadline.
 DEFAULT_CALL_TIMEOUT_CAP = 300.0
-# Below this many seconds a new model call is pointless; the turn counts as timed out.
-MIN_CALL_SECONDS = 1.0
 
 Clock = Callable[[], float]
 

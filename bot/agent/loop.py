@@ -29,7 +29,7 @@ __all__ = ["Agent", "TurnResult"]
 
 @dataclass(frozen=True, slots=True)
 class TurnResult:
-    text: str  # the model's last words: the answer when the turn completed
+    text: str  # the model's answer: the text of its last response; empty if the turn failed
     messages: tuple[Message, ...]  # what this turn adds to the history
     calls: tuple[Usage, ...]  # tokens of each model call, in order
     usage: Usage  # the sum of `calls`

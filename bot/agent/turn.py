@@ -88,7 +88,6 @@ class Turn:
         self.messages: list[Message] = [prompt]
         self.calls: list[Usage] = []
         self.tools_run = 0
-        self.text = ""
         # Tool calls of the last response that have no result message yet, and the results so far.
         self.pending: tuple[ToolCall, ...] = ()
         self.results: list[ToolResult] = []
@@ -104,7 +103,7 @@ class Turn:
                 response = self._call_model(specs)
                 calls = response.message.tool_calls
                 if not calls:
-                    return self._finish(response.stop_reason)
+                    return self._finish(response)
                 self._run_tools(calls)
         except AgentError as error:
             return self._fail(error)
@@ -165,8 +164,6 @@ class Turn:
         for part in response.message.parts:
             if isinstance(part, Text) and part.text:
                 self._emit(TextEvent(part.text))
-        if response.message.text:
-            self.text = response.message.text
 
     def _run_tools(self, calls: tuple[ToolCall, ...]) -> None:
         # Sequential and in order: tools edit one checkout, and results must match call order.
@@ -195,10 +192,11 @@ class Turn:
         self.messages.append(Message("user", (*self.results, *missing)))
         self.pending, self.results = (), []
 
-    def _finish(self, stop_reason: StopReason) -> Outcome:
+    def _finish(self, response: ModelResponse) -> Outcome:
         b = self.budget
-        self._emit(DoneEvent(self.text, stop_reason, b.steps, b.usage))
-        return Outcome(self.text, stop_reason)
+        text = response.message.text
+        self._emit(DoneEvent(text, response.stop_reason, b.steps, b.usage))
+        return Outcome(text, response.stop_reason)
 
     def _fail(self, error: AgentError) -> Outcome:
         self._flush_results(str(error))
@@ -208,4 +206,4 @@ class Turn:
         self.messages.append(Message("assistant", (Text(note),)))
         b = self.budget
         self._emit(ErrorEvent(error, b.steps, b.usage))
-        return Outcome(self.text, None, error)
+        return Outcome("", None, error)
