@@ -25,6 +25,7 @@ from tools.tanka.eval_worker import EvalReply, EvalRequest, serve
 _CONTEXT = multiprocessing.get_context("spawn")
 # A worker's Go heap only grows; recycling bounds a long-lived worker's footprint.
 MAX_TASKS_PER_WORKER = 200
+STARTUP_TIMEOUT = 60.0
 
 
 class _Worker:
@@ -38,6 +39,17 @@ class _Worker:
         self.process.start()
         child_conn.close()
         self.tasks = 0
+        if not self._started():
+            self.stop()
+            raise EvalCrashedError("the evaluation worker", "it did not start")
+
+    def _started(self) -> bool:
+        try:
+            return bool(
+                self.parent_conn.poll(STARTUP_TIMEOUT) and self.parent_conn.recv() == "ready"
+            )
+        except (EOFError, OSError):
+            return False
 
     def call(self, request: EvalRequest, timeout: float, what: str) -> EvalReply:
         self.tasks += 1

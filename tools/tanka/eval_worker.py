@@ -112,6 +112,7 @@ def serve(conn: Connection, stderr_path: str) -> None:
     os.dup2(fd, 2)
     os.close(fd)
     evaluate(EvalRequest("<warm-up>", "{}", "/", ()))  # let the Go runtime reserve its arenas
+    conn.send("ready")  # start-up time must not count against the first request's timeout
     while True:
         try:
             request = conn.recv()
