@@ -45,7 +45,8 @@ def test_not_found_uses_go_jsonnet_words() -> None:
     with pytest.raises(ImportRefused) as info:
         _importer()(f"{ENV}/", "missing.libsonnet")
     assert str(info.value) == (
-        'couldn\'t open import "missing.libsonnet": no match locally or in the Jsonnet library paths'
+        'couldn\'t open import "missing.libsonnet": '
+        "no match locally or in the Jsonnet library paths"
     )
 
 
@@ -69,7 +70,7 @@ def test_symlink_leaving_the_root_is_refused(tmp_path: Path) -> None:
     secret.write_text("token")
     os.symlink(secret, root / "lib" / "link.txt")
     imp = Importer((root / "vendor", root / "vendor", root / "lib", root), confine=root)
-    with pytest.raises(ImportRefused, match="is a symlink to .*secret.txt, outside"):
+    with pytest.raises(ImportRefused, match=r"is a symlink to .*secret\.txt, outside"):
         imp(f"{root}/", "link.txt")
 
 
