@@ -80,24 +80,13 @@ def run_chat(args: argparse.Namespace, deps: ChatDeps) -> int:
     if args.prompt is not None and not args.prompt.strip():
         raise UserError("the prompt is empty; say what to change, or omit it for the REPL")
     root = resolve_repo(args.repo, deps.cwd or Path.cwd())
-    base = head_commit(root)
     out = deps.stdout or sys.stdout
     provider = deps.provider_factory(settings)
     try:
-        session = ChatSession(
-            agent=Agent(
-                provider,
-                deps.registry_factory(),
-                system_prompt=system_prompt(),
-                budgets=Budgets.from_settings(settings),
-            ),
-            ctx=ToolContext(root=root, protected_paths=settings.protected_paths, base_commit=base),
-            out=out,
-            show_changes=lambda: show_changes(root, base, out),
-            conversation=Conversation(),
-        )
+        session = _session(settings, provider, root, out, deps.registry_factory())
         if args.prompt is not None:
             return one_shot(session, args.prompt)
+        base = session.ctx.base_commit
         where = f"{root} @ {base[:12]}" if base else f"{root} (no commits yet)"
         session.say(f"tanka-bot chat · {provider.name} {provider.model} · {where}")
         session.say("Type /help for commands, /exit to leave.")
@@ -106,6 +95,25 @@ def run_chat(args: argparse.Namespace, deps: ChatDeps) -> int:
         close = getattr(provider, "close", None)
         if callable(close):
             close()
+
+
+def _session(
+    settings: Settings, provider: LLMProvider, root: Path, out: TextIO, registry: ToolRegistry
+) -> ChatSession:
+    base = head_commit(root)  # every diff of this chat compares with where it started
+    agent = Agent(
+        provider,
+        registry,
+        system_prompt=system_prompt(),
+        budgets=Budgets.from_settings(settings),
+    )
+    return ChatSession(
+        agent=agent,
+        ctx=ToolContext(root=root, protected_paths=settings.protected_paths, base_commit=base),
+        out=out,
+        show_changes=lambda: show_changes(root, base, out),
+        conversation=Conversation(),
+    )
 
 
 def _settings(args: argparse.Namespace, environ: Mapping[str, str] | None) -> Settings:
