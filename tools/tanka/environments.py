@@ -100,7 +100,7 @@ def _evaluate_script(paths: EnvPaths, settings: EvalSettings, mode: Mode, name: 
         )
         return _evaluate_with_tlas(paths, settings, script)
     except JsonnetError as exc:
-        raise type(exc)(f"evaluating jsonnet in path '{paths.base}': {exc}") from None
+        raise _prefixed(exc, f"evaluating jsonnet in path '{paths.base}'") from None
 
 
 def _evaluate_with_tlas(paths: EnvPaths, settings: EvalSettings, script: str) -> Any:
@@ -118,6 +118,12 @@ def _evaluate_with_tlas(paths: EnvPaths, settings: EvalSettings, script: str) ->
         max_stack=settings.max_stack,
         pool=settings.pool,
     )
+
+
+def _prefixed(exc: JsonnetError, prefix: str) -> JsonnetError:
+    """The same error (type kept: timeouts stay timeouts) with tk's context prefix."""
+    exc.args = (f"{prefix}: {exc}",)
+    return exc
 
 
 def _inline_envs(paths: EnvPaths, data: Any) -> list[Environment]:
@@ -153,7 +159,7 @@ def load_environment(
                 paths, settings, env_code=env.to_go_json(with_data=False), snippet=None
             )
         except JsonnetError as exc:
-            raise type(exc)(f"evaluating jsonnet: {exc}") from None
+            raise _prefixed(exc, "evaluating jsonnet") from None
         return LoadedEnvironment(env, data)
     if name:
         raw = _evaluate_script(paths, settings, Mode.LOAD, name)
@@ -161,7 +167,7 @@ def load_environment(
         try:
             raw = _evaluate(paths, settings, env_code=INLINE_ENV_CODE, snippet=None)
         except JsonnetError as exc:
-            raise type(exc)(f"evaluating jsonnet: {exc}") from None
+            raise _prefixed(exc, "evaluating jsonnet") from None
     chosen = select_env(extract_envs(raw), os.fspath(path), name or "")
     env = _located(parse_spec_value(chosen, paths.entrypoint_rel), paths, inline=True)
     return LoadedEnvironment(env, env.data)

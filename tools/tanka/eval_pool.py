@@ -1,8 +1,10 @@
 """A pool of evaluation worker processes with per-call timeouts and crash recovery.
 
 go-jsonnet cannot be interrupted and a runaway evaluation can take all memory, so evaluations
-never run in the caller's process. Each worker is a spawned child (no fork: the bot is threaded)
-serving one request at a time over a pipe. A call that runs past its timeout gets its worker
+never run in the caller's process. Each worker is a `python -m tools.tanka.eval_worker`
+subprocess (not a multiprocessing child: no fork in a threaded bot, no re-import of the caller's
+`__main__`) serving one request at a time over a socket pair, with a scrubbed environment so no
+token reaches Jsonnet, helm or kustomize. A call that runs past its timeout gets its worker
 killed; a worker that dies (memory cap, Go fatal error, signal) is reported with the reason read
 from its stderr; either way a fresh worker takes its place and the caller gets a clear error.
 Callers run calls in parallel from threads; the pool hands each thread an idle worker.
@@ -12,32 +14,42 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import multiprocessing
 import os
 import queue
+import socket
+import subprocess
+import sys
 import tempfile
 import threading
-from multiprocessing.process import BaseProcess
+from multiprocessing.connection import Connection
 
+from tools.sandbox import scrubbed_env
 from tools.tanka.errors import EvalCrashedError, EvalMemoryError, EvalTimeoutError
-from tools.tanka.eval_worker import EvalReply, EvalRequest, serve
+from tools.tanka.eval_worker import EvalReply, EvalRequest
 
-_CONTEXT = multiprocessing.get_context("spawn")
 # A worker's Go heap only grows; recycling bounds a long-lived worker's footprint.
 MAX_TASKS_PER_WORKER = 200
 STARTUP_TIMEOUT = 60.0
+# Beyond the sandbox's basics: what helm/kustomize and an uninstalled checkout need.
+_WORKER_VARS = ("HOME", "PYTHONPATH", "TANKA_HELM_PATH", "TANKA_KUSTOMIZE_PATH")
 
 
 class _Worker:
     def __init__(self) -> None:
-        self.parent_conn, child_conn = _CONTEXT.Pipe()
+        parent_sock, child_sock = socket.socketpair()
         handle, self.stderr_path = tempfile.mkstemp(prefix="tk-eval-", suffix=".log")
         os.close(handle)
-        self.process: BaseProcess = _CONTEXT.Process(
-            target=serve, args=(child_conn, self.stderr_path), daemon=True
+        fd = child_sock.fileno()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tools.tanka.eval_worker", str(fd), self.stderr_path],
+            pass_fds=(fd,),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            cwd="/",
+            env=scrubbed_env({k: v for k, v in os.environ.items() if k in _WORKER_VARS}),
         )
-        self.process.start()
-        child_conn.close()
+        child_sock.close()
+        self.parent_conn = Connection(parent_sock.detach())
         self.tasks = 0
         if not self._started():
             self.stop()
@@ -60,7 +72,7 @@ class _Worker:
         try:
             reply: EvalReply = self.parent_conn.recv()
         except (EOFError, OSError):
-            self.process.join(5)
+            _wait(self.process, 5)
             raise self._crash_error(request, what) from None
         return reply
 
@@ -70,7 +82,7 @@ class _Worker:
         if "out of memory" in tail or "cannot allocate memory" in tail:
             return EvalMemoryError(what, request.memory_mb)
         first = next((line for line in tail.splitlines() if "fatal error" in line), "")
-        code = self.process.exitcode
+        code = self.process.returncode
         return EvalCrashedError(what, first.strip() or f"worker exit code {code}")
 
     def _stderr_tail(self) -> str:
@@ -81,15 +93,20 @@ class _Worker:
             return ""
 
     def alive(self) -> bool:
-        return self.process.is_alive()
+        return self.process.poll() is None
 
     def stop(self) -> None:
-        if self.process.is_alive():
+        if self.process.poll() is None:
             self.process.kill()
-        self.process.join(10)
+        _wait(self.process, 10)
         self.parent_conn.close()
         with contextlib.suppress(OSError):
             os.unlink(self.stderr_path)
+
+
+def _wait(process: subprocess.Popen[bytes], seconds: float) -> None:
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(seconds)
 
 
 class EvalPool:

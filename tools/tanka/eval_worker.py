@@ -125,3 +125,13 @@ def serve(conn: Connection, stderr_path: str) -> None:
             # The heap may be in any state: say why on stderr and let the parent replace us.
             os.write(2, b"fatal error: out of memory (Python)\n")
             os._exit(3)
+
+
+if __name__ == "__main__":
+    import sys
+
+    # Run the imported module's serve: replies must pickle as tools.tanka.eval_worker classes,
+    # not as this __main__'s copies.
+    from tools.tanka import eval_worker  # noqa: PLW0406 - see above
+
+    eval_worker.serve(Connection(int(sys.argv[1])), sys.argv[2])
