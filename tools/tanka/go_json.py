@@ -64,14 +64,14 @@ def _fixed(number: Decimal) -> str:
     return text
 
 
-def _exponent(number: Decimal) -> str:
+def _exponent(number: Decimal, *, trim_negative: bool = True) -> str:
     sign, digits, raw_exp = number.normalize().as_tuple()
     exp = int(raw_exp)  # finite numbers only: NaN and Inf are refused earlier
     mantissa = "".join(map(str, digits))
     power = exp + len(mantissa) - 1
     head = mantissa[0] + ("." + mantissa[1:] if len(mantissa) > 1 else "")
     # Go's strconv gives at least two exponent digits; encoding/json then trims `e-07` to `e-7`.
-    exp_text = f"{abs(power):02d}" if power >= 0 else str(abs(power))
+    exp_text = str(abs(power)) if power < 0 and trim_negative else f"{abs(power):02d}"
     return f"{'-' if sign else ''}{head}e{'+' if power >= 0 else '-'}{exp_text}"
 
 
@@ -98,3 +98,18 @@ def sorted_maps(value: Any) -> Any:
     if isinstance(value, list):
         return [sorted_maps(v) for v in value]
     return value
+
+
+def go_float_g(value: float) -> str:
+    """strconv.FormatFloat(v, 'g', -1, 64), as yaml.v2/v3 write floats: `1e+06`, `100000`."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    if value == 0:
+        return "-0" if math.copysign(1.0, value) < 0 else "0"
+    shortest = Decimal(repr(float(value)))
+    exponent = shortest.adjusted()
+    if exponent < -4 or exponent >= 6:
+        return _exponent(shortest, trim_negative=False)
+    return _fixed(shortest)

@@ -19,6 +19,7 @@ import yaml
 
 from tools.tanka import go_decode
 from tools.tanka.errors import NativeError
+from tools.tanka.go_json import go_float_g
 
 _PLAIN = "tag:yaml.org,2002:v3plain"
 _FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
@@ -165,19 +166,33 @@ def _dump_v3(value: Any) -> str:
     return _approximate_v3(value)
 
 
+class _V3ishDumper(yaml.SafeDumper):
+    """PyYAML nudged towards yaml.v3: sequences indented under their key, Go floats, `""`."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+
+def _represent_float(dumper: yaml.SafeDumper, value: float) -> yaml.ScalarNode:
+    text = go_float_g(value)
+    if text in ("+Inf", "-Inf", "NaN"):
+        text = {"+Inf": ".inf", "-Inf": "-.inf", "NaN": ".nan"}[text]
+    # Tag it as PyYAML would read it back, so the number is written plain, never `!!float`.
+    return dumper.represent_scalar(dumper.resolve(yaml.ScalarNode, text, (True, False)), text)  # type: ignore[no-untyped-call]
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = '"' if value == "" else ("|" if "\n" in value else None)
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_V3ishDumper.add_representer(float, _represent_float)
+_V3ishDumper.add_representer(str, _represent_str)
+
+
 def _approximate_v3(value: Any) -> str:
-    """Close to yaml.v3 (4-space indent, indented lists, integral floats as ints)."""
+    """Close to yaml.v3 (4-space indent, indented lists, Go floats); not byte-exact."""
     return yaml.dump(
-        _integral(value), indent=4, default_flow_style=False, sort_keys=True,
+        value, Dumper=_V3ishDumper, indent=4, default_flow_style=False, sort_keys=True,
         width=1 << 30, allow_unicode=True,
     )  # fmt: skip
-
-
-def _integral(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _integral(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_integral(v) for v in value]
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
-        return int(value)
-    return value
