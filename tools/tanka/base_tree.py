@@ -1,0 +1,103 @@
+"""Read-only copies of a commit's files, cached by commit id: the "before" side of a rendered diff.
+
+A commit is materialised with a throwaway index (`git read-tree` + `git checkout-index
+--prefix`), so the repository's own index, HEAD and worktree list are never touched, symlinks stay
+symlinks, and `export-ignore` attributes (which `git archive` would honour) cannot drop files an
+environment imports. A tree is built in a temporary directory and renamed into place, so a reader
+never sees half a tree; the least recently used trees beyond `keep` are deleted.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+
+from tools import sandbox
+from tools.registry import ToolError
+from tools.tanka.errors import TankaError
+
+GIT_TIMEOUT = 120.0
+DEFAULT_KEEP = 4
+
+
+class RevisionError(TankaError):
+    """A revision that cannot be resolved or read (bad name, not a git repository)."""
+
+
+def git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    """stdout of `git <args>` in `repo`, isolated from user config; RevisionError on failure."""
+    full_env = sandbox.git_env({"GIT_OPTIONAL_LOCKS": "0", **(env or {})})
+    try:
+        result = sandbox.run(["git", *args], cwd=repo, timeout=GIT_TIMEOUT, env=full_env)
+    except ToolError as exc:
+        raise RevisionError(f"git {args[0]} failed: {exc}") from None
+    if not result.ok:
+        reason = result.error_text() or f"exit status {result.returncode}"
+        raise RevisionError(f"git {args[0]} failed in {repo}: {reason}")
+    return result.stdout.decode("utf-8", errors="surrogateescape")
+
+
+def resolve_commit(repo: Path, rev: str) -> str:
+    """The full commit id `rev` names in `repo`."""
+    if not rev or rev.startswith("-"):
+        raise RevisionError(f"invalid revision {rev!r}; give a commit, branch or tag name")
+    try:
+        return git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
+    except RevisionError:
+        raise RevisionError(
+            f"unknown revision {rev!r} in {repo}; give a commit, branch or tag that exists there "
+            "(fetch it first if it is remote)"
+        ) from None
+
+
+def default_cache_dir() -> Path:
+    return Path(tempfile.gettempdir()) / f"tanka-bot-base-trees-{os.getuid()}"
+
+
+class BaseTrees:
+    """Materialised commits under `cache_dir/<commit id>`, at most `keep` of them."""
+
+    def __init__(self, cache_dir: Path | None = None, *, keep: int = DEFAULT_KEEP) -> None:
+        self.cache_dir = cache_dir or default_cache_dir()
+        self.keep = max(1, keep)
+        self._lock = threading.Lock()
+        self.materialised = 0  # how many trees this object built (observability, tests)
+
+    def tree(self, repo: Path, commit: str) -> Path:
+        """The directory holding `commit`'s files (a full commit id from resolve_commit)."""
+        target = self.cache_dir / commit
+        with self._lock:
+            if target.is_dir():
+                os.utime(target)  # mark as recently used
+                return target
+            self.cache_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            self._build(repo, commit, target)
+            self.materialised += 1
+            self._evict(keep=target)
+            return target
+
+    def _build(self, repo: Path, commit: str, target: Path) -> None:
+        staging = Path(tempfile.mkdtemp(prefix=f".{commit[:12]}-", dir=self.cache_dir))
+        try:
+            env = {"GIT_INDEX_FILE": str(staging / ".index")}
+            tree = staging / "tree"
+            git(repo, "read-tree", commit, env=env)
+            git(repo, "checkout-index", "--all", "--force", f"--prefix={tree}/", env=env)
+            tree.mkdir(exist_ok=True)  # an empty commit has no files at all
+            try:
+                tree.rename(target)
+            except OSError:
+                if not target.is_dir():  # not a concurrent build of the same commit: a real error
+                    raise
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+
+    def _evict(self, keep: Path) -> None:
+        trees = [p for p in self.cache_dir.iterdir() if p.is_dir() and not p.name.startswith(".")]
+        trees.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in trees[self.keep :]:
+            if old != keep:
+                shutil.rmtree(old, ignore_errors=True)

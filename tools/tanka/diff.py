@@ -1,0 +1,162 @@
+"""Rendered-manifest diff of one environment: two lists of manifests in, per-resource changes out.
+
+Resources are matched by (apiVersion, kind, namespace, name) - never by position, so a different
+evaluation or sort order is not a change. Each changed resource gets a unified diff of its YAML
+under tk's static-differ names (`LIVE-`/`MERGED-` + `apiVersion.kind.namespace.name`, `/` -> `-`);
+added and removed resources diff against empty content, as `diff -u -N` does. Secret values are
+redacted on both sides before anything is rendered (redact.py).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from tools.tanka.redact import redact_against
+
+Manifest = Mapping[str, Any]
+Dump = Callable[[Manifest], str]  # one manifest -> its YAML document (yaml_emit.dump_yaml)
+
+
+class Change(StrEnum):
+    ADDED = "added"
+    CHANGED = "changed"
+    REMOVED = "removed"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class ResourceKey:
+    api_version: str
+    kind: str
+    namespace: str
+    name: str
+    # Two resources with the same identity in one environment (tk allows it) are told apart by
+    # their order of appearance, so neither hides the other.
+    occurrence: int = 0
+
+    def diff_name(self) -> str:
+        """tk's static-differ file name: apiVersion.kind.namespace.name with `/` -> `-`."""
+        text = f"{self.api_version}.{self.kind}.{self.namespace}.{self.name}".replace("/", "-")
+        return text if not self.occurrence else f"{text}.{self.occurrence + 1}"
+
+    def label(self) -> str:
+        where = f"{self.namespace}/{self.name}" if self.namespace else self.name
+        return f"{self.kind} {where} ({self.api_version})"
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def resource_key(manifest: Manifest, occurrence: int = 0) -> ResourceKey:
+    meta = manifest.get("metadata")
+    meta = meta if isinstance(meta, Mapping) else {}
+    name = _text(meta.get("name")) or _text(meta.get("generateName"))
+    return ResourceKey(
+        _text(manifest.get("apiVersion")),
+        _text(manifest.get("kind")),
+        _text(meta.get("namespace")),
+        name,
+        occurrence,
+    )
+
+
+def index_resources(manifests: Sequence[Manifest]) -> dict[ResourceKey, Manifest]:
+    """Manifests by key; repeated identities get increasing `occurrence` numbers."""
+    out: dict[ResourceKey, Manifest] = {}
+    for manifest in manifests:
+        key = resource_key(manifest)
+        while key in out:
+            key = resource_key(manifest, key.occurrence + 1)
+        out[key] = manifest
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceDiff:
+    key: ResourceKey
+    change: Change
+    unified: str  # the `diff -u -N` text, ending with a newline
+
+
+def unified_diff(name: str, old: str, new: str) -> str:
+    """`diff -u -N LIVE-name MERGED-name` of two texts: the header line, then the hunks."""
+    live, merged = f"LIVE-{name}", f"MERGED-{name}"
+    lines = difflib.unified_diff(
+        old.splitlines(), new.splitlines(), fromfile=live, tofile=merged, lineterm=""
+    )
+    body = "\n".join(lines)
+    return f"diff -u -N {live} {merged}\n{body}\n" if body else ""
+
+
+def diff_manifests(
+    old: Sequence[Manifest], new: Sequence[Manifest], *, dump: Dump
+) -> list[ResourceDiff]:
+    """The resources that differ between two renders of one environment, sorted by key."""
+    before, after = index_resources(old), index_resources(new)
+    changes: list[ResourceDiff] = []
+    for key in sorted(before.keys() | after.keys()):
+        was, now = before.get(key), after.get(key)
+        old_text = dump(redact_against(was, None)) if was is not None else ""
+        new_text = dump(redact_against(now, was)) if now is not None else ""
+        if old_text == new_text:
+            continue
+        text = unified_diff(key.diff_name(), old_text, new_text)
+        kind = Change.ADDED if was is None else Change.REMOVED if now is None else Change.CHANGED
+        changes.append(ResourceDiff(key, kind, text))
+    return changes
+
+
+@dataclass(slots=True)
+class EnvDiff:
+    """The diff of one environment. `error` is set when either revision failed to render."""
+
+    env: str  # the environment's label: its directory in the repository (and name when inline)
+    resources: list[ResourceDiff] = field(default_factory=list)
+    error: str | None = None
+    # Set when the whole environment appears or disappears between the revisions.
+    env_change: Change | None = None
+
+    def count(self, change: Change) -> int:
+        return sum(1 for r in self.resources if r.change is change)
+
+    @property
+    def has_changes(self) -> bool:
+        return bool(self.resources)
+
+    def summary(self) -> str:
+        """One headline plus one line per changed resource."""
+        if self.error is not None:
+            return f"{self.env}: cannot render: {self.error}"
+        counts = ", ".join(f"{self.count(c)} {c.value}" for c in Change)
+        headline = f"{self.env}: {counts}"
+        if self.env_change is not None:
+            headline += f" (environment {self.env_change.value})"
+        return "\n".join(
+            [headline, *(f"  {r.change.value:<8} {r.key.label()}" for r in self.resources)]
+        )
+
+    def unified(self) -> str:
+        return "".join(r.unified for r in self.resources)
+
+
+def summarize(envs: Sequence[EnvDiff]) -> str:
+    """The per-environment summary; environments without changes or errors are left out."""
+    shown = [e.summary() for e in envs if e.has_changes or e.error is not None]
+    return "\n".join(shown) + "\n" if shown else "No differences.\n"
+
+
+def full_text(envs: Sequence[EnvDiff]) -> str:
+    """Summary, then every environment's unified diff under a `# <env>` heading."""
+    parts = [summarize(envs)]
+    parts.extend(f"\n# {e.env}\n{e.unified()}" for e in envs if e.has_changes)
+    return "".join(parts)
+
+
+def iter_changes(envs: Sequence[EnvDiff]) -> Iterator[tuple[EnvDiff, ResourceDiff]]:
+    for env in envs:
+        for resource in env.resources:
+            yield env, resource

@@ -1,0 +1,62 @@
+"""Keep Kubernetes Secret values out of everything we show: tool results, diffs, Slack.
+
+A rendered `Secret` keeps its keys (a reviewer needs to see which keys exist) but every value under
+`data` and `stringData` becomes a marker. When two revisions of a Secret are compared, a value that
+differs is marked differently on the new side, so the diff says "this value changed" without
+showing either value. Manifests are copied, never modified in place: the caller's render may be
+cached and shared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+REDACTED = "<redacted>"
+REDACTED_CHANGED = "<redacted: value changed>"
+SECRET_FIELDS = ("data", "stringData")
+
+
+def is_secret(manifest: Mapping[str, Any]) -> bool:
+    """Kind Secret, whatever the apiVersion: a CRD named Secret is redacted too, since a false
+    positive only hides a value while a false negative leaks one."""
+    return manifest.get("kind") == "Secret"
+
+
+def redact_manifest(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of `manifest` with its Secret values replaced by REDACTED (others copied as is)."""
+    return redact_against(manifest, None)
+
+
+def redact_against(manifest: Mapping[str, Any], base: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Redact `manifest`; values that differ from the same key in `base` get REDACTED_CHANGED.
+
+    `base` is the other revision of the same resource (None when there is none), so a diff of the
+    two redacted copies shows exactly which keys were added, removed or changed.
+    """
+    out = dict(manifest)
+    if not is_secret(manifest):
+        return out
+    for field in SECRET_FIELDS:
+        if field not in manifest:
+            continue
+        before = base.get(field) if base is not None and is_secret(base) else None
+        out[field] = _redact_values(manifest[field], before)
+    return out
+
+
+def _redact_values(values: Any, before: Any) -> Any:
+    if not isinstance(values, Mapping):
+        # Not a map (an invalid Secret): nothing of it may be shown either.
+        if values is None:
+            return None
+        return REDACTED if before is None or before == values else REDACTED_CHANGED
+    old = before if isinstance(before, Mapping) else {}
+    return {
+        key: REDACTED if key not in old or old[key] == value else REDACTED_CHANGED
+        for key, value in values.items()
+    }
+
+
+def redact_all(manifests: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    return [redact_manifest(m) for m in manifests]
