@@ -76,6 +76,15 @@ def index_resources(manifests: Sequence[Manifest]) -> dict[ResourceKey, Manifest
 
 
 @dataclass(frozen=True, slots=True)
+class RenderedEnv:
+    """One environment's processed manifests, in tk's output order (render.py makes them)."""
+
+    name: str  # metadata.name: the base relative to the project root, or the inline name
+    inline: bool
+    manifests: tuple[Manifest, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class ResourceDiff:
     key: ResourceKey
     change: Change

@@ -1,0 +1,229 @@
+"""Rendered diffs between a commit and the working tree, on a real git repository.
+
+Environments are evaluated by the real engine; `flat_render` stands in for manifest processing
+(each top-level field of the output is one manifest), so these tests exercise revision handling,
+affected environments, matching and caching independently of the YAML emitter.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tools.tanka.base_tree import BaseTrees, RevisionError
+from tools.tanka.diff import Change, RenderedEnv
+from tools.tanka.environments import load_environment
+from tools.tanka.errors import MultipleEnvsError
+from tools.tanka.render_cache import RenderCache
+from tools.tanka.revision_diff import EnvPathError, RevisionDiffer
+
+FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "repo"
+SECRET_VALUES = ("UFJPRFBBU1NXT1JE", "prod-token-value", "TkVXUEFTUw==", "new-token")
+
+
+def dump(manifest: Mapping[str, Any]) -> str:
+    text: str = yaml.safe_dump(dict(manifest), sort_keys=True)
+    return text
+
+
+def flat_render(entrypoint: Path) -> list[RenderedEnv]:
+    def one(name: str | None) -> RenderedEnv:
+        loaded = load_environment(entrypoint.parent, name=name)
+        return RenderedEnv(loaded.env.name, loaded.env.inline, tuple(loaded.data.values()))
+
+    try:
+        return [one(None)]
+    except MultipleEnvsError as exc:
+        return [one(n) for n in exc.names]
+
+
+def git(repo: Path, *args: str) -> str:
+    env = {"GIT_CONFIG_NOSYSTEM": "1", "HOME": str(repo), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+    return out.stdout.decode()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURE, root)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
+    return root
+
+
+class CountingRenderer:
+    def __init__(self) -> None:
+        self.calls: list[Path] = []
+
+    def __call__(self, entrypoint: Path) -> list[RenderedEnv]:
+        self.calls.append(entrypoint)
+        return flat_render(entrypoint)
+
+
+@pytest.fixture
+def renderer() -> CountingRenderer:
+    return CountingRenderer()
+
+
+@pytest.fixture
+def differ(tmp_path: Path, renderer: CountingRenderer) -> RevisionDiffer:
+    return RevisionDiffer(
+        trees=BaseTrees(tmp_path / "trees"), renderer=renderer, dump=dump, workers=2
+    )
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+def test_no_change_renders_nothing(
+    differ: RevisionDiffer, renderer: CountingRenderer, repo: Path
+) -> None:
+    result = differ.diff(repo, "HEAD")
+    assert result.envs == []
+    assert not result.has_changes
+    assert renderer.calls == []
+    assert result.summary() == "No differences.\n"
+
+
+def test_reordered_fields_show_no_change(differ: RevisionDiffer, repo: Path) -> None:
+    main = repo / "environments/dev/main.jsonnet"
+    main.write_text("{ other: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x' } } }\n")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "two")
+    main.write_text("{ other: { metadata: { name: 'x' }, kind: 'Namespace', apiVersion: 'v1' } }\n")
+    result = differ.diff(repo, "HEAD")
+    assert [e.env for e in result.envs] == ["environments/dev"]
+    assert not result.has_changes
+
+
+def test_library_change_affects_only_importing_env(differ: RevisionDiffer, repo: Path) -> None:
+    edit(repo / "lib/app.libsonnet", "image: 'nginx:1.25'", "image: 'nginx:1.27'")
+    result = differ.diff(repo, "HEAD")
+    assert result.changes is not None
+    assert result.changes.modified == ("lib/app.libsonnet",)
+    [env] = result.envs
+    assert env.env == "environments/prod"
+    assert [(r.key.name, r.change) for r in env.resources] == [
+        ("api", Change.CHANGED),
+        ("web", Change.CHANGED),
+    ]
+    assert "+      - image: nginx:1.27" in env.unified().splitlines()
+
+
+def test_secret_values_never_in_output(differ: RevisionDiffer, repo: Path) -> None:
+    edit(repo / "environments/prod/main.jsonnet", "UFJPRFBBU1NXT1JE", "TkVXUEFTUw==")
+    edit(repo / "environments/prod/main.jsonnet", "prod-token-value", "new-token")
+    text = differ.diff(repo, "HEAD").text()
+    assert "Secret default/creds" not in text  # spec namespace is not injected by flat_render
+    assert "changed  Secret creds (v1)" in text
+    for value in SECRET_VALUES:
+        assert value not in text
+
+
+def test_env_added_and_removed_with_deleted_files(differ: RevisionDiffer, repo: Path) -> None:
+    shutil.rmtree(repo / "environments/dev")
+    shutil.copytree(repo / "environments/prod", repo / "environments/staging")
+    edit(repo / "environments/staging/spec.json", "environments/prod", "environments/staging")
+    result = differ.diff(repo, "HEAD")
+    assert result.changes is not None
+    assert "environments/dev/main.jsonnet" in result.changes.deleted
+    by_env = {e.env: e for e in result.envs}
+    assert set(by_env) == {"environments/dev", "environments/staging"}
+    assert by_env["environments/dev"].env_change is Change.REMOVED
+    assert by_env["environments/staging"].env_change is Change.ADDED
+    assert {r.change for r in by_env["environments/staging"].resources} == {Change.ADDED}
+    text = result.text()
+    for value in SECRET_VALUES:  # the added env holds a Secret
+        assert value not in text
+
+
+def test_deleted_library_file_affects_its_importer(differ: RevisionDiffer, repo: Path) -> None:
+    (repo / "lib/app.libsonnet").unlink()
+    result = differ.diff(repo, "HEAD")
+    [env] = result.envs
+    assert env.env == "environments/prod"
+    assert env.error is not None
+    assert env.error.startswith("working tree:")
+    assert str(repo) not in env.error
+
+
+def test_inline_envs_are_matched_by_name(differ: RevisionDiffer, repo: Path) -> None:
+    edit(repo / "environments/multi/main.jsonnet", "hello: name", "hello: 'hi ' + name")
+    result = differ.diff(repo, "HEAD")
+    labels = [e.env for e in result.envs]
+    assert labels == ["environments/multi [multi/blue]", "environments/multi [multi/green]"]
+    assert all(e.count(Change.CHANGED) == 1 for e in result.envs)
+
+
+def test_base_renders_are_cached_by_commit(
+    differ: RevisionDiffer, renderer: CountingRenderer, repo: Path
+) -> None:
+    edit(repo / "environments/dev/main.jsonnet", "'debug'", "'info'")
+    first = differ.diff(repo, "HEAD")
+    assert len(renderer.calls) == 2  # base and working tree
+    edit(repo / "environments/dev/main.jsonnet", "'info'", "'warn'")
+    second = differ.diff(repo, "HEAD")
+    assert len(renderer.calls) == 3  # only the working tree again
+    assert differ.cache.hits == 1
+    assert differ.trees.materialised == 1
+    assert first.text() != second.text()
+    assert "+  log-level: warn" in second.text().splitlines()
+
+
+def test_cache_is_bounded() -> None:
+    cache = RenderCache(max_entries=2)
+    for i in range(3):
+        cache.put("c", f"e{i}", "err")
+    assert len(cache) == 2
+    assert cache.get("c", "e0") is None
+    assert cache.get("c", "e2") == "err"
+
+
+def test_named_env_paths(differ: RevisionDiffer, repo: Path) -> None:
+    edit(repo / "environments/dev/main.jsonnet", "'debug'", "'info'")
+    result = differ.diff(repo, "HEAD", ["environments/dev", str(repo / "environments/prod")])
+    assert result.changes is None
+    assert [(e.env, e.has_changes) for e in result.envs] == [
+        ("environments/dev", True),
+        ("environments/prod", False),
+    ]
+
+
+def test_bad_env_path_and_revision(differ: RevisionDiffer, repo: Path) -> None:
+    with pytest.raises(EnvPathError, match="no environment at environments/nope"):
+        differ.diff(repo, "HEAD", ["environments/nope"])
+    with pytest.raises(EnvPathError, match="outside the repository"):
+        differ.diff(repo, "HEAD", ["/etc"])
+    with pytest.raises(RevisionError, match="unknown revision 'no-such-branch'"):
+        differ.diff(repo, "no-such-branch")
+
+
+def test_base_trees_evict_old_commits(tmp_path: Path, repo: Path) -> None:
+    trees = BaseTrees(tmp_path / "trees", keep=1)
+    first = trees.tree(repo, git(repo, "rev-parse", "HEAD").strip())
+    assert (first / "lib/app.libsonnet").is_file()
+    git(
+        repo,
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "e",
+    )
+    second = trees.tree(repo, git(repo, "rev-parse", "HEAD").strip())
+    assert second.is_dir()
+    assert not first.exists()
