@@ -1,17 +1,155 @@
-"""`tanka-bot tk ...` (placeholder until the Tanka engine lands)."""
+"""`tanka-bot tk ...`: Tanka's read-only commands on the in-process engine.
+
+env list, show, export, diff, importers, fmt and lint behave like their `tk` namesakes (show and
+export byte-identical); `diff` is the cluster-less rendered diff against a git revision. Engine
+errors become one UserError each, so the CLI prints a message and never a traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from bot.errors import UserError
+from tools.registry import ToolError
+from tools.tanka.errors import TankaError
+from tools.tanka.fmt import FormatError, FormatterUnavailable
+from tools.tanka.importers import ImportersError
 
 
 def add_parser(sub: Any) -> None:
-    parser: argparse.ArgumentParser = sub.add_parser("tk", help="Tanka commands, in-process")
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "tk", help="Tanka commands, in-process (never touches a cluster)"
+    )
     parser.set_defaults(handler=run)
+    cmds = parser.add_subparsers(dest="tk_command", required=True, metavar="TK_COMMAND")
+    _add_env(cmds)
+    _add_show_export(cmds)
+    diff = cmds.add_parser("diff", help="rendered-manifest diff against a git revision")
+    diff.add_argument(
+        "--base", metavar="REV", help="revision to compare with (default: merge-base)"
+    )
+    diff.add_argument("env_paths", nargs="*", metavar="ENV_PATH", help="default: affected envs")
+    imp = cmds.add_parser("importers", help="environments that import the given files")
+    imp.add_argument("files", nargs="+", metavar="FILE", help="changed files; deleted:FILE if gone")
+    imp.add_argument("--root", default=".", help="repository root to search (default: .)")
+    fmt = cmds.add_parser("fmt", help="format Jsonnet files in place")
+    fmt.add_argument("--test", action="store_true", help="only report files that would change")
+    fmt.add_argument("paths", nargs="+", metavar="PATH")
+    lint = cmds.add_parser("lint", help="validate Jsonnet files")
+    lint.add_argument("paths", nargs="+", metavar="PATH")
+
+
+def _add_env(cmds: Any) -> None:
+    env = cmds.add_parser("env", help="environments")
+    env_cmds = env.add_subparsers(dest="env_command", required=True, metavar="ENV_COMMAND")
+    lst = env_cmds.add_parser("list", help="list environments below PATH")
+    lst.add_argument("path", nargs="?", default=".", metavar="PATH")
+    lst.add_argument("--json", action="store_true", help="JSON output, as tk env list --json")
+    lst.add_argument("--names", action="store_true", help="only the names, one per line")
+
+
+def _add_show_export(cmds: Any) -> None:
+    show = cmds.add_parser("show", help="print an environment's manifests as YAML")
+    show.add_argument("env_path", metavar="ENV_PATH")
+    show.add_argument("--name", help="select one of several inline environments")
+    show.add_argument("-t", "--target", action="append", default=[], help="kind/name regex")
+    export = cmds.add_parser("export", help="write manifests to files, as tk export")
+    export.add_argument("out_dir", metavar="OUT_DIR")
+    export.add_argument("env_paths", nargs="+", metavar="ENV_PATH")
+    export.add_argument("--format", help="file name template (default: tk's)")
+    export.add_argument("--extension", help="file extension (default: yaml)")
 
 
 def run(args: argparse.Namespace) -> int:
-    raise UserError("tk is not available yet")
+    handlers: dict[str, Callable[[argparse.Namespace], int]] = {
+        "env": _env_list,
+        "show": _show,
+        "export": _export,
+        "diff": _diff,
+        "importers": _importers,
+        "fmt": _fmt,
+        "lint": _lint,
+    }
+    with _user_errors():
+        return handlers[args.tk_command](args)
+
+
+@contextmanager
+def _user_errors() -> Iterator[None]:
+    """Expected engine failures become UserError: one message, no traceback."""
+    try:
+        yield
+    except (TankaError, ImportersError, FormatError, FormatterUnavailable, ToolError) as exc:
+        raise UserError(str(exc).strip()) from None
+    except OSError as exc:
+        raise UserError(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")) from None
+
+
+def _env_list(args: argparse.Namespace) -> int:
+    from tools.tanka.environments import format_env_list, list_environments
+
+    envs = list_environments(args.path)
+    if args.names:
+        sys.stdout.write("".join(f"{e.name}\n" for e in envs))
+    else:
+        sys.stdout.write(format_env_list(envs, json=args.json))
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    from tools.tanka.render import show
+
+    sys.stdout.write(show(args.env_path, name=args.name, targets=args.target))
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from tools.tanka.render import export
+
+    export(args.out_dir, args.env_paths, format=args.format, extension=args.extension)
+    return 0
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from bot.tk_diff import run_diff
+
+    return run_diff(base=args.base, env_paths=args.env_paths, cwd=Path.cwd())
+
+
+def _importers(args: argparse.Namespace) -> int:
+    from tools.tanka.importers import DELETED_PREFIX, format_importers, importers
+
+    root = Path(args.root)
+    files = []
+    for given in args.files:
+        deleted = given.startswith(DELETED_PREFIX)
+        path = os.path.relpath(os.path.abspath(given.removeprefix(DELETED_PREFIX)), root)
+        files.append(DELETED_PREFIX + path if deleted else path)
+    sys.stdout.write(format_importers(importers(root, files)))
+    return 0
+
+
+def _fmt(args: argparse.Namespace) -> int:
+    from tools.tanka.fmt import format_paths
+
+    report = format_paths(args.paths, test=args.test)
+    print(report.summary(), file=sys.stderr if report.exit_code else sys.stdout)
+    return report.exit_code
+
+
+def _lint(args: argparse.Namespace) -> int:
+    from tools.tanka.lint import lint_paths
+
+    missing = [p for p in args.paths if not os.path.exists(p)]
+    if missing:
+        raise UserError(f"{missing[0]}: no such file or directory; give existing files or dirs")
+    diagnostics = lint_paths(args.paths, root=Path.cwd())
+    for diagnostic in diagnostics:
+        print(diagnostic)
+    return 1 if diagnostics else 0
