@@ -94,11 +94,11 @@ def test_lint(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     "args",
     [
         ("env", "list", "no/such/dir"),
-        ("show", "no/such/env"),
+        pytest.param(("show", "no/such/env"), marks=needs_render),
         ("importers", "no/such/file.libsonnet"),
         ("fmt", "no/such/file.jsonnet"),
         ("lint", "no/such/file.jsonnet"),
-        ("diff", "--base", "no-such-rev"),
+        pytest.param(("diff", "--base", "no-such-rev"), marks=needs_render),
     ],
 )
 def test_bad_paths_give_one_line_errors_and_no_traceback(repo: Path, args: tuple[str, ...]) -> None:
