@@ -181,5 +181,6 @@ def _entrypoint(repo: Path, tree: Path, commit: str, given: str) -> str:
             return candidate
     raise EnvPathError(
         f"no environment at {given}: neither the working tree nor commit {commit[:12]} has "
-        f"{rel}/{DEFAULT_ENTRYPOINT}; give an environment directory (run `tanka-bot tk env list`)"
+        f"{rel}/{DEFAULT_ENTRYPOINT}; give an environment's directory (list them with "
+        "`tanka-bot tk env list` or tanka_find_environments)"
     )
