@@ -1,0 +1,119 @@
+"""Would yaml.v2 read this string back as something else? Then it must be quoted.
+
+yaml.v2 (v2.4.0) marshals a Go string plainly only when its YAML 1.1 resolver, fed the unquoted
+text, answers "string" and the text is not a base-60 float. The resolver looks at the first byte:
+a sign or digit may start a timestamp, an integer (Go base prefixes, `_` ignored) or a float; `.`
+may start a float; `yYnNtTfFoO~` and the empty string are looked up in a small table of booleans
+and nulls. Anything else is a string without further checks, which is why `<<` stays plain even
+though the table lists it.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+
+_BOOLS = "y Y yes Yes YES true True TRUE on On ON n N no No NO false False FALSE off Off OFF"
+_OTHERS = "~ null Null NULL .nan .NaN .NAN .inf .Inf .INF +.inf +.Inf +.INF -.inf -.Inf -.INF <<"
+_TABLE_WORDS = frozenset(f"{_BOOLS} {_OTHERS}".split())
+_SIGN_OR_DIGIT = frozenset("+-0123456789")
+_TABLE_FIRST = frozenset("yYnNtTfFoO~")
+
+_YAML_STYLE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+_DOT_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?")
+_BASE60_FLOAT = re.compile(r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?")
+
+# Go's strconv.ParseInt/ParseUint with base 0 (prefix picks the base), after `_` removal.
+_GO_INT = re.compile(r"([-+]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)")
+_GO_UINT_MAX = (1 << 64) - 1
+
+# yaml.v2's timestamp layouts as Go's time.Parse reads them: 4-digit year, 1-2 digit month, day,
+# hour, minute and second; optional fraction; `Z` or `+hh:mm` zone when a `T`/`t` separates.
+_DATE = r"([0-9]{4})-([0-9][0-9]?)-([0-9][0-9]?)"
+_CLOCK = r"([0-9][0-9]?):([0-9][0-9]?):([0-9][0-9]?)(?:[.,][0-9]+)?"
+_TIMESTAMPS = (
+    re.compile(_DATE + r"[Tt]" + _CLOCK + r"(?:Z|[+-][0-9][0-9]:[0-9][0-9])"),
+    re.compile(_DATE + " " + _CLOCK),
+    re.compile(_DATE),
+)
+
+
+def needs_quotes(text: str) -> bool:
+    """True when plain `text` would not read back as this string (yaml.v2 then double-quotes)."""
+    return not _resolves_to_str(text) or _is_base60_float(text)
+
+
+def _resolves_to_str(text: str) -> bool:
+    if text == "":
+        return False  # null
+    first = text[0]
+    if first in _TABLE_FIRST:
+        return text not in _TABLE_WORDS
+    if first == ".":
+        return text not in _TABLE_WORDS and not _parses_as_float(text, _DOT_FLOAT)
+    if first in _SIGN_OR_DIGIT:
+        return text not in _TABLE_WORDS and not _is_number_or_time(text)
+    return True
+
+
+def _is_number_or_time(text: str) -> bool:
+    if _is_timestamp(text):
+        return True
+    plain = text.replace("_", "")
+    if _is_go_int(plain):
+        return True
+    # yaml.v2's later `0b`/`-0b` fallbacks only retry what ParseInt already refused.
+    return _parses_as_float(plain, _YAML_STYLE_FLOAT)
+
+
+def _is_go_int(plain: str) -> bool:
+    match = _GO_INT.fullmatch(plain)
+    if match is None:
+        return False
+    sign, digits = match.groups()
+    value = _go_base0(digits)
+    if sign == "-":
+        return value <= 1 << 63
+    if sign == "+":
+        return value < 1 << 63  # ParseUint, the second try, refuses any sign
+    return value <= _GO_UINT_MAX
+
+
+def _go_base0(digits: str) -> int:
+    prefix = digits[:2].lower()
+    if prefix in ("0x", "0o", "0b"):
+        return int(digits[2:], {"0x": 16, "0o": 8, "0b": 2}[prefix])
+    if len(digits) > 1 and digits[0] == "0":
+        return int(digits, 8)
+    return int(digits)
+
+
+def _parses_as_float(text: str, pattern: re.Pattern[str]) -> bool:
+    # Go's ParseFloat fails on overflow (`1e400`), so such text stays a string.
+    return pattern.fullmatch(text) is not None and abs(float(text)) != float("inf")
+
+
+def _is_timestamp(text: str) -> bool:
+    if len(text) < 5 or not text[:4].isascii() or not text[:4].isdigit() or text[4] != "-":
+        return False
+    for layout in _TIMESTAMPS:
+        match = layout.fullmatch(text)
+        if match is not None and _valid_fields(match.groups()):
+            return True
+    return False
+
+
+def _valid_fields(groups: tuple[str | None, ...]) -> bool:
+    year, month, day = (int(g or "0") for g in groups[:3])
+    if not 1 <= month <= 12 or not 1 <= day <= calendar.monthrange(year or 2000, month)[1]:
+        return False
+    if len(groups) == 3:
+        return True
+    hour, minute, second = (int(g or "0") for g in groups[3:6])
+    return hour < 24 and minute < 60 and second < 60
+
+
+def _is_base60_float(text: str) -> bool:
+    if not text or text[0] not in _SIGN_OR_DIGIT or ":" not in text:
+        return False
+    return _BASE60_FLOAT.fullmatch(text) is not None
