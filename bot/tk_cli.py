@@ -17,7 +17,14 @@ from typing import Any
 
 from bot.errors import UserError
 from tools.registry import ToolError
-from tools.tanka.errors import TankaError
+from tools.tanka.errors import (
+    JsonnetError,
+    NoBaseError,
+    NoMatchingEnvError,
+    NoRootError,
+    ParallelError,
+    TankaError,
+)
 from tools.tanka.fmt import FormatError, FormatterUnavailable
 from tools.tanka.importers import ImportersError
 
@@ -85,10 +92,18 @@ def _user_errors() -> Iterator[None]:
     """Expected engine failures become UserError: one message, no traceback."""
     try:
         yield
-    except (TankaError, ImportersError, FormatError, FormatterUnavailable, ToolError) as exc:
+    except (JsonnetError, ParallelError) as exc:
+        # The first line says what failed; the Jsonnet stack trace after it says where.
         raise UserError(str(exc).strip()) from None
+    except (TankaError, ImportersError, FormatError, FormatterUnavailable, ToolError) as exc:
+        raise UserError(one_line(str(exc))) from None
     except OSError as exc:
         raise UserError(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")) from None
+
+
+def one_line(text: str) -> str:
+    """tk's multi-line texts (e.g. "Unable to identify the project root.\nTried ...") joined."""
+    return " ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
 def _env_list(args: argparse.Namespace) -> int:
@@ -105,7 +120,17 @@ def _env_list(args: argparse.Namespace) -> int:
 def _show(args: argparse.Namespace) -> int:
     from tools.tanka.render import show
 
-    sys.stdout.write(show(args.env_path, name=args.name, targets=args.target))
+    try:
+        text = show(args.env_path, name=args.name, targets=args.target)
+    except (NoBaseError, NoRootError, NoMatchingEnvError) as exc:
+        if os.path.exists(args.env_path):
+            raise
+        # tk reads a path that does not exist as an environment name searched from `.`.
+        raise UserError(
+            f"{args.env_path}: no such directory, and no environment of that name below the "
+            "current directory; give an environment directory (see `tanka-bot tk env list`)"
+        ) from exc
+    sys.stdout.write(text)
     return 0
 
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 REDACTED = "<redacted>"
-REDACTED_CHANGED = "<redacted: value changed>"
+REDACTED_CHANGED = "<redacted, value changed>"
 SECRET_FIELDS = ("data", "stringData")
 
 

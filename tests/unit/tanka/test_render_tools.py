@@ -107,6 +107,6 @@ def test_diff_against_base_commit(checkout: Path) -> None:
     assert not out.is_error
     assert "environments/prod: 0 added, 2 changed, 0 removed" in out.content
     assert "+  replicas: 4" in out.content
-    assert "password: <redacted: value changed>" in out.content
+    assert "password: <redacted, value changed>" in out.content
     for value in (*SECRET_VALUES, "TkVXVkFMVUU="):
         assert value not in out.content

@@ -1,0 +1,108 @@
+"""Environment -> processed manifests -> YAML: the glue behind `tk show`, `tk export` and diffs.
+
+`load_environment` (environments.py) evaluates; `extract` (manifests.py) walks the output for
+manifests as tk does; `process` (process.py) injects namespaces and labels, applies resource
+defaults and target filters and sorts; yaml_emit.py prints them byte-identical to tk; export.py
+names and writes the files.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from tools.tanka.diff import RenderedEnv
+from tools.tanka.environments import EvalSettings, LoadedEnvironment, load_environment
+from tools.tanka.errors import MultipleEnvsError
+from tools.tanka.manifests import extract
+from tools.tanka.process import ProcessOptions, process
+from tools.tanka.project import SPEC_FILE, resolve_env_paths
+from tools.tanka.redact import redact_all
+from tools.tanka.spec import Environment
+from tools.tanka.yaml_emit import dump_yaml, show_output
+
+Manifest = Mapping[str, Any]
+__all__ = ["RenderedEnv", "export", "manifest_yaml", "render_entrypoint", "render_path", "show"]
+
+
+def process_loaded(loaded: LoadedEnvironment, targets: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """tk's LoadManifests after evaluation: extract, then the processing pipeline in tk's order."""
+    env = loaded.env
+    options = ProcessOptions.from_environment(env, targets=tuple(targets))
+    return process(extract(loaded.data, env.name), options)
+
+
+def render_path(
+    env_path: str | os.PathLike[str],
+    *,
+    name: str | None = None,
+    targets: Sequence[str] = (),
+    settings: EvalSettings | None = None,
+) -> RenderedEnv:
+    """The environment at `env_path` (tk's rules; `name` selects one of several inline envs)."""
+    loaded = load_environment(env_path, name=name, settings=settings)
+    return _rendered(loaded.env, process_loaded(loaded, targets))
+
+
+def render_entrypoint(
+    entrypoint: str | os.PathLike[str], *, settings: EvalSettings | None = None
+) -> list[RenderedEnv]:
+    """Every environment an entrypoint defines: one for a static env, all of an inline file.
+
+    An inline file is evaluated once when it holds one environment; only when it holds several
+    is each loaded again by its exact name, as tk export does.
+    """
+    paths = resolve_env_paths(entrypoint)
+    if (paths.base / SPEC_FILE).exists():
+        return [render_path(paths.base, settings=settings)]
+    try:
+        return [render_path(paths.entrypoint, settings=settings)]
+    except MultipleEnvsError as exc:
+        names = exc.names
+    return [render_path(paths.entrypoint, name=n, settings=settings) for n in names]
+
+
+def _rendered(env: Environment, manifests: Sequence[Manifest]) -> RenderedEnv:
+    return RenderedEnv(env.name, env.inline, tuple(manifests))
+
+
+def manifest_yaml(manifest: Manifest) -> str:
+    """One manifest as tk writes it to an export file (yaml.v2 Marshal)."""
+    return dump_yaml(manifest)
+
+
+def show(
+    env_path: str | os.PathLike[str],
+    *,
+    name: str | None = None,
+    targets: Sequence[str] = (),
+    settings: EvalSettings | None = None,
+    redact: bool = False,
+) -> str:
+    """`tk show --dangerous-allow-redirect` output; `redact` hides Secret values (agent tools)."""
+    rendered = render_path(env_path, name=name, targets=targets, settings=settings)
+    manifests = redact_all(rendered.manifests) if redact else list(rendered.manifests)
+    return show_output(manifests)
+
+
+def export(
+    out_dir: str | os.PathLike[str],
+    env_paths: Sequence[str | os.PathLike[str]],
+    *,
+    format: str | None = None,
+    extension: str | None = None,
+    settings: EvalSettings | None = None,
+) -> list[Path]:
+    """`tk export OUT_DIR ENV_PATH...`: one file per manifest plus manifest.json; the files."""
+    from tools.tanka import export as export_files
+
+    envs = [load_environment(p, settings=settings) for p in env_paths]
+    jobs = [(loaded.env, process_loaded(loaded)) for loaded in envs]
+    return export_files.write_export(
+        Path(out_dir),
+        jobs,
+        format=format or export_files.DEFAULT_FORMAT,
+        extension=extension or export_files.DEFAULT_EXTENSION,
+    )
