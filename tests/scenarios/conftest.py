@@ -1,0 +1,84 @@
+"""Fixtures for end-to-end chat scenarios: a Tanka project in git, fake model APIs, the CLI.
+
+Each scenario runs `bot.cli.main(["chat", "--repo", ..., PROMPT])` in-process with the real
+provider adapter (the real SDK over HTTP to a fake on 127.0.0.1) and the real tool registry; only
+the environment is set, through monkeypatch, the way an operator would set it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from tests.fakes.anthropic_server import FakeAnthropic
+from tests.fakes.gemini_server import FakeGemini
+from tests.scenarios.models import AnthropicModel, GeminiModel, ScriptedModel
+from tests.scenarios.project import make_project
+
+# Distinctive, so a test can prove they never reach the output.
+ANTHROPIC_KEY = "sk-ant-scenario-SECRET-5f3a9c"
+GEMINI_KEY = "AIza-scenario-SECRET-5f3a9c"
+KEYS = {"anthropic": ANTHROPIC_KEY, "gemini": GEMINI_KEY}
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRun:
+    code: int
+    out: str
+    err: str
+
+
+Chat = Callable[..., ChatRun]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return make_project(tmp_path / "infra")
+
+
+@pytest.fixture
+def anthropic() -> Iterator[AnthropicModel]:
+    with FakeAnthropic(api_key=ANTHROPIC_KEY) as fake:
+        yield AnthropicModel(fake)
+
+
+@pytest.fixture
+def gemini() -> Iterator[GeminiModel]:
+    with FakeGemini(api_key=GEMINI_KEY) as fake:
+        yield GeminiModel(fake)
+
+
+@pytest.fixture(params=["anthropic", "gemini"])
+def model(request: pytest.FixtureRequest) -> ScriptedModel:
+    """Either provider: scenarios about tools, not the wire, run against both."""
+    chosen: ScriptedModel = request.getfixturevalue(request.param)
+    return chosen
+
+
+def _isolate(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The developer's own settings must not steer a scenario (tests/conftest.py drops the keys).
+    for name in list(os.environ):
+        if name.startswith("TANKA_BOT_"):
+            monkeypatch.delenv(name)
+
+
+@pytest.fixture
+def chat(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Chat:
+    """`chat(repo, prompt, model, key=None)`: run one-shot chat; its exit code, stdout, stderr."""
+
+    def run(repo: Path, prompt: str, model: ScriptedModel, *, key: str | None = None) -> ChatRun:
+        _isolate(monkeypatch)
+        monkeypatch.setenv("TANKA_BOT_PROVIDER", model.provider)
+        for name, value in model.env(key or KEYS[model.provider]).items():
+            monkeypatch.setenv(name, value)
+        capsys.readouterr()  # start from clean streams
+        code = main(["chat", "--repo", str(repo), prompt])
+        captured = capsys.readouterr()
+        return ChatRun(code, captured.out, captured.err)
+
+    return run
