@@ -1,7 +1,8 @@
-"""yaml_emit against yaml.v2 (v2.4.0) behaviour as tk prints it (reference/tanka.md section 3.10)."""
+"""yaml_emit against yaml.v2 (v2.4.0) as tk prints it (reference/tanka.md section 3.10)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
@@ -26,7 +27,7 @@ GoLoader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:int"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
-GoLoader.add_implicit_resolver(  # type: ignore[no-untyped-call]
+GoLoader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
     re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$"),
     list("-+0123456789."),
@@ -121,7 +122,8 @@ def test_fold_indent_follows_nesting() -> None:
     out = dump_yaml({"a": {"b": [{"c": words}]}})
     lines = out.splitlines()
     assert lines[0:2] == ["a:", "  b:"]
-    assert lines[2].startswith("  - c: word") and len(lines[2]) <= 90
+    assert lines[2].startswith("  - c: word")
+    assert len(lines[2]) <= 90
     assert all(line.startswith("      word") for line in lines[3:])
     assert load(out) == {"a": {"b": [{"c": words}]}}
 
@@ -174,7 +176,7 @@ _KEYS = st.text(alphabet="ab_-09.Z", max_size=6)
 def test_sorted_keys_is_a_consistent_order(keys: list[str]) -> None:
     ordered = sorted_keys(keys)
     assert sorted(ordered) == sorted(keys)
-    for earlier, later in zip(ordered, ordered[1:], strict=False):
+    for earlier, later in itertools.pairwise(ordered):
         assert not key_less(later, earlier)
 
 
