@@ -17,6 +17,8 @@ from typing import Any
 
 from bot.errors import UserError
 from tools.registry import ToolError
+from tools.tanka.base_tree import RevisionError, git
+from tools.tanka.environments import EvalSettings
 from tools.tanka.errors import (
     JsonnetError,
     NoBaseError,
@@ -106,10 +108,24 @@ def one_line(text: str) -> str:
     return " ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
+def eval_settings(path: str) -> EvalSettings:
+    """Imports confined to the git repository holding `path` rather than the Tanka project, since
+    vendored symlinks may point elsewhere in the repository (Tempo's do); outside git, the
+    project (the engine's default)."""
+    start = Path(path).absolute()
+    while not start.is_dir() and start != start.parent:
+        start = start.parent
+    try:
+        top = git(start, "rev-parse", "--show-toplevel").strip()
+    except RevisionError:
+        return EvalSettings()
+    return EvalSettings(confine=Path(top))
+
+
 def _env_list(args: argparse.Namespace) -> int:
     from tools.tanka.environments import format_env_list, list_environments
 
-    envs = list_environments(args.path)
+    envs = list_environments(args.path, settings=eval_settings(args.path))
     if args.names:
         sys.stdout.write("".join(f"{e.name}\n" for e in envs))
     else:
@@ -121,7 +137,8 @@ def _show(args: argparse.Namespace) -> int:
     from tools.tanka.render import show
 
     try:
-        text = show(args.env_path, name=args.name, targets=args.target)
+        settings = eval_settings(args.env_path)
+        text = show(args.env_path, name=args.name, targets=args.target, settings=settings)
     except (NoBaseError, NoRootError, NoMatchingEnvError) as exc:
         if os.path.exists(args.env_path):
             raise
@@ -137,7 +154,14 @@ def _show(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from tools.tanka.render import export
 
-    export(args.out_dir, args.env_paths, format=args.format, extension=args.extension)
+    settings = eval_settings(args.env_paths[0])
+    export(
+        args.out_dir,
+        args.env_paths,
+        format=args.format,
+        extension=args.extension,
+        settings=settings,
+    )
     return 0
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 import sys
@@ -15,12 +14,6 @@ from bot.cli import main
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "tanka_diff" / "repo"
 EXPECTED = Path(__file__).parents[1] / "fixtures" / "tanka_diff" / "expected"
 TANKA_BOT = Path(sys.executable).parent / "tanka-bot"
-needs_render = pytest.mark.skipif(
-    importlib.util.find_spec("tools.tanka.yaml_emit") is None
-    or importlib.util.find_spec("tools.tanka.process") is None,
-    reason="the manifest processing and YAML modules (tools/tanka/process.py, yaml_emit.py) "
-    "are not in this tree yet",
-)
 
 
 def git(repo: Path, *args: str) -> str:
@@ -94,11 +87,11 @@ def test_lint(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     "args",
     [
         ("env", "list", "no/such/dir"),
-        pytest.param(("show", "no/such/env"), marks=needs_render),
+        ("show", "no/such/env"),
         ("importers", "no/such/file.libsonnet"),
         ("fmt", "no/such/file.jsonnet"),
         ("lint", "no/such/file.jsonnet"),
-        pytest.param(("diff", "--base", "no-such-rev"), marks=needs_render),
+        ("diff", "--base", "no-such-rev"),
     ],
 )
 def test_bad_paths_give_one_line_errors_and_no_traceback(repo: Path, args: tuple[str, ...]) -> None:
@@ -120,7 +113,6 @@ def test_diff_outside_git_is_an_error(
     assert "not inside a git repository" in err
 
 
-@needs_render
 def test_diff_exit_codes(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "diff")
     assert (code, out, err) == (0, "", "No differences.\n")
@@ -138,7 +130,6 @@ def test_diff_exit_codes(repo: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert "Traceback" not in err
 
 
-@needs_render
 def test_diff_default_base_is_merge_base_with_base_branch(
     repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -157,7 +148,6 @@ def test_diff_default_base_is_merge_base_with_base_branch(
     assert "TANKA_BOT_BASE_BRANCH" in err
 
 
-@needs_render
 @pytest.mark.parametrize("env", ["environments/prod", "environments/dev"])
 def test_show_matches_committed_expectation(
     repo: Path, capsys: pytest.CaptureFixture[str], env: str
@@ -165,3 +155,20 @@ def test_show_matches_committed_expectation(
     code, out, _ = run(capsys, "show", env)
     assert code == 0
     assert out == (EXPECTED / env.replace("/", "_")).with_suffix(".yaml").read_text()
+
+
+def test_export_with_format_and_extension(
+    repo: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "exported"
+    fmt = "{{.metadata.namespace}}/{{.kind}}-{{.metadata.name}}"
+    code, stdout, _ = run(capsys, "export", str(out), "environments/dev", "--format", fmt)
+    assert (code, stdout) == (0, "")
+    assert sorted(p.name for p in out.rglob("*")) == [
+        "ConfigMap-settings.yaml",
+        "dev",
+        "manifest.json",
+    ]
+    code, _, err = run(capsys, "export", str(out), "environments/dev", "--extension", "yml")
+    assert code == 1
+    assert "not empty" in err

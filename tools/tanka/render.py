@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from tools.tanka import export as export_files
 from tools.tanka.diff import RenderedEnv
 from tools.tanka.environments import EvalSettings, LoadedEnvironment, load_environment
 from tools.tanka.errors import MultipleEnvsError
@@ -96,8 +97,6 @@ def export(
     settings: EvalSettings | None = None,
 ) -> list[Path]:
     """`tk export OUT_DIR ENV_PATH...`: one file per manifest plus manifest.json; the files."""
-    from tools.tanka import export as export_files
-
     envs = [load_environment(p, settings=settings) for p in env_paths]
     jobs = [(loaded.env, process_loaded(loaded)) for loaded in envs]
     return export_files.write_export(

@@ -33,8 +33,18 @@ from tools.tanka.eval_pool import default_pool
 from tools.tanka.project import DEFAULT_ENTRYPOINT
 from tools.tanka.render_cache import RenderCache, Rendered
 
-# Renders every environment of one entrypoint (an absolute main.jsonnet path).
-Renderer = Callable[[Path], Sequence[RenderedEnv]]
+# Renders every environment of one entrypoint (an absolute main.jsonnet path); imports may not
+# leave the second argument, the repository (or base tree) it belongs to.
+Renderer = Callable[[Path, Path], Sequence[RenderedEnv]]
+
+
+def render_in_repository(entrypoint: Path, repository: Path) -> Sequence[RenderedEnv]:
+    """The engine's renderer, with imports confined to the whole repository rather than the
+    Tanka project: vendored symlinks may point elsewhere in the repo (Tempo's do)."""
+    from tools.tanka.environments import EvalSettings
+    from tools.tanka.render import render_entrypoint
+
+    return render_entrypoint(entrypoint, settings=EvalSettings(confine=repository))
 
 
 class EnvPathError(TankaError):
@@ -78,9 +88,9 @@ class RevisionDiffer:
         self.cache = cache or RenderCache()
         if renderer is None or dump is None:
             # The engine's renderer and YAML emitter, unless a caller brings its own.
-            from tools.tanka.render import manifest_yaml, render_entrypoint
+            from tools.tanka.render import manifest_yaml
 
-            renderer, dump = renderer or render_entrypoint, dump or manifest_yaml
+            renderer, dump = renderer or render_in_repository, dump or manifest_yaml
         self.renderer: Renderer = renderer
         self.dump: Dump = dump
         self.workers = workers or default_pool().size
@@ -127,7 +137,7 @@ class RevisionDiffer:
             if cached is not None:
                 return cached
         try:
-            rendered: Rendered = tuple(self.renderer(root / rel))
+            rendered: Rendered = tuple(self.renderer(root / rel, root))
         except TankaError as exc:
             rendered = _scrub(str(exc), root)
         if commit is not None:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 from tools import sandbox
 from tools.context import ToolContext
 from tools.registry import Tool, ToolError
-from tools.tanka.environments import list_environments
+from tools.tanka.environments import EvalSettings, list_environments
 from tools.tanka.errors import TankaError
 from tools.tanka.revision_diff import RevisionDiffer
 from tools.tanka.spec import Environment
@@ -39,6 +39,11 @@ class EnvInput(BaseModel):
 def shared_differ() -> RevisionDiffer:
     """One differ per process, so base renders are reused across turns and sessions."""
     return RevisionDiffer()
+
+
+def _settings(ctx: ToolContext) -> EvalSettings:
+    # The whole checkout, not just the Tanka project: vendored symlinks may point elsewhere in it.
+    return EvalSettings(confine=ctx.root.resolve())
 
 
 def _fail(ctx: ToolContext, exc: Exception) -> ToolError:
@@ -63,7 +68,7 @@ def find_environments(ctx: ToolContext, params: FindInput) -> str:
     if not path.exists():
         raise ToolError(f"{params.path} does not exist; give a directory of the repository")
     try:
-        envs = list_environments(path)
+        envs = list_environments(path, settings=_settings(ctx))
     except TankaError as exc:
         raise _fail(ctx, exc) from None
     if not envs:
@@ -86,7 +91,7 @@ def show_environment(ctx: ToolContext, params: EnvInput) -> str:
 
     path = _env_dir(ctx, params.env_path)
     try:
-        text = show(path, redact=True)
+        text = show(path, redact=True, settings=_settings(ctx))
     except TankaError as exc:
         raise _fail(ctx, exc) from None
     return text or f"{params.env_path} renders no resources."

@@ -1,46 +1,25 @@
 """Rendered diffs between a commit and the working tree, on a real git repository.
 
-Environments are evaluated by the real engine; `flat_render` stands in for manifest processing
-(each top-level field of the output is one manifest), so these tests exercise revision handling,
-affected environments, matching and caching independently of the YAML emitter.
+Environments go through the real engine (evaluation, processing, YAML); the renderer is wrapped
+only to count how often it runs.
 """
 
 from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
-import yaml
 
 from tools.tanka.base_tree import BaseTrees, RevisionError
 from tools.tanka.diff import Change, RenderedEnv
-from tools.tanka.environments import load_environment
-from tools.tanka.errors import MultipleEnvsError
 from tools.tanka.render_cache import RenderCache
-from tools.tanka.revision_diff import EnvPathError, RevisionDiffer
+from tools.tanka.revision_diff import EnvPathError, RevisionDiffer, render_in_repository
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "repo"
 SECRET_VALUES = ("UFJPRFBBU1NXT1JE", "prod-token-value", "TkVXUEFTUw==", "new-token")
-
-
-def dump(manifest: Mapping[str, Any]) -> str:
-    text: str = yaml.safe_dump(dict(manifest), sort_keys=True)
-    return text
-
-
-def flat_render(entrypoint: Path) -> list[RenderedEnv]:
-    def one(name: str | None) -> RenderedEnv:
-        loaded = load_environment(entrypoint.parent, name=name)
-        return RenderedEnv(loaded.env.name, loaded.env.inline, tuple(loaded.data.values()))
-
-    try:
-        return [one(None)]
-    except MultipleEnvsError as exc:
-        return [one(n) for n in exc.names]
 
 
 def git(repo: Path, *args: str) -> str:
@@ -63,9 +42,9 @@ class CountingRenderer:
     def __init__(self) -> None:
         self.calls: list[Path] = []
 
-    def __call__(self, entrypoint: Path) -> list[RenderedEnv]:
+    def __call__(self, entrypoint: Path, repository: Path) -> Sequence[RenderedEnv]:
         self.calls.append(entrypoint)
-        return flat_render(entrypoint)
+        return render_in_repository(entrypoint, repository)
 
 
 @pytest.fixture
@@ -75,9 +54,7 @@ def renderer() -> CountingRenderer:
 
 @pytest.fixture
 def differ(tmp_path: Path, renderer: CountingRenderer) -> RevisionDiffer:
-    return RevisionDiffer(
-        trees=BaseTrees(tmp_path / "trees"), renderer=renderer, dump=dump, workers=2
-    )
+    return RevisionDiffer(trees=BaseTrees(tmp_path / "trees"), renderer=renderer, workers=2)
 
 
 def edit(path: Path, old: str, new: str) -> None:
@@ -124,8 +101,8 @@ def test_secret_values_never_in_output(differ: RevisionDiffer, repo: Path) -> No
     edit(repo / "environments/prod/main.jsonnet", "UFJPRFBBU1NXT1JE", "TkVXUEFTUw==")
     edit(repo / "environments/prod/main.jsonnet", "prod-token-value", "new-token")
     text = differ.diff(repo, "HEAD").text()
-    assert "Secret default/creds" not in text  # spec namespace is not injected by flat_render
-    assert "changed  Secret creds (v1)" in text
+    assert "changed  Secret prod/creds (v1)" in text
+    assert "+  token: <redacted, value changed>" in text.splitlines()
     for value in SECRET_VALUES:
         assert value not in text
 
@@ -227,3 +204,23 @@ def test_base_trees_evict_old_commits(tmp_path: Path, repo: Path) -> None:
     second = trees.tree(repo, git(repo, "rev-parse", "HEAD").strip())
     assert second.is_dir()
     assert not first.exists()
+
+
+def test_imports_may_follow_symlinks_within_the_repository(
+    differ: RevisionDiffer, tmp_path: Path
+) -> None:
+    # Tempo's layout: the Tanka project is a subdirectory whose vendor/ links elsewhere in the repo.
+    repo = tmp_path / "mono"
+    shutil.copytree(FIXTURE, repo / "deploy")
+    (repo / "shared").mkdir()
+    (repo / "shared" / "app.libsonnet").write_text((FIXTURE / "lib" / "app.libsonnet").read_text())
+    (repo / "deploy" / "lib" / "app.libsonnet").unlink()
+    (repo / "deploy" / "vendor").mkdir()
+    (repo / "deploy" / "vendor" / "app.libsonnet").symlink_to("../../shared/app.libsonnet")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
+    edit(repo / "shared" / "app.libsonnet", "port: 80 }", "port: 8080 }")
+    result = differ.diff(repo, "HEAD")
+    assert [(e.env, e.error) for e in result.envs] == [("deploy/environments/prod", None)]
+    assert "+  - port: 8080" in result.text().splitlines()
