@@ -5,6 +5,12 @@ A commit is materialised with a throwaway index (`git read-tree` + `git checkout
 symlinks, and `export-ignore` attributes (which `git archive` would honour) cannot drop files an
 environment imports. A tree is built in a temporary directory and renamed into place, so a reader
 never sees half a tree; the least recently used trees beyond `keep` are deleted.
+
+Many Tanka repositories do not commit `vendor/` (jb installs it; .gitignore lists it). A commit's
+files alone would then fail to render, so when the working tree has an ignored `vendor/` next to a
+`jsonnetfile.json` that the commit also has, it is copied into the tree (symlinks kept). The copy
+is what `jb install` produced in the checkout: the right content as long as the change does not
+update dependencies - a diff of a dependency update shows both sides with the new vendor/.
 """
 
 from __future__ import annotations
@@ -67,7 +73,8 @@ class BaseTrees:
         self.materialised = 0  # how many trees this object built (observability, tests)
 
     def tree(self, repo: Path, commit: str) -> Path:
-        """The directory holding `commit`'s files (a full commit id from resolve_commit)."""
+        """The directory holding `commit`'s files (a full commit id from resolve_commit), plus
+        the ignored vendor/ directories of `repo`'s working tree that the commit lacks."""
         target = self.cache_dir / commit
         with self._lock:
             if target.is_dir():
@@ -87,6 +94,7 @@ class BaseTrees:
             git(repo, "read-tree", commit, env=env)
             git(repo, "checkout-index", "--all", "--force", f"--prefix={tree}/", env=env)
             tree.mkdir(exist_ok=True)  # an empty commit has no files at all
+            _copy_ignored_vendor(repo, tree)
             try:
                 tree.rename(target)
             except OSError:
@@ -101,3 +109,15 @@ class BaseTrees:
         for old in trees[self.keep :]:
             if old != keep:
                 shutil.rmtree(old, ignore_errors=True)
+
+
+def _copy_ignored_vendor(repo: Path, tree: Path) -> None:
+    listed = git(repo, "ls-files", "--others", "--ignored", "--exclude-standard", "--directory")
+    for entry in listed.splitlines():
+        rel = entry.rstrip("/")
+        if Path(rel).name != "vendor" or ".." in Path(rel).parts:
+            continue
+        source, target = repo / rel, tree / rel
+        project = target.parent
+        if source.is_dir() and not target.exists() and (project / "jsonnetfile.json").is_file():
+            shutil.copytree(source, target, symlinks=True)

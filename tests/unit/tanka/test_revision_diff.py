@@ -224,3 +224,17 @@ def test_imports_may_follow_symlinks_within_the_repository(
     result = differ.diff(repo, "HEAD")
     assert [(e.env, e.error) for e in result.envs] == [("deploy/environments/prod", None)]
     assert "+  - port: 8080" in result.text().splitlines()
+
+
+def test_ignored_vendor_is_available_to_the_base_side(differ: RevisionDiffer, repo: Path) -> None:
+    # jb-managed repositories often ignore vendor/: the base tree borrows the checkout's copy.
+    (repo / "vendor").mkdir()
+    (repo / "vendor" / "app.libsonnet").write_text((repo / "lib" / "app.libsonnet").read_text())
+    (repo / ".gitignore").write_text("/vendor/\n")
+    git(repo, "rm", "-q", "lib/app.libsonnet")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "vendor it")
+    edit(repo / "vendor" / "app.libsonnet", "port: 80 }", "port: 81 }")
+    result = differ.diff(repo, "HEAD", ["environments/prod"])
+    [env] = result.envs
+    assert env.error is None
+    assert not env.has_changes  # both sides read the same (working tree) vendor/
