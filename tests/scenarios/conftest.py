@@ -7,13 +7,15 @@ the environment is set, through monkeypatch, the way an operator would set it.
 
 from __future__ import annotations
 
+import io
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from bot import chat as chat_module
 from bot.cli import main
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.gemini_server import FakeGemini
@@ -65,19 +67,37 @@ def _isolate(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):
         if name.startswith("TANKA_BOT_"):
             monkeypatch.delenv(name)
+    # A developer's HTTP proxy must not sit between the SDKs and the fakes on 127.0.0.1.
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
 
 
 @pytest.fixture
 def chat(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Chat:
-    """`chat(repo, prompt, model, key=None)`: run one-shot chat; its exit code, stdout, stderr."""
+    """Run `tanka-bot chat` on `repo` against `model`; its exit code, stdout and stderr.
 
-    def run(repo: Path, prompt: str, model: ScriptedModel, *, key: str | None = None) -> ChatRun:
+    `prompt` runs one-shot; None runs the REPL on the lines of `stdin`. `key` replaces the API
+    key the fake expects, `env` adds settings (TANKA_BOT_MAX_STEPS...).
+    """
+
+    def run(
+        repo: Path,
+        prompt: str | None,
+        model: ScriptedModel,
+        *,
+        key: str | None = None,
+        env: Mapping[str, str] | None = None,
+        stdin: str = "",
+    ) -> ChatRun:
         _isolate(monkeypatch)
         monkeypatch.setenv("TANKA_BOT_PROVIDER", model.provider)
-        for name, value in model.env(key or KEYS[model.provider]).items():
+        settings = {**model.env(key or KEYS[model.provider]), **(env or {})}
+        for name, value in settings.items():
             monkeypatch.setenv(name, value)
+        # Through the seam, whichever DEPS is in place (a test may have injected a registry).
+        monkeypatch.setattr(chat_module.DEPS, "stdin", io.StringIO(stdin))
         capsys.readouterr()  # start from clean streams
-        code = main(["chat", "--repo", str(repo), prompt])
+        code = main(["chat", "--repo", str(repo), *([prompt] if prompt is not None else [])])
         captured = capsys.readouterr()
         return ChatRun(code, captured.out, captured.err)
 

@@ -174,3 +174,25 @@ def test_an_error_that_echoes_the_key_is_redacted(
     assert ANTHROPIC_KEY not in run.out + run.err
     assert run.err.count("\n") == 1
     assert "(HTTP 401: key [redacted] is revoked); check ANTHROPIC_API_KEY" in run.err
+
+
+def test_step_budget_stops_the_turn_keeps_the_edit_and_exits_non_zero(
+    project: Path, anthropic: AnthropicModel, chat: Chat
+) -> None:
+    anthropic.calls(STEPS[2])  # the edit
+    anthropic.calls(STEPS[3])  # the validation; its result is never sent
+    anthropic.answer(ANSWER)
+
+    run = chat(project, PROMPT, anthropic, env={"TANKA_BOT_MAX_STEPS": "2"})
+
+    assert run.code == 1
+    assert run.err == (
+        "tanka-bot: error: the turn did not finish: budget: step budget used up: 2 model calls "
+        "of max 2 (TANKA_BOT_MAX_STEPS); reply to continue, or raise the limit\n"
+    )
+    assert len(anthropic.bodies()) == 2
+    assert anthropic.pending() == 1
+    # The validation ran before the budget check; the edit stays and the diff is still shown.
+    assert "  ← ok 1 line: ✓ valid\n" in run.out
+    assert (project / DEV).read_text() == DEV_MAIN.replace("replicas=1", "replicas=3")
+    assert "+  grafana: app.deployment('grafana', replicas=3),\n" in run.out

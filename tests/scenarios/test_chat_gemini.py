@@ -115,3 +115,29 @@ def test_invalid_key_ends_with_one_line_and_never_shows_the_key(
     assert wrong not in run.out + run.err
     assert GEMINI_KEY not in run.out + run.err
     assert len(gemini.bodies()) == 1
+
+
+def test_repl_second_turn_resends_the_first_turn_with_its_signatures(
+    project: Path, gemini: GeminiModel, chat: Chat
+) -> None:
+    gemini.calls(READ)
+    gemini.answer("lib/app.libsonnet has a deployment helper with 1 replica by default.")
+    gemini.calls(EDIT)
+    gemini.answer("dev now runs 3 replicas.")
+    stdin = "what is in lib/app.libsonnet?\nscale dev to 3\n/diff\n/exit\n"
+
+    run = chat(project, None, gemini, stdin=stdin)
+
+    assert run.code == 0, run.err
+    assert "\nlib/app.libsonnet has a deployment helper with 1 replica by default.\n" in run.out
+    assert "\ndev now runs 3 replicas.\n" in run.out
+    assert "· session 60\n" in run.out  # 4 calls of 10 + 5 tokens over both turns
+    assert "+  grafana: app.deployment('grafana', replicas=3),\n" in run.out  # from /diff
+    # Turn 2 starts from turn 1's whole exchange, signature included, then the new request.
+    second = gemini.bodies()[2]["contents"]
+    assert [c["role"] for c in second] == ["user", "model", "user", "model", "user"]
+    assert second[3]["parts"][0]["text"].startswith("lib/app.libsonnet has a deployment")
+    assert second[4] == {"role": "user", "parts": [{"text": "scale dev to 3"}]}
+    assert gemini.echoed_signatures(2) == gemini.signatures[:1]
+    assert gemini.echoed_signatures(3) == gemini.signatures[:2]
+    assert gemini_pairing_problems(gemini.bodies()[3]["contents"]) == []
