@@ -11,6 +11,7 @@ non-zero with a one-line error otherwise (edits made so far stay). No Slack and 
 from __future__ import annotations
 
 import argparse
+import logging
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -27,9 +28,11 @@ from bot.agent.repl import ChatSession, LineReader, repl, report, run_in_foregro
 from bot.config import Settings, load_settings
 from bot.errors import UserError
 from tools.catalog import default_registry
-from tools.context import ToolContext
+from tools.context import PullRequestSource, ToolContext
 from tools.git import run_git, working_diff
 from tools.registry import ToolError, ToolRegistry
+
+log = logging.getLogger(__name__)
 
 _URL = re.compile(r"^([a-z][a-z0-9+.-]*://|[^/\s]+@[^/\s]+:)", re.IGNORECASE)
 
@@ -109,7 +112,12 @@ def _session(
     )
     return ChatSession(
         agent=agent,
-        ctx=ToolContext(root=root, protected_paths=settings.protected_paths, base_commit=base),
+        ctx=ToolContext(
+            root=root,
+            protected_paths=settings.protected_paths,
+            base_commit=base,
+            pull_requests=pull_request_source(settings, root),
+        ),
         out=out,
         show_changes=lambda: show_changes(root, base, out),
         conversation=Conversation(),
@@ -152,6 +160,23 @@ def resolve_repo(repo: str | None, cwd: Path) -> Path:
             f"{shown} is not inside a git repository; run chat in a checkout or pass --repo PATH"
         ) from None
     return Path(top)
+
+
+def pull_request_source(settings: Settings, root: Path) -> PullRequestSource | None:
+    """GitHub for github_pr_list when credentials are set; the checkout's origin names the repo."""
+    if not (settings.github_repo or settings.repo_url):
+        try:
+            origin = run_git(root, "config", "--get", "remote.origin.url").strip()
+        except ToolError:
+            origin = ""
+        settings = settings.model_copy(update={"repo_url": origin or None})
+    from bot.code_host import build_code_host
+
+    try:
+        return build_code_host(settings)
+    except UserError as exc:  # chat still works; only the PR list is unavailable
+        log.warning("github_pr_list unavailable: %s", exc)
+        return None
 
 
 def head_commit(root: Path) -> str | None:

@@ -246,3 +246,32 @@ def test_empty_prompt_is_refused(
     Harness(monkeypatch, [])
     assert main(["chat", "--repo", str(repo), "  "]) == 1
     assert "the prompt is empty" in capsys.readouterr().err
+
+
+def test_github_pr_list_uses_the_checkouts_origin(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.fakes.github_server import FakeGitHub
+    from tools.github import TOOLS as GITHUB_TOOLS
+
+    git(repo, "remote", "add", "origin", "git@github.com:acme/infra.git")
+    with FakeGitHub(tokens=("ghs-dummy",)) as github:
+        github.add_repo("acme", "infra")
+        github.add_pull("acme/infra", title="Scale loki in prod", head="loki-scale")
+        h = Harness(monkeypatch, [tools(call("github_pr_list")), reply("One PR is open.")])
+        monkeypatch.setattr(
+            chat,
+            "DEPS",
+            chat.ChatDeps(
+                provider_factory=h._factory,
+                registry_factory=lambda: ToolRegistry(GITHUB_TOOLS),
+                environ={**ENV, "GITHUB_TOKEN": "ghs-dummy", "GITHUB_API_URL": github.url},
+                stdout=h.out,
+            ),
+        )
+        assert main(["chat", "--repo", str(repo), "what is open?"]) == 0
+    results = [r for m in h.provider.requests[-1].messages for r in m.tool_results]
+    assert len(results) == 1
+    assert not results[0].is_error
+    assert "Scale loki in prod" in results[0].content
+    assert "ghs-dummy" not in h.text
