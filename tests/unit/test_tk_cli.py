@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -30,7 +31,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     git(root, "add", ".")
     git(root, "commit", "-q", "-m", "base")
     monkeypatch.chdir(root)
-    monkeypatch.setenv("TMPDIR", str(tmp_path))  # base trees of `tk diff` go below the test dir
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # `tk diff` base trees go here
     monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + ":/usr/bin:/bin")
     return root
 

@@ -7,8 +7,8 @@ and error texts have the checkout's absolute path removed.
 
 from __future__ import annotations
 
-import functools
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from tools import sandbox
 from tools.context import ToolContext
 from tools.registry import Tool, ToolError
+from tools.tanka.base_tree import BaseTrees
 from tools.tanka.environments import EvalSettings, list_environments
 from tools.tanka.errors import TankaError
 from tools.tanka.revision_diff import RevisionDiffer
@@ -35,10 +36,25 @@ class EnvInput(BaseModel):
     )
 
 
-@functools.cache
+class _Shared:
+    differ: RevisionDiffer | None = None
+    lock = threading.Lock()
+
+
 def shared_differ() -> RevisionDiffer:
-    """One differ per process, so base renders are reused across turns and sessions."""
-    return RevisionDiffer()
+    """One differ per process, so base renders are reused across turns and sessions (the bot's
+    proposal diff should use it too, to share the cache with the agent's tanka_diff)."""
+    with _Shared.lock:
+        if _Shared.differ is None:
+            _Shared.differ = RevisionDiffer()
+        return _Shared.differ
+
+
+def configure_base_trees(cache_dir: Path | None) -> None:
+    """Keep materialised base commits under `cache_dir` (e.g. the bot's work directory) instead
+    of the system temp directory; None goes back to the default. Drops the cached renders."""
+    with _Shared.lock:
+        _Shared.differ = RevisionDiffer(trees=BaseTrees(cache_dir)) if cache_dir else None
 
 
 def _settings(ctx: ToolContext) -> EvalSettings:

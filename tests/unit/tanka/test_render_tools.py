@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 
 from tools.context import ToolContext
 from tools.registry import ToolOutcome, ToolRegistry
-from tools.tanka.tanka_render_tools import TOOLS
+from tools.tanka.tanka_render_tools import TOOLS, configure_base_trees
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "repo"
 SECRET_VALUES = ("UFJPRFBBU1NXT1JE", "prod-token-value")
@@ -21,6 +22,13 @@ def git(repo: Path, *args: str) -> str:
     ident = ["-c", "user.name=t", "-c", "user.email=t@t"]
     out = subprocess.run(["git", *ident, *args], cwd=repo, check=True, capture_output=True)
     return out.stdout.decode()
+
+
+@pytest.fixture(autouse=True)
+def _base_trees_in_tmp(tmp_path: Path) -> Iterator[None]:
+    configure_base_trees(tmp_path / "base-trees")
+    yield
+    configure_base_trees(None)
 
 
 @pytest.fixture
