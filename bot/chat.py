@@ -200,8 +200,22 @@ def show_changes(root: Path, base: str | None, out: TextIO) -> None:
 
 
 def show_rendered_diff(root: Path, base: str | None, out: TextIO) -> None:
-    """Seam for the rendered-manifest diff of the affected environments.
+    """The rendered-manifest diff of the environments the change affects, Secrets redacted."""
+    if base is None:
+        return  # nothing to compare with in a repository without commits
+    from tools.tanka.errors import TankaError
+    from tools.tanka.tanka_render_tools import shared_differ
 
-    The Tanka engine (tools.tanka) will provide the diff between `base` and the working tree;
-    until it lands there is nothing to print here.
-    """
+    try:
+        diff = shared_differ().diff(root, base)
+    except (TankaError, ToolError, OSError) as exc:
+        out.write(f"\n── rendered diff ──\nnot available: {exc}\n")
+        return
+    out.write("\n── rendered diff ──\n")
+    if not diff.envs:
+        out.write("no Tanka environment is affected by this change\n")
+        return
+    out.write(diff.summary().rstrip("\n") + "\n")
+    text = diff.text()
+    if text.strip():
+        out.write("\n" + text.rstrip("\n") + "\n")

@@ -7,13 +7,14 @@ from typing import Any
 from tools import files, git, github
 from tools.jb import tools as jb_tools
 from tools.registry import Tool, ToolRegistry
-from tools.tanka import tanka_tools
+from tools.tanka import tanka_render_tools, tanka_tools
 
 
 def all_tools() -> list[Tool[Any]]:
     return [
         *files.TOOLS,
         *git.TOOLS,
+        *tanka_render_tools.TOOLS,
         *tanka_tools.TOOLS,
         *jb_tools.TOOLS,
         *github.TOOLS,

@@ -275,3 +275,46 @@ def test_github_pr_list_uses_the_checkouts_origin(
     assert not results[0].is_error
     assert "Scale loki in prod" in results[0].content
     assert "ghs-dummy" not in h.text
+
+
+def test_one_shot_prints_the_rendered_diff_with_secrets_redacted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "tanka"
+    env = root / "environments" / "prod"
+    env.mkdir(parents=True)
+    (root / "tkrc.yaml").write_text("")
+    (env / "spec.json").write_text(
+        '{"apiVersion": "tanka.dev/v1alpha1", "kind": "Environment",'
+        ' "spec": {"namespace": "prod"}}\n'
+    )
+    (env / "main.jsonnet").write_text(
+        "{\n"
+        "  deployment: { apiVersion: 'apps/v1', kind: 'Deployment',"
+        " metadata: { name: 'web' }, spec: { replicas: 1 } },\n"
+        "  secret: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' },"
+        " stringData: { password: 'hunter2-old' } },\n"
+        "}\n"
+    )
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "initial")
+    edit = call(
+        "file_write",
+        path="environments/prod/main.jsonnet",
+        content="{\n"
+        "  deployment: { apiVersion: 'apps/v1', kind: 'Deployment',"
+        " metadata: { name: 'web' }, spec: { replicas: 3 } },\n"
+        "  secret: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' },"
+        " stringData: { password: 'hunter2-new' } },\n"
+        "}\n",
+    )
+    h = Harness(monkeypatch, [tools(edit), reply("Scaled web to 3.")])
+    assert main(["chat", "--repo", str(root), "scale web"]) == 0
+    rendered = h.text.split("── rendered diff ──", 1)[1]
+    assert "environments/prod" in rendered
+    assert "-  replicas: 1" in rendered
+    assert "+  replicas: 3" in rendered
+    # The Jsonnet source is in the git diff as written; the rendered Secret never shows.
+    assert "hunter2" not in rendered
+    assert "password: <redacted, value changed>" in rendered
