@@ -4,11 +4,11 @@ parseYaml decodes a multi-document stream with yaml.v3's resolver (YAML 1.2-ish)
 true/false are booleans (`yes`/`on` stay strings), integers follow Go's base-0 parsing (`0x`,
 `0o`, `0b`, leading-zero octal, `_` separators), unquoted timestamps become RFC 3339 strings, and
 each document is round-tripped through JSON, so numbers are floats and non-string keys fail.
+manifestYamlFromJson is go's json.Unmarshal followed by yaml.v3's Marshal (yaml_v3.py).
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 import re
@@ -19,7 +19,7 @@ import yaml
 
 from tools.tanka import go_decode
 from tools.tanka.errors import NativeError
-from tools.tanka.go_json import go_float_g
+from tools.tanka.yaml_v3 import dump_yaml_v3
 
 _PLAIN = "tag:yaml.org,2002:v3plain"
 _FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
@@ -146,53 +146,9 @@ def _check_json(value: Any) -> Any:
 
 
 def manifest_yaml_from_json(text: str) -> str:
-    """json.Unmarshal then yaml.v3 Marshal (4-space indent, no folding, sorted keys)."""
+    """json.Unmarshal then yaml.v3 Marshal (4-space indent, no folding, v3 key order)."""
     try:
         value = go_decode.loads(text)
     except go_decode.GoJsonError as exc:
         raise NativeError(str(exc)) from None
-    return _dump_v3(value)
-
-
-def _dump_v3(value: Any) -> str:
-    # Prefer the project's byte-exact yaml.v3 emitter when present (tools.tanka.yaml_emit).
-    try:
-        yaml_emit = importlib.import_module("tools.tanka.yaml_emit")
-    except ImportError:
-        yaml_emit = None
-    dump = getattr(yaml_emit, "dump_yaml_v3", None)
-    if dump is not None:
-        return str(dump(value))
-    return _approximate_v3(value)
-
-
-class _V3ishDumper(yaml.SafeDumper):
-    """PyYAML nudged towards yaml.v3: sequences indented under their key, Go floats, `""`."""
-
-    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
-        super().increase_indent(flow, False)
-
-
-def _represent_float(dumper: yaml.SafeDumper, value: float) -> yaml.ScalarNode:
-    text = go_float_g(value)
-    if text in ("+Inf", "-Inf", "NaN"):
-        text = {"+Inf": ".inf", "-Inf": "-.inf", "NaN": ".nan"}[text]
-    # Tag it as PyYAML would read it back, so the number is written plain, never `!!float`.
-    return dumper.represent_scalar(dumper.resolve(yaml.ScalarNode, text, (True, False)), text)  # type: ignore[no-untyped-call]
-
-
-def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    style = '"' if value == "" else ("|" if "\n" in value else None)
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-_V3ishDumper.add_representer(float, _represent_float)
-_V3ishDumper.add_representer(str, _represent_str)
-
-
-def _approximate_v3(value: Any) -> str:
-    """Close to yaml.v3 (4-space indent, indented lists, Go floats); not byte-exact."""
-    return yaml.dump(
-        value, Dumper=_V3ishDumper, indent=4, default_flow_style=False, sort_keys=True,
-        width=1 << 30, allow_unicode=True,
-    )  # fmt: skip
+    return dump_yaml_v3(value)

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tools.tanka.yaml_keys import sorted_keys
-from tools.tanka.yaml_scalar import Style, analyze, is_simple_key, scalar_text, select_style
+from tools.tanka.yaml_scalar import analyze, is_simple_key, scalar_text, select_style
 from tools.tanka.yaml_writer import Writer
 
 
@@ -45,23 +45,18 @@ def _node(writer: Writer, value: Any, *, mapping: bool, simple_key: bool) -> Non
         if value:
             _block_mapping(writer, value)
         else:
-            _empty_flow(writer, "{", "}")
+            writer.write_empty_collection("{", "}")
     elif isinstance(value, list | tuple):
         if value:
             _block_sequence(writer, value, mapping=mapping)
         else:
-            _empty_flow(writer, "[", "]")
+            writer.write_empty_collection("[", "]")
     else:
         _scalar(writer, value, simple_key=simple_key)
 
 
-def _empty_flow(writer: Writer, start: str, end: str) -> None:
-    writer.write_indicator(start, need_whitespace=True, is_whitespace=True, is_indention=False)
-    writer.write_indicator(end, need_whitespace=False, is_whitespace=False, is_indention=False)
-
-
 def _block_mapping(writer: Writer, value: Mapping[Any, Any]) -> None:
-    keys = [_key_text(key) for key in value]
+    keys = [key_text(key) for key in value]
     by_text = dict(zip(keys, value.values(), strict=True))
     writer.increase_indent(flow=False, indentless=False)
     for key in sorted_keys(keys):
@@ -84,7 +79,8 @@ def _block_mapping(writer: Writer, value: Mapping[Any, Any]) -> None:
     writer.pop_indent()
 
 
-def _key_text(key: Any) -> str:
+def key_text(key: Any) -> str:
+    """The key as a string; JSON objects have only string keys, anything else is refused."""
     if not isinstance(key, str):
         raise TypeError(
             f"cannot render a map key of type {type(key).__name__}: keys must be strings"
@@ -106,13 +102,5 @@ def _scalar(writer: Writer, value: Any, *, simple_key: bool) -> None:
     text, requested = scalar_text(value)
     style = select_style(text, analyze(text), requested, simple_key=simple_key)
     writer.increase_indent(flow=True, indentless=False)
-    allow_breaks = not simple_key
-    if style is Style.PLAIN:
-        writer.write_plain(text, allow_breaks=allow_breaks)
-    elif style is Style.SINGLE:
-        writer.write_single_quoted(text, allow_breaks=allow_breaks)
-    elif style is Style.DOUBLE:
-        writer.write_double_quoted(text, allow_breaks=allow_breaks)
-    else:
-        writer.write_literal(text)
+    writer.write_scalar(text, style, allow_breaks=not simple_key)
     writer.pop_indent()

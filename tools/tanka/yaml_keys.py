@@ -5,6 +5,10 @@ sorts after anything that is not a letter; otherwise the digit runs starting the
 numbers and compared (`file9` < `file10`), shorter run first on a tie, then the runes themselves.
 A key that is a prefix of the other sorts first. tk marshals every manifest through this order,
 so it decides the line order of every rendered object.
+
+yaml.v3 (v3.0.1, used by manifestYamlFromJson) changes one rule, selected with `v3=True`: when
+exactly one of the differing runes is a letter and the rune before them (shared by both keys) is
+a digit, the letter sorts first (`a1b` < `a1_`, while `ab` > `a_` in both versions).
 """
 
 from __future__ import annotations
@@ -39,8 +43,8 @@ def _digit_run(text: str, start: int, initial: int) -> tuple[int, int]:
     return value, end
 
 
-def key_less(a: str, b: str) -> bool:
-    """yaml.v2's Less for two string keys."""
+def key_less(a: str, b: str, *, v3: bool = False) -> bool:
+    """yaml.v2's Less for two string keys (yaml.v3's with `v3`)."""
     for i in range(min(len(a), len(b))):
         ca, cb = a[i], b[i]
         if ca == cb:
@@ -49,7 +53,8 @@ def key_less(a: str, b: str) -> bool:
         if letter_a and letter_b:
             return ca < cb
         if letter_a or letter_b:
-            return letter_b
+            after_digit = v3 and i > 0 and _is_digit(a[i - 1])
+            return letter_a if after_digit else letter_b
         start = 0
         if ca == "0" or cb == "0":
             # After a non-zero digit, a run of zeros is part of a larger number: count from 1.
@@ -69,12 +74,12 @@ def key_less(a: str, b: str) -> bool:
     return len(a) < len(b)
 
 
-def _compare(a: str, b: str) -> int:
-    if key_less(a, b):
+def _compare(a: str, b: str, *, v3: bool) -> int:
+    if key_less(a, b, v3=v3):
         return -1
-    return 1 if key_less(b, a) else 0
+    return 1 if key_less(b, a, v3=v3) else 0
 
 
-def sorted_keys(keys: Iterable[str]) -> list[str]:
-    """Keys in the order yaml.v2 writes them."""
-    return sorted(keys, key=functools.cmp_to_key(_compare))
+def sorted_keys(keys: Iterable[str], *, v3: bool = False) -> list[str]:
+    """Keys in the order yaml.v2 (or, with `v3`, yaml.v3) writes them."""
+    return sorted(keys, key=functools.cmp_to_key(functools.partial(_compare, v3=v3)))

@@ -6,6 +6,9 @@ a sign or digit may start a timestamp, an integer (Go base prefixes, `_` ignored
 may start a float; `yYnNtTfFoO~` and the empty string are looked up in a small table of booleans
 and nulls. Anything else is a string without further checks, which is why `<<` stays plain even
 though the table lists it.
+
+yaml.v3 (v3.0.1) drops the YAML 1.1 booleans from its resolver but its Marshal quotes them anyway
+(`isOldBool`), so the quoted set is the same; `v3=True` adds the one difference, its `0o` retry.
 """
 
 from __future__ import annotations
@@ -38,12 +41,12 @@ _TIMESTAMPS = (
 )
 
 
-def needs_quotes(text: str) -> bool:
-    """True when plain `text` would not read back as this string (yaml.v2 then double-quotes)."""
-    return not _resolves_to_str(text) or _is_base60_float(text)
+def needs_quotes(text: str, *, v3: bool = False) -> bool:
+    """True when plain `text` would not read back as this string (yaml.v2/v3 then double-quote)."""
+    return not _resolves_to_str(text, v3=v3) or _is_base60_float(text)
 
 
-def _resolves_to_str(text: str) -> bool:
+def _resolves_to_str(text: str, *, v3: bool) -> bool:
     if text == "":
         return False  # null
     first = text[0]
@@ -52,18 +55,36 @@ def _resolves_to_str(text: str) -> bool:
     if first == ".":
         return text not in _TABLE_WORDS and not _parses_as_float(text, _DOT_FLOAT)
     if first in _SIGN_OR_DIGIT:
-        return text not in _TABLE_WORDS and not _is_number_or_time(text)
+        return text not in _TABLE_WORDS and not _is_number_or_time(text, v3=v3)
     return True
 
 
-def _is_number_or_time(text: str) -> bool:
+def _is_number_or_time(text: str, *, v3: bool) -> bool:
     if _is_timestamp(text):
         return True
     plain = text.replace("_", "")
-    if _is_go_int(plain):
+    if _is_go_int(plain) or _parses_as_float(plain, _YAML_STYLE_FLOAT):
         return True
-    # yaml.v2's later `0b`/`-0b` fallbacks only retry what ParseInt already refused.
-    return _parses_as_float(plain, _YAML_STYLE_FLOAT)
+    return _is_signed_prefix_retry(plain, v3=v3)
+
+
+def _is_signed_prefix_retry(plain: str, *, v3: bool) -> bool:
+    """The resolver's last tries: ParseInt(plain[2:], 2) after `0b` (v3 also 8 after `0o`).
+
+    Base-0 ParseInt already read every unsigned form, but an explicit base accepts a sign after
+    the prefix, so `0b-1` and `0b+1` (and in v3 `0o+7`) are integers. The `-0b`/`-0o` retries
+    add nothing: `-0b-1` is refused either way.
+    """
+    bases = {"0b": (2, "01"), "0o": (8, "01234567")} if v3 else {"0b": (2, "01")}
+    base_digits = bases.get(plain[:2])
+    if base_digits is None:
+        return False
+    base, digits = base_digits
+    sign, body = plain[2:3], plain[3:]
+    if sign not in ("+", "-") or not body or any(ch not in digits for ch in body):
+        return False
+    value = int(body, base)
+    return value <= 1 << 63 if sign == "-" else value < 1 << 63
 
 
 def _is_go_int(plain: str) -> bool:

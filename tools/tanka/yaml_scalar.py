@@ -5,6 +5,9 @@ characters (indicators, leading/trailing spaces, line breaks, unprintable charac
 back from plain to single-quoted to double-quoted, or from literal to double-quoted, when the
 requested style cannot represent the text. Characters are code points; "printable" is go-yaml's
 set, which leaves out TAB and everything above U+FFFF (emoji get `\\U` escapes).
+
+yaml.v3 differs in two places, selected with `v3=True`: a TAB still rules out plain and
+single-quoted text but no longer a literal block, and its resolver has one more integer form.
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ class Analysis:
     block_allowed: bool
 
 
-def analyze(text: str) -> Analysis:
+def analyze(text: str, *, v3: bool = False) -> Analysis:
     """go-yaml's yaml_emitter_analyze_scalar, block context only."""
     if not text:
         return Analysis(
@@ -65,11 +68,12 @@ def analyze(text: str) -> Analysis:
     special = line_breaks = leading = trailing_space = break_space = space_break = False
     previous_space = previous_break = False
     preceded_by_blank = True
+    tabs = v3 and "\t" in text  # v3 sets its own flag for a TAB instead of "special"
     last = len(text) - 1
     for i, ch in enumerate(text):
         followed_by_blank = i == last or _is_blank(text, i + 1)
         indicators = indicators or _is_indicator(ch, i, followed_by_blank, preceded_by_blank)
-        special = special or not is_printable(ch)
+        special = special or (not is_printable(ch) and not (tabs and ch == "\t"))
         if ch == " ":
             leading = leading or i == 0
             trailing_space = trailing_space or i == last
@@ -84,11 +88,12 @@ def analyze(text: str) -> Analysis:
             previous_space = previous_break = False
         preceded_by_blank = _is_blankz(ch)
     ends_badly = trailing_space or text[-1] in BREAKS
-    plain = not (leading or ends_badly or break_space or space_break or special or line_breaks)
+    quoting_blocked = break_space or space_break or special or tabs
+    plain = not (leading or ends_badly or quoting_blocked or line_breaks)
     return Analysis(
         multiline=line_breaks,
         plain_allowed=plain and not indicators,
-        single_allowed=not (break_space or space_break or special),
+        single_allowed=not quoting_blocked,
         block_allowed=not (trailing_space or space_break or special),
     )
 
@@ -104,11 +109,11 @@ def _is_indicator(ch: str, i: int, followed_by_blank: bool, preceded_by_blank: b
     return ch == "#" and preceded_by_blank
 
 
-def requested_style(text: str) -> Style:
-    """yaml.v2's stringv: literal with a `\\n`, quoted unless it reads back as a string."""
+def requested_style(text: str, *, v3: bool = False) -> Style:
+    """yaml.v2's (v3's) stringv: literal with a `\\n`, quoted unless it reads back as a string."""
     if "\n" in text:
         return Style.LITERAL
-    return Style.DOUBLE if needs_quotes(text) else Style.PLAIN
+    return Style.DOUBLE if needs_quotes(text, v3=v3) else Style.PLAIN
 
 
 def select_style(text: str, analysis: Analysis, requested: Style, *, simple_key: bool) -> Style:
@@ -125,8 +130,8 @@ def select_style(text: str, analysis: Analysis, requested: Style, *, simple_key:
     return style
 
 
-def scalar_text(value: object) -> tuple[str, Style]:
-    """The text and requested style yaml.v2 uses for a JSON scalar (numbers are Go float64)."""
+def scalar_text(value: object, *, v3: bool = False) -> tuple[str, Style]:
+    """The text and requested style yaml.v2 (v3) uses for a JSON scalar (numbers are float64)."""
     if value is None:
         return "null", Style.PLAIN
     if isinstance(value, bool):
@@ -134,7 +139,7 @@ def scalar_text(value: object) -> tuple[str, Style]:
     if isinstance(value, int | float):
         return _float_text(float(value)), Style.PLAIN
     if isinstance(value, str):
-        return value, requested_style(value)
+        return value, requested_style(value, v3=v3)
     raise TypeError(f"cannot render a {type(value).__name__} as YAML: only JSON values are allowed")
 
 

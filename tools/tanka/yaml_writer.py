@@ -6,11 +6,14 @@ single-quoted and double-quoted scalars fold at a space once the column passes 8
 default width, which tk never changes); double-quoted text keeps a space that follows the fold
 with a `\\` at the start of the continuation line. Columns count code points, as go-yaml counts
 runes.
+
+yaml.v3 reuses this writer with its own settings: indentation 4, an unlimited width (nothing
+folds) and no line break written straight after a literal block's header.
 """
 
 from __future__ import annotations
 
-from tools.tanka.yaml_scalar import BREAKS, is_printable
+from tools.tanka.yaml_scalar import BREAKS, Style, is_printable
 
 BEST_WIDTH = 80
 BEST_INDENT = 2
@@ -53,7 +56,18 @@ def _needs_escape(ch: str) -> bool:
 class Writer:
     """Output buffer plus go-yaml's emitter position state."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        *,
+        best_indent: int = BEST_INDENT,
+        best_width: int = BEST_WIDTH,
+        break_after_block_header: bool = True,
+    ) -> None:
+        self.best_indent = best_indent
+        self.best_width = best_width
+        # yaml.v2 ends a `|` header line at once; yaml.v3 waits for the first content line, so
+        # a leading line break of the text takes that place (and one empty line is lost).
+        self.break_after_block_header = break_after_block_header
         self.parts: list[str] = []
         self.column = 0
         self.whitespace = True
@@ -75,9 +89,9 @@ class Writer:
     def increase_indent(self, *, flow: bool, indentless: bool) -> None:
         self._indents.append(self.indent)
         if self.indent < 0:
-            self.indent = BEST_INDENT if flow else 0
+            self.indent = self.best_indent if flow else 0
         elif not indentless:
-            self.indent += BEST_INDENT
+            self.indent += self.best_indent
 
     def pop_indent(self) -> None:
         self.indent = self._indents.pop()
@@ -103,6 +117,22 @@ class Writer:
         self.put(indicator)
         self.whitespace = is_whitespace
         self.indention = self.indention and is_indention
+
+    def write_empty_collection(self, start: str, end: str) -> None:
+        """`{}` or `[]`: go-yaml writes an empty mapping or sequence in flow style."""
+        self.write_indicator(start, need_whitespace=True, is_whitespace=True, is_indention=False)
+        self.write_indicator(end, need_whitespace=False, is_whitespace=False, is_indention=False)
+
+    def write_scalar(self, text: str, style: Style, *, allow_breaks: bool) -> None:
+        """The scalar in its selected style; keys (simple keys) never fold."""
+        if style is Style.PLAIN:
+            self.write_plain(text, allow_breaks=allow_breaks)
+        elif style is Style.SINGLE:
+            self.write_single_quoted(text, allow_breaks=allow_breaks)
+        elif style is Style.DOUBLE:
+            self.write_double_quoted(text, allow_breaks=allow_breaks)
+        else:
+            self.write_literal(text)
 
     def _write_break(self, ch: str) -> None:
         # `\n` becomes the line break; other breaks (LS, PS) are copied and reset the column.
@@ -133,7 +163,7 @@ class Writer:
                 if (
                     allow_breaks
                     and not spaces
-                    and self.column > BEST_WIDTH
+                    and self.column > self.best_width
                     and inner
                     and following != " "
                 ):
@@ -165,7 +195,7 @@ class Writer:
                 self.put(_escape(ch))
                 spaces = False
             elif ch == " ":
-                if allow_breaks and not spaces and self.column > BEST_WIDTH and 0 < i < last:
+                if allow_breaks and not spaces and self.column > self.best_width and 0 < i < last:
                     self.write_indent()
                     if text[i + 1] == " ":
                         self.put("\\")  # the next space would otherwise be eaten by folding
@@ -181,12 +211,11 @@ class Writer:
 
     def write_literal(self, text: str) -> None:
         self.write_indicator("|", need_whitespace=True, is_whitespace=False, is_indention=False)
-        hints = (str(BEST_INDENT) if text and (text[0] == " " or text[0] in BREAKS) else "") + (
-            _chomping(text)
-        )
-        self.put(hints)
-        self.put_break()
-        self.indention = True
+        leading_blank = text and (text[0] == " " or text[0] in BREAKS)
+        self.put((str(self.best_indent) if leading_blank else "") + _chomping(text))
+        if self.break_after_block_header:
+            self.put_break()
+            self.indention = True
         self.whitespace = True
         breaks = True
         for ch in text:
