@@ -104,6 +104,9 @@ def _session(
     settings: Settings, provider: LLMProvider, root: Path, out: TextIO, registry: ToolRegistry
 ) -> ChatSession:
     base = head_commit(root)  # every diff of this chat compares with where it started
+    from tools.tanka.tanka_render_tools import configure_base_trees
+
+    configure_base_trees(settings.workdir / "base-trees")  # not /tmp: it may be small or shared
     agent = Agent(
         provider,
         registry,

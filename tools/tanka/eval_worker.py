@@ -20,6 +20,8 @@ from typing import Any
 from tools.tanka.importer import Importer, ImportRefused, with_prelude
 
 _IMPORTER_PREFIX = re.compile(r"importer error: ")
+# The message runs until the stack trace, which starts on a new line with a tab.
+_IMPORTER_MESSAGE = re.compile(r"importer error: .*?(?=\n\t|\Z)", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +70,11 @@ def evaluate(request: EvalRequest) -> EvalReply:
             import_callback=importer,
             native_callbacks=native_callbacks(),
         )
+    except UnicodeDecodeError as exc:  # stray bytes after an import refusal, see _repair
+        raw = exc.object if isinstance(exc.object, bytes) else bytes(exc.object)
+        return EvalReply(error=clean_error(_repair(raw.decode("utf-8", "replace"), importer)))
     except (RuntimeError, ImportRefused) as exc:
-        return EvalReply(error=clean_error(str(exc)))
+        return EvalReply(error=clean_error(_repair(str(exc), importer)))
     except OSError as exc:
         return EvalReply(error=f"reading {request.filename}: {exc.strerror or exc}")
     return EvalReply(value=json.loads(output, parse_int=float))
@@ -81,6 +86,15 @@ def _main_text(request: EvalRequest) -> str:
     with open(request.filename, "rb") as handle:
         raw = handle.read()
     return with_prelude(request.filename, raw).decode("utf-8", errors="replace")
+
+
+def _repair(text: str, importer: Importer) -> str:
+    """Put the importer's own message back where the binding may have appended stray bytes
+    (go-jsonnet's python glue passes the callback's error without a terminating NUL)."""
+    if importer.last_refusal is None:
+        return text
+    message = "importer error: " + importer.last_refusal
+    return _IMPORTER_MESSAGE.sub(lambda _: message, text, count=1)
 
 
 def clean_error(text: str) -> str:

@@ -85,8 +85,18 @@ class Importer:
         self._confine_real = os.path.realpath(confine)
         # Absolute imports the engine itself writes (the eval scripts import the entrypoint).
         self._trusted = {os.path.normpath(str(p)) for p in trusted}
+        self.last_refusal: str | None = None
 
     def __call__(self, base_dir: str, rel: str) -> tuple[str, bytes]:
+        try:
+            return self._resolve(base_dir, rel)
+        except ImportRefused as exc:
+            # The binding hands our message to Go without a terminating NUL, so the error text
+            # that comes back may carry stray bytes; eval_worker repairs it from this copy.
+            self.last_refusal = str(exc)
+            raise
+
+    def _resolve(self, base_dir: str, rel: str) -> tuple[str, bytes]:
         if rel == TK_LIBRARY:
             return TK_LIBRARY_PATH, TK_LIBRARY_SOURCE
         if rel == SHIM_NAME:
