@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import re
 import sys
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,7 +84,10 @@ def run_chat(args: argparse.Namespace, deps: ChatDeps) -> int:
     settings = _settings(args, deps.environ)
     if args.prompt is not None and not args.prompt.strip():
         raise UserError("the prompt is empty; say what to change, or omit it for the REPL")
-    root = resolve_repo(args.repo, deps.cwd or Path.cwd())
+    if args.repo and _URL.match(args.repo):
+        root = scratch_checkout(args.repo, settings)
+    else:
+        root = resolve_repo(args.repo, deps.cwd or Path.cwd())
     out = deps.stdout or sys.stdout
     provider = deps.provider_factory(settings)
     try:
@@ -144,12 +149,33 @@ def one_shot(session: ChatSession, prompt: str) -> int:
     return 0
 
 
+def scratch_checkout(url: str, settings: Settings) -> Path:
+    """A fresh checkout of `url`'s base branch under the workdir, made from the repo cache.
+
+    The user's repository is never touched; the checkout stays after exit so its changes can be
+    inspected (its path is printed), and a later chat reuses the cache.
+    """
+    from bot.git.askpass import TokenCredentials
+    from bot.git.gitcmd import GitError
+    from bot.git.workspace import RepoCache
+
+    token = settings.github_token
+    credentials = TokenCredentials(token.get_secret_value) if token is not None else None
+    name = f"chat-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    try:
+        cache = RepoCache(settings.workdir, url, credentials=credentials)
+        cache.refresh_if_older(30.0)  # clones on first use; a fresh clone is not fetched twice
+        checkout = cache.start(name, base_branch=settings.base_branch, branch=f"tanka-bot/{name}")
+    except GitError as exc:
+        raise UserError(
+            f"--repo {url}: {exc}; check the URL, TANKA_BOT_BASE_BRANCH "
+            f"({settings.base_branch}) and GITHUB_TOKEN"
+        ) from None
+    return checkout.root
+
+
 def resolve_repo(repo: str | None, cwd: Path) -> Path:
     """The top of the git checkout at `repo` (or around `cwd`); UserError when there is none."""
-    if repo and _URL.match(repo):
-        raise UserError(
-            f"--repo {repo}: URLs are not supported yet; clone it first and pass its path"
-        )
     start = Path(repo).expanduser() if repo else cwd
     if not start.exists():
         raise UserError(f"--repo {repo}: no such directory; pass the path of a git checkout")

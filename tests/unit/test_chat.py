@@ -193,10 +193,9 @@ BadRepo = Callable[[Path], tuple[list[str], str]]
         (lambda tmp: (["--repo", str(tmp / "missing")], "no such directory"), "missing"),
         (lambda tmp: (["--repo", str(tmp)], "is not inside a git repository"), "plain"),
         (
-            lambda tmp: (["--repo", "https://github.com/o/r.git"], "clone it first"),
+            lambda tmp: (["--repo", (tmp / "absent.git").as_uri()], "git clone failed"),
             "url",
         ),
-        (lambda tmp: (["--repo", "git@github.com:o/r.git"], "clone it first"), "scp"),
     ],
     ids=lambda v: v if isinstance(v, str) else "",
 )
@@ -318,3 +317,27 @@ def test_one_shot_prints_the_rendered_diff_with_secrets_redacted(
     # The Jsonnet source is in the git diff as written; the rendered Secret never shows.
     assert "hunter2" not in rendered
     assert "password: <redacted, value changed>" in rendered
+
+
+def test_a_url_is_worked_on_in_a_scratch_checkout(
+    tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(origin))
+    workdir = tmp_path / "work"
+    edit = call(
+        "file_edit",
+        path="environments/prod/main.jsonnet",
+        old_text="replicas: 1",
+        new_text="replicas: 2",
+    )
+    h = Harness(monkeypatch, [tools(edit), reply("Done.")])
+    monkeypatch.setattr(chat.DEPS, "environ", {**ENV, "TANKA_BOT_WORKDIR": str(workdir)})
+    assert main(["chat", "--repo", origin.as_uri(), "scale"]) == 0
+    (scratch,) = (workdir / "sessions").iterdir()
+    assert (scratch / "environments/prod/main.jsonnet").read_text() == "{ replicas: 2 }\n"
+    assert "+{ replicas: 2 }" in h.text
+    # Neither the origin nor the user's own checkout changed.
+    assert (repo / "environments/prod/main.jsonnet").read_text() == "{ replicas: 1 }\n"
+    assert git(origin, "show", "main:environments/prod/main.jsonnet") == "{ replicas: 1 }\n"
+    assert git(scratch, "branch", "--show-current").startswith("tanka-bot/chat-")
