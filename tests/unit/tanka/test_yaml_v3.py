@@ -216,6 +216,8 @@ def test_keys_follow_the_same_quoting() -> None:
 
 def test_only_v3_quotes_the_signed_octal_retry() -> None:
     assert dump_yaml({"k": "0o+7"}) == "k: 0o+7\n"
+    # yaml.v2 has the `0b` retry too, so it quotes a signed binary tail as well.
+    assert dump_yaml({"k": "0b+1"}) == 'k: "0b+1"\n'
 
 
 @pytest.mark.parametrize(
