@@ -22,6 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tools.tanka.errors import NativeError
+from tools.tanka.eval_pool import EvalPool
+from tools.tanka.evaluate import evaluate_file
 from tools.tanka.native_yaml import manifest_yaml_from_json
 from tools.tanka.yaml_emit import dump_yaml
 from tools.tanka.yaml_keys import key_less, sorted_keys
@@ -59,6 +61,22 @@ def test_tanka_native_cases() -> None:
     assert manifest_yaml_from_json('{ "list": ["a", "b", "c"]}') == (
         "list:\n    - a\n    - b\n    - c\n"
     )
+
+
+def test_native_through_jsonnet(tmp_path: Path) -> None:
+    # std.manifestJson output (Jsonnet's own JSON) through the registered native, as tk calls it.
+    (tmp_path / "jsonnetfile.json").write_text("{}")
+    main = tmp_path / "main.jsonnet"
+    main.write_text(
+        "std.native('manifestYamlFromJson')(std.manifestJson("
+        "{ rules: [{ name: 'r', labels: { a: 'on' } }], num: 1500000 }))\n"
+    )
+    pool = EvalPool(size=1)
+    try:
+        value = evaluate_file(main, pool=pool)
+    finally:
+        pool.close()
+    assert value == 'num: 1.5e+06\nrules:\n    - labels:\n        a: "on"\n      name: r\n'
 
 
 def test_invalid_json_is_a_native_error() -> None:
