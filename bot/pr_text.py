@@ -1,0 +1,94 @@
+"""The words of a published change: the bot's branch name and the pull request description."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+
+BRANCH_PREFIX = "tanka-bot/"
+SLUG_MAX = 40
+KEY_MAX = 64
+MAX_FILES_LISTED = 50
+NOTHING_APPLIED = (
+    "Nothing was applied to any cluster: this change takes effect only when it is merged and "
+    "deployed the usual way."
+)
+
+
+def slugify(text: str, limit: int = SLUG_MAX) -> str:
+    """Lowercase ASCII words joined by '-', at most `limit` characters, cut between words."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    words = re.findall(r"[a-z0-9]+", ascii_text.lower())
+    slug = ""
+    for word in words:
+        candidate = f"{slug}-{word}" if slug else word
+        if len(candidate) > limit:
+            break
+        slug = candidate
+    if not slug and words:  # a single very long first word: cut it
+        slug = words[0][:limit]
+    return slug or "change"
+
+
+def _safe_key(key: str) -> str:
+    # git check-ref-format: no control chars, spaces, ~^:?*[\, no "..", "@{", no leading '.'.
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "-", key)
+    cleaned = re.sub(r"\.{2,}", ".", cleaned).strip(".-")[:KEY_MAX].strip(".-")
+    return cleaned or "session"
+
+
+def branch_name(key: str, request_text: str) -> str:
+    """`tanka-bot/<key>-<slug>`: the session key (e.g. a Slack thread_ts) and the request's words.
+
+    Always a valid git branch name, whatever the inputs.
+    """
+    return f"{BRANCH_PREFIX}{_safe_key(key)}-{slugify(request_text)}"
+
+
+def pr_title(request_text: str, limit: int = 72) -> str:
+    """A one-line title from the request: its first line, shortened at a word."""
+    first = " ".join(request_text.strip().splitlines()[0].split()) if request_text.strip() else ""
+    if not first:
+        return "tanka-bot change"
+    if len(first) <= limit:
+        return first
+    return first[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,.;:") + "…"
+
+
+def _code(text: str) -> str:
+    return "`" + text.replace("`", "'") + "`"
+
+
+def _bullets(items: Sequence[str]) -> list[str]:
+    lines = [f"- {_code(item)}" for item in items[:MAX_FILES_LISTED]]
+    if len(items) > MAX_FILES_LISTED:
+        lines.append(f"- … and {len(items) - MAX_FILES_LISTED} more")
+    return lines
+
+
+def pr_body(
+    *,
+    summary: str,
+    files: Sequence[str],
+    requester: str,
+    approver: str,
+    environments: Sequence[str] = (),
+    thread_url: str | None = None,
+    request: str = "",
+) -> str:
+    """The pull request description (GitHub Markdown)."""
+    lines: list[str] = []
+    if request.strip():
+        lines += ["**Request**", "", *(f"> {line}" for line in request.strip().splitlines()), ""]
+    if summary.strip():
+        lines += ["**Summary**", "", summary.strip(), ""]
+    lines += [f"**Files changed ({len(files)})**", "", *_bullets(files), ""]
+    if environments:
+        lines += [f"**Environments affected ({len(environments)})**", "", *_bullets(environments)]
+        lines.append("")
+    lines.append(f"Requested by {requester} · approved by {approver}")
+    if thread_url:
+        lines.append(f"Slack thread: {thread_url}")
+    lines += ["", "---", f"Opened by tanka-bot. {NOTHING_APPLIED}"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,105 @@
+"""A proposal: the change exactly as it was shown to a reviewer, and the check that it still is.
+
+An approval publishes a proposal, never "whatever the checkout holds now" (DESIGN.md decision 2).
+`make_proposal` snapshots the working tree into a git tree object (through a throwaway index, so
+the checkout's own index is untouched) and derives from that one immutable snapshot both the diff
+shown to people and the hash that binds the approval. `check_unchanged` takes a new snapshot and
+refuses when anything differs, or when it cannot tell (fail closed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bot.errors import UserError
+from bot.git.gitcmd import Git, GitError
+
+CHANGED = "the checkout changed since the proposal was shown; review the new diff and approve again"
+# Same options as tools.git.working_diff (what the agent's git_diff shows): renames detected.
+_SHOWN_OPTIONS = ("--no-ext-diff", "--no-textconv", "-M")
+# What the hash covers: every byte of every file (binary content too) and file modes.
+_EXACT_OPTIONS = (*_SHOWN_OPTIONS, "--binary", "--full-index")
+
+
+class ProposalChanged(UserError):
+    """The checkout no longer matches the proposal that was approved (or cannot be compared)."""
+
+    def __init__(self, detail: str = "") -> None:
+        super().__init__(f"{CHANGED} ({detail})" if detail else CHANGED)
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    base_commit: str
+    tree: str  # git tree id of the proposed working tree: the content, exactly
+    diff: str  # the unified diff shown to the reviewer (base commit -> proposed tree)
+    diff_hash: str  # sha256 of the exact binary patch from base commit to the proposed tree
+    files: tuple[str, ...]  # paths added, modified or deleted (both sides of a rename)
+    title: str
+    summary: str
+    created: datetime
+
+    @property
+    def empty(self) -> bool:
+        return not self.files
+
+
+def make_proposal(
+    root: Path,
+    base: str,
+    *,
+    title: str = "",
+    summary: str = "",
+    now: datetime | None = None,
+) -> Proposal:
+    """Snapshot the checkout at `root` as a proposal relative to commit `base`.
+
+    Raises GitError when git cannot read the checkout or `base` is not a commit.
+    """
+    git = Git(root, 60.0)
+    base_commit = git.out("rev-parse", "--verify", "--quiet", f"{base}^{{commit}}")
+    tree = snapshot_tree(root)
+    return Proposal(
+        base_commit=base_commit,
+        tree=tree,
+        diff=git.run("diff", *_SHOWN_OPTIONS, base_commit, tree).text(),
+        diff_hash=diff_hash(root, base_commit, tree),
+        files=tuple(git.out("diff", "--name-only", "--no-renames", base_commit, tree).splitlines()),
+        title=title,
+        summary=summary,
+        created=now or datetime.now(UTC),
+    )
+
+
+def snapshot_tree(root: Path) -> str:
+    """The tree id of the working tree as `git add --all` sees it (ignored files excluded)."""
+    git = Git(root, 60.0)
+    index = Path(git.out("rev-parse", "--path-format=absolute", "--git-path", "index"))
+    with tempfile.TemporaryDirectory(prefix="tanka-bot-proposal-") as scratch:
+        temp_index = Path(scratch) / "index"
+        if index.exists():  # its stat cache lets `add` skip unchanged files
+            temp_index.write_bytes(index.read_bytes())
+        isolated = git.with_env({"GIT_INDEX_FILE": str(temp_index), "GIT_OPTIONAL_LOCKS": "0"})
+        isolated.run("add", "--all", "--", ".")
+        return isolated.out("write-tree")
+
+
+def diff_hash(root: Path, base_commit: str, tree: str) -> str:
+    """sha256 of the exact patch between two trees (commits work too), as hex."""
+    patch = Git(root, 60.0).run("diff", *_EXACT_OPTIONS, base_commit, tree).stdout
+    return hashlib.sha256(patch).hexdigest()
+
+
+def check_unchanged(proposal: Proposal, root: Path) -> None:
+    """Raise ProposalChanged unless the checkout still holds exactly `proposal`'s change."""
+    try:
+        tree = snapshot_tree(root)
+        current = diff_hash(root, proposal.base_commit, tree)
+    except (GitError, OSError) as exc:
+        raise ProposalChanged(f"it could not be compared: {exc}") from None
+    if tree != proposal.tree or current != proposal.diff_hash:
+        raise ProposalChanged()
