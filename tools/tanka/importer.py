@@ -16,8 +16,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from tools.tanka.native_shim import SHIM_NAME, SHIM_SOURCE
@@ -50,8 +52,10 @@ class _ContentCache:
         self._entries: dict[str, tuple[tuple[int, int, int], bytes]] = {}
         self._lock = threading.Lock()
 
-    def read(self, path: str) -> bytes:
-        info = os.stat(path)
+    def read(self, path: str, info: os.stat_result | None = None) -> bytes:
+        """The file's bytes as evaluated; `info` is its stat when the caller already has it."""
+        if info is None:
+            info = os.stat(path)
         signature = (info.st_mtime_ns, info.st_size, info.st_ino)
         with self._lock:
             hit = self._entries.get(path)
@@ -86,6 +90,9 @@ class Importer:
         # Absolute imports the engine itself writes (the eval scripts import the entrypoint).
         self._trusted = {os.path.normpath(str(p)) for p in trusted}
         self.last_refusal: str | None = None
+        # One Importer serves one evaluation: the directories' real paths are taken as fixed
+        # for that run (files are still looked at on every call).
+        self._real_dirs: dict[str, str] = {}
 
     def __call__(self, base_dir: str, rel: str) -> tuple[str, bytes]:
         try:
@@ -106,8 +113,8 @@ class Importer:
         directories = [base_dir] if base_dir else []
         for directory in [*directories, *self.search]:
             candidate = os.path.normpath(os.path.join(directory, rel))
-            self._check_inside(rel, candidate)
-            found = self._try(rel, candidate)
+            probe = self._check_inside(rel, candidate)
+            found = self._try(rel, candidate, probe)
             if found is not None:
                 return candidate, found
         raise ImportRefused(_not_found(rel))
@@ -119,39 +126,80 @@ class Importer:
                 f"import {_quote(rel)} refused: absolute import paths are not allowed; "
                 "import files inside the project by a relative path"
             )
-        self._check_inside(rel, candidate)
-        found = self._try(rel, candidate)
+        probe = self._check_inside(rel, candidate)
+        found = self._try(rel, candidate, probe)
         if found is None:
             raise ImportRefused(_not_found(rel))
         return candidate, found
 
-    def _check_inside(self, rel: str, candidate: str) -> None:
+    def _check_inside(self, rel: str, candidate: str) -> _Probe:
         if not _within(candidate, self.confine):
             raise ImportRefused(
                 f"import {_quote(rel)} refused: {candidate} is outside the project "
                 f"directory {self.confine}"
             )
-        real = os.path.realpath(candidate)
-        if not _within(real, self._confine_real):
+        probe = self._probe(candidate)
+        if not _within(probe.real, self._confine_real):
             raise ImportRefused(
-                f"import {_quote(rel)} refused: {candidate} is a symlink to {real}, outside "
-                f"the project directory {self.confine}"
+                f"import {_quote(rel)} refused: {candidate} is a symlink to {probe.real}, "
+                f"outside the project directory {self.confine}"
             )
+        return probe
+
+    def _probe(self, candidate: str) -> _Probe:
+        """realpath(candidate) and, when one lstat settles it, whether and what it is.
+
+        os.path.realpath costs an lstat per path component; an import search tries the same
+        few directories over and over, so each directory is resolved once per evaluation and
+        only the last component is looked at (a symlink there takes the full realpath).
+        """
+        head, tail = os.path.split(candidate)
+        real_dir = self._real_dirs.get(head)
+        if real_dir is None:
+            real_dir = self._real_dirs[head] = os.path.realpath(head)
+        try:
+            info = os.lstat(candidate)
+        except (FileNotFoundError, NotADirectoryError):
+            return _Probe(os.path.join(real_dir, tail), missing=True)
+        except OSError:  # as realpath does; reading it will say what is wrong
+            return _Probe(os.path.join(real_dir, tail))
+        if stat.S_ISLNK(info.st_mode):
+            return _Probe(os.path.realpath(candidate))
+        return _Probe(os.path.join(real_dir, tail), info=info)
 
     @staticmethod
-    def _try(rel: str, candidate: str) -> bytes | None:
+    def _try(rel: str, candidate: str, probe: _Probe) -> bytes | None:
+        if probe.missing:
+            return None
+        if probe.info is not None and not stat.S_ISDIR(probe.info.st_mode):
+            return Importer._read(rel, candidate, probe.info)
+        return Importer._read_unknown(rel, candidate)
+
+    @staticmethod
+    def _read_unknown(rel: str, candidate: str) -> bytes | None:
         if os.path.isdir(candidate):
             raise ImportRefused(
                 f"couldn't open import {_quote(rel)}: read {candidate}: is a directory"
             )
+        return Importer._read(rel, candidate, None)
+
+    @staticmethod
+    def _read(rel: str, candidate: str, info: os.stat_result | None) -> bytes | None:
         try:
-            return CACHE.read(candidate)
+            return CACHE.read(candidate, info)
         except (FileNotFoundError, NotADirectoryError):
             return None
         except OSError as exc:
             raise ImportRefused(
                 f"couldn't open import {_quote(rel)}: {exc.strerror or exc}"
             ) from None
+
+
+@dataclass(frozen=True, slots=True)
+class _Probe:
+    real: str  # what os.path.realpath(candidate) returns
+    missing: bool = False  # lstat said no such file
+    info: os.stat_result | None = None  # its stat, when it is no symlink
 
 
 def _within(path: str, directory: str) -> bool:
