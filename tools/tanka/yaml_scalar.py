@@ -64,6 +64,34 @@ def analyze(text: str, *, v3: bool = False) -> Analysis:
         return Analysis(
             multiline=False, plain_allowed=True, single_allowed=True, block_allowed=False
         )
+    if text.isascii() and text.isprintable():
+        return _analyze_printable_ascii(text)
+    return _analyze_by_character(text, v3=v3)
+
+
+def _analyze_printable_ascii(text: str) -> Analysis:
+    """The character loop's answer, from whole-string checks, for text of U+0020..U+007E only
+    (most scalars): no breaks, tabs or unprintables, so only edge spaces and indicators count."""
+    leading, trailing = text[0] == " ", text[-1] == " "
+    first = text[0]
+    indicators = (
+        first in _FIRST_INDICATORS
+        or (first in "?:-" and (len(text) == 1 or text[1] == " "))
+        or text.startswith(("---", "..."))
+        or ": " in text
+        or text[-1] == ":"
+        or " #" in text
+    )
+    plain = not (leading or trailing)
+    return Analysis(
+        multiline=False,
+        plain_allowed=plain and not indicators,
+        single_allowed=True,
+        block_allowed=not trailing,
+    )
+
+
+def _analyze_by_character(text: str, *, v3: bool) -> Analysis:
     indicators = text.startswith(("---", "..."))
     special = line_breaks = leading = trailing_space = break_space = space_break = False
     previous_space = previous_break = False

@@ -13,6 +13,8 @@ folds) and no line break written straight after a literal block's header.
 
 from __future__ import annotations
 
+import re
+
 from tools.tanka.yaml_scalar import BREAKS, Style, is_printable
 
 BEST_WIDTH = 80
@@ -47,6 +49,10 @@ def _escape(ch: str) -> str:
     if code <= 0xFFFF:
         return f"\\u{code:04X}"
     return f"\\U{code:08X}"
+
+
+_BREAK = re.compile("[" + "".join(sorted(BREAKS)) + "]")
+_OTHER_BREAK = re.compile("[" + "".join(sorted(BREAKS - {"\n"})) + "]")
 
 
 def _needs_escape(ch: str) -> bool:
@@ -152,8 +158,21 @@ class Writer:
         self._write_folding(text, allow_breaks=allow_breaks, quote=True)
         self.write_indicator("'", need_whitespace=False, is_whitespace=False, is_indention=False)
 
+    def _fits(self, text: str) -> bool:
+        """Written at the current column, no space in `text` can be past the width."""
+        return self.column + len(text) <= self.best_width or " " not in text
+
     def _write_folding(self, text: str, *, allow_breaks: bool, quote: bool) -> None:
         """Plain and single-quoted bodies: fold at a lone space past the width, keep breaks."""
+        body = text.replace("'", "''") if quote else text
+        if (not allow_breaks or self._fits(body)) and not _BREAK.search(text):
+            self.put(body)  # what the loop below writes when it neither folds nor breaks
+        else:
+            self._write_folding_body(text, allow_breaks=allow_breaks, quote=quote)
+        self.whitespace = False
+        self.indention = False
+
+    def _write_folding_body(self, text: str, *, allow_breaks: bool, quote: bool) -> None:
         spaces = breaks = False
         last = len(text) - 1
         for i, ch in enumerate(text):
@@ -183,11 +202,18 @@ class Writer:
                 self.put("''" if quote and ch == "'" else ch)
                 self.indention = False
                 spaces = breaks = False
-        self.whitespace = False
-        self.indention = False
 
     def write_double_quoted(self, text: str, *, allow_breaks: bool) -> None:
         self.write_indicator('"', need_whitespace=True, is_whitespace=False, is_indention=False)
+        if _plain_ascii(text) and (not allow_breaks or self._fits(text)):
+            self.put(text)  # what the loop below writes when it neither escapes nor folds
+        else:
+            self._write_double_body(text, allow_breaks=allow_breaks)
+        self.write_indicator('"', need_whitespace=False, is_whitespace=False, is_indention=False)
+        self.whitespace = False
+        self.indention = False
+
+    def _write_double_body(self, text: str, *, allow_breaks: bool) -> None:
         spaces = False
         last = len(text) - 1
         for i, ch in enumerate(text):
@@ -205,9 +231,6 @@ class Writer:
             else:
                 self.put(ch)
                 spaces = False
-        self.write_indicator('"', need_whitespace=False, is_whitespace=False, is_indention=False)
-        self.whitespace = False
-        self.indention = False
 
     def write_literal(self, text: str) -> None:
         self.write_indicator("|", need_whitespace=True, is_whitespace=False, is_indention=False)
@@ -217,6 +240,23 @@ class Writer:
             self.put_break()
             self.indention = True
         self.whitespace = True
+        if _OTHER_BREAK.search(text):
+            self._write_literal_body(text)
+        else:
+            self._write_literal_lines(text)
+
+    def _write_literal_lines(self, text: str) -> None:
+        """`_write_literal_body` for text whose only breaks are `\n`, a line at a time."""
+        for number, line in enumerate(text.split("\n")):
+            if number:
+                self.put_break()
+                self.indention = True
+            if line:
+                self.write_indent()
+                self.put(line)
+                self.indention = False
+
+    def _write_literal_body(self, text: str) -> None:
         breaks = True
         for ch in text:
             if ch in BREAKS:
@@ -229,6 +269,11 @@ class Writer:
                 self.put(ch)
                 self.indention = False
                 breaks = False
+
+
+def _plain_ascii(text: str) -> bool:
+    """Nothing in `text` needs a double-quoted escape (printable ASCII, no `"` or `\\`)."""
+    return text.isascii() and text.isprintable() and '"' not in text and "\\" not in text
 
 
 def _chomping(text: str) -> str:
