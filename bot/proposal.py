@@ -10,6 +10,7 @@ refuses when anything differs, or when it cannot tell (fail closed).
 from __future__ import annotations
 
 import hashlib
+import shutil
 import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -81,8 +82,11 @@ def snapshot_tree(root: Path) -> str:
     index = Path(git.out("rev-parse", "--path-format=absolute", "--git-path", "index"))
     with tempfile.TemporaryDirectory(prefix="tanka-bot-proposal-") as scratch:
         temp_index = Path(scratch) / "index"
-        if index.exists():  # its stat cache lets `add` skip unchanged files
-            temp_index.write_bytes(index.read_bytes())
+        if index.exists():
+            # Its stat cache lets `add` skip unchanged files. copy2 keeps the index's mtime, which
+            # git's racy-entry check needs: a file rewritten in the same clock tick as the index
+            # (same size, same mtime) would otherwise be taken as unchanged and left out.
+            shutil.copy2(index, temp_index)
         isolated = git.with_env({"GIT_INDEX_FILE": str(temp_index), "GIT_OPTIONAL_LOCKS": "0"})
         isolated.run("add", "--all", "--", ".")
         return isolated.out("write-tree")
