@@ -32,6 +32,11 @@ MAX_TASKS_PER_WORKER = 200
 STARTUP_TIMEOUT = 60.0
 # Beyond the sandbox's basics: what helm/kustomize and an uninstalled checkout need.
 _WORKER_VARS = ("HOME", "PYTHONPATH", "TANKA_HELM_PATH", "TANKA_KUSTOMIZE_PATH")
+# Go's collector by default runs whenever the heap doubles; an evaluation makes much
+# short-lived garbage over a small live heap, so letting it triple saves ~20% of evaluation time
+# (Tempo: worker peak 84 -> 107 MB). GOMEMLIMIT makes it collect eagerly again as the heap nears
+# a size well under the default memory budget, so big evaluations keep their headroom.
+GO_RUNTIME_ENV = {"GOGC": "200", "GOMEMLIMIT": "1GiB"}
 
 
 class _Worker:
@@ -46,7 +51,7 @@ class _Worker:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             cwd="/",
-            env=scrubbed_env({k: v for k, v in os.environ.items() if k in _WORKER_VARS}),
+            env=scrubbed_env(_worker_vars()),
         )
         child_sock.close()
         self.parent_conn = Connection(parent_sock.detach())
@@ -102,6 +107,11 @@ class _Worker:
         self.parent_conn.close()
         with contextlib.suppress(OSError):
             os.unlink(self.stderr_path)
+
+
+def _worker_vars() -> dict[str, str]:
+    passed = {k: v for k, v in os.environ.items() if k in _WORKER_VARS}
+    return {**passed, **GO_RUNTIME_ENV}
 
 
 def _wait(process: subprocess.Popen[bytes], seconds: float) -> None:

@@ -1,0 +1,44 @@
+"""Worker processes run Go's collector with the pool's settings, whatever the caller's env."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tools.tanka.eval_pool import GO_RUNTIME_ENV, EvalPool
+from tools.tanka.evaluate import evaluate_file
+
+
+def _children_environ() -> list[dict[str, str]]:
+    """The environments of this process's live children, read from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == os.getpid():
+            pairs = (item.split(b"=", 1) for item in environ.split(b"\0") if b"=" in item)
+            found.append({k.decode(): v.decode() for k, v in pairs})
+    return found
+
+
+def test_workers_get_the_go_gc_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GOGC", "off")  # a caller's own setting must not reach the workers
+    (tmp_path / "jsonnetfile.json").write_text("{}")
+    (tmp_path / "main.jsonnet").write_text("{ a: [x * 2 for x in std.range(1, 1000)] }")
+    pool = EvalPool(size=1)
+    try:
+        value = evaluate_file(tmp_path / "main.jsonnet", pool=pool)
+        workers = [env for env in _children_environ() if "GOMEMLIMIT" in env]
+    finally:
+        pool.close()
+    assert value["a"][-1] == 2000.0
+    assert workers  # other tests' pools may have workers too: all must carry the settings
+    assert all({k: env[k] for k in GO_RUNTIME_ENV} == GO_RUNTIME_ENV for env in workers)
