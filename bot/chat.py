@@ -6,6 +6,7 @@
 One-shot prints the tool calls, the answer and token use, then the git diff of the checkout since
 it started (new files included) and the rendered-manifest diff; it exits 0 when the turn finished,
 non-zero with a one-line error otherwise (edits made so far stay). No Slack and no Redis needed.
+`/approve` in the REPL, or `--approve` one-shot, opens the pull request (bot.chat_approve).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from bot.agent.budget import Budgets
 from bot.agent.conversation import Conversation
@@ -34,6 +35,9 @@ from tools.context import PullRequestSource, ToolContext
 from tools.git import run_git, working_diff
 from tools.registry import ToolError, ToolRegistry
 
+if TYPE_CHECKING:  # PyGithub and the publish step load only when a chat approves
+    from bot.chat_approve import ChatApproval, ClosableHost, HostFactory
+
 log = logging.getLogger(__name__)
 
 _URL = re.compile(r"^([a-z][a-z0-9+.-]*://|[^/\s]+@[^/\s]+:)", re.IGNORECASE)
@@ -43,6 +47,12 @@ def _build_provider(settings: Settings) -> LLMProvider:
     from bot.agent.providers import build_provider  # SDKs load only when chat really runs
 
     return build_provider(settings)
+
+
+def _build_code_host(settings: Settings) -> ClosableHost | None:
+    from bot.code_host import build_code_host  # PyGithub loads only when /approve runs
+
+    return build_code_host(settings)
 
 
 @dataclass
@@ -55,6 +65,7 @@ class ChatDeps:
     stdin: TextIO | None = None  # None: sys.stdin at call time
     stdout: TextIO | None = None  # None: sys.stdout at call time
     cwd: Path | None = None  # None: the process's working directory
+    code_host_factory: HostFactory = _build_code_host  # for /approve and --approve
 
 
 DEPS = ChatDeps()
@@ -73,6 +84,11 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument("--model", help="model id (default: the provider's default)")
     parser.add_argument("prompt", nargs="?", help="one-shot request (omit for the REPL)")
+    parser.add_argument(
+        "--approve",
+        action="store_true",
+        help="one-shot: after the turn, open a pull request with the change (as /approve does)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -84,16 +100,21 @@ def run_chat(args: argparse.Namespace, deps: ChatDeps) -> int:
     settings = _settings(args, deps.environ)
     if args.prompt is not None and not args.prompt.strip():
         raise UserError("the prompt is empty; say what to change, or omit it for the REPL")
-    if args.repo and _URL.match(args.repo):
-        root = scratch_checkout(args.repo, settings)
-    else:
-        root = resolve_repo(args.repo, deps.cwd or Path.cwd())
+    if args.approve and args.prompt is None:
+        raise UserError("--approve needs a PROMPT (one-shot); in the REPL type /approve")
+    is_url = bool(args.repo and _URL.match(args.repo))
+    root = (
+        scratch_checkout(args.repo, settings)
+        if is_url
+        else resolve_repo(args.repo, deps.cwd or Path.cwd())
+    )
     out = deps.stdout or sys.stdout
     provider = deps.provider_factory(settings)
     try:
         session = _session(settings, provider, root, out, deps.registry_factory())
+        approval = _approval(session, settings, deps, args.repo if is_url else None)
         if args.prompt is not None:
-            return one_shot(session, args.prompt)
+            return one_shot(session, args.prompt, approval if args.approve else None)
         base = session.ctx.base_commit
         where = f"{root} @ {base[:12]}" if base else f"{root} (no commits yet)"
         session.say(f"tanka-bot chat · {provider.name} {provider.model} · {where}")
@@ -140,12 +161,40 @@ def _settings(args: argparse.Namespace, environ: Mapping[str, str] | None) -> Se
     return settings.require(settings.missing_for_provider())
 
 
-def one_shot(session: ChatSession, prompt: str) -> int:
+def _approval(
+    session: ChatSession, settings: Settings, deps: ChatDeps, remote_url: str | None
+) -> ChatApproval:
+    """Wire /approve into the session: the diffs it prints are the proposals it remembers."""
+    from bot.chat_approve import ChatApproval, attach
+
+    root, base, out = session.ctx.root, session.ctx.base_commit, session.out
+    approval = ChatApproval(
+        root=root,
+        base=base,
+        settings=settings,
+        out=out,
+        code_host_factory=deps.code_host_factory,
+        print_changes=lambda proposal: print_changes(root, base, out, proposal.diff),
+        remote_url=remote_url,
+        environ=deps.environ if deps.environ is not None else os.environ,
+    )
+
+    attach(session, approval, fallback_show=lambda: show_changes(root, base, out))
+    return approval
+
+
+def one_shot(session: ChatSession, prompt: str, approval: ChatApproval | None = None) -> int:
     result = run_in_foreground(session, prompt)
     report(session, result)
     session.show_changes()
     if result.error is not None:
         raise UserError(f"the turn did not finish: {result.error}")
+    if approval is not None:
+        approval.request, approval.answer = prompt, result.text
+        if approval.shown is None or approval.shown.empty:
+            session.say("nothing to approve: the turn made no changes")
+            return 0
+        approval.approve()
     return 0
 
 
@@ -218,7 +267,11 @@ def head_commit(root: Path) -> str | None:
 
 def show_changes(root: Path, base: str | None, out: TextIO) -> None:
     """The git diff since the session began, then the rendered-manifest diff."""
-    patch = working_diff(root, base)
+    print_changes(root, base, out, working_diff(root, base))
+
+
+def print_changes(root: Path, base: str | None, out: TextIO, patch: str) -> None:
+    """`patch` (the git diff since `base`), then the rendered-manifest diff."""
     if not patch.strip():
         out.write("no changes in the checkout\n")
         return

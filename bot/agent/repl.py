@@ -19,6 +19,7 @@ from bot.agent.cancel import CancelToken
 from bot.agent.conversation import Conversation
 from bot.agent.loop import Agent, TurnResult
 from bot.agent.terminal import TerminalObserver, describe_usage
+from bot.errors import UserError
 from tools.context import ToolContext
 
 PROMPT = "❯ "  # noqa: RUF001 - the prompt of seed 000
@@ -29,6 +30,8 @@ CTRL_C_REASON = "cancelled with Ctrl+C; edits made so far are kept"
 HELP = """\
 Ask for a change to the Tanka repository in plain words; the agent edits the checkout.
   /diff    show what changed since the session started
+  /approve open a pull request with the change last shown (commit, push, PR), as the approve
+           reaction does in Slack; if files changed since it was shown, shows the new diff instead
   /clear   start a fresh conversation (edits in the checkout stay)
   /help    this help
   /exit    leave (Ctrl+D works too)
@@ -46,6 +49,10 @@ class ChatSession:
     out: TextIO
     show_changes: Callable[[], None]
     conversation: Conversation
+    # Set by the chat command: publish what was last shown (raises UserError when it must not).
+    approve: Callable[[], None] | None = None
+    # Called after each REPL turn with its prompt and result (the chat shows a new change).
+    after_turn: Callable[[str, TurnResult], None] | None = None
 
     def say(self, text: str) -> None:
         self.out.write(text.rstrip("\n") + "\n")
@@ -156,6 +163,11 @@ def _command(session: ChatSession, line: str) -> bool:
         session.say("conversation cleared (edits in the checkout stay)")
     elif name == "/diff":
         session.show_changes()
+    elif name == "/approve" and session.approve is not None:
+        try:
+            session.approve()
+        except UserError as exc:
+            session.say(f"✗ {exc}")
     else:
         session.say(f"unknown command {name}; type /help for the commands")
     return True
@@ -180,6 +192,9 @@ def repl(session: ChatSession, reader: LineReader) -> int:
                 if not _command(session, line):
                     return 0
                 continue
-            report(session, run_in_foreground(session, line))
+            result = run_in_foreground(session, line)
+            report(session, result)
+            if session.after_turn is not None:
+                session.after_turn(line, result)
     finally:
         reader.close()
