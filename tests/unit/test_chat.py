@@ -7,16 +7,19 @@ import os
 import signal
 import subprocess
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from bot import chat
 from bot.agent.errors import AgentError, ErrorKind
-from bot.agent.messages import LLMProvider, ModelRequest, ModelResponse
+from bot.agent.messages import LLMProvider, ModelRequest, ModelResponse, ToolCall
+from bot.agent.repl import HELP
 from bot.cli import main
+from bot.code_host import build_code_host
 from bot.config import Settings
+from tests.fakes.github_server import FakeGitHub
 from tests.fakes.scripted_provider import ScriptedProvider, Step, call, reply, tools
 from tools.files import TOOLS as FILE_TOOLS
 from tools.git import TOOLS as GIT_TOOLS
@@ -341,3 +344,184 @@ def test_a_url_is_worked_on_in_a_scratch_checkout(
     assert (repo / "environments/prod/main.jsonnet").read_text() == "{ replicas: 1 }\n"
     assert git(origin, "show", "main:environments/prod/main.jsonnet") == "{ replicas: 1 }\n"
     assert git(scratch, "branch", "--show-current").startswith("tanka-bot/chat-")
+
+
+# --- /approve and --approve -----------------------------------------------------------------
+
+GITHUB_TOKEN = "ghp_ChatApproveSecret0123456789"
+
+
+class EditingStdin(io.StringIO):
+    """Lines of input; `before` runs just before the line it is keyed by is first read."""
+
+    def __init__(self, text: str, before: dict[str, Callable[[], None]]) -> None:
+        super().__init__(text)
+        self.before = dict(before)
+
+    def readline(self, size: int | None = -1) -> str:
+        line = super().readline()
+        hook = self.before.pop(line.strip(), None)
+        if hook is not None:
+            hook()
+        return line
+
+
+@pytest.fixture
+def published_repo(repo: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """The chat repo with a bare origin to push to and a local git identity."""
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(origin))
+    git(repo, "remote", "add", "origin", origin.as_uri())
+    git(repo, "config", "user.name", "Tess Tester")
+    git(repo, "config", "user.email", "tess@example.com")
+    return repo, origin
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    with FakeGitHub(tokens=(GITHUB_TOKEN,)) as server:
+        server.add_repo("acme", "infra")
+        yield server
+
+
+def with_github(monkeypatch: pytest.MonkeyPatch, github: FakeGitHub) -> None:
+    environ = {
+        **ENV,
+        "GITHUB_TOKEN": GITHUB_TOKEN,
+        "GITHUB_API_URL": github.url,
+        "TANKA_BOT_GITHUB_REPO": "acme/infra",
+    }
+    monkeypatch.setattr(chat.DEPS, "environ", environ)
+    monkeypatch.setattr(
+        chat.DEPS, "code_host_factory", lambda s: build_code_host(s, write_interval=None)
+    )
+
+
+def scale(replicas: int) -> ToolCall:
+    return call(
+        "file_write", path="environments/prod/main.jsonnet", content=f"{{ replicas: {replicas} }}\n"
+    )
+
+
+def test_one_shot_approve_opens_the_pull_request(
+    published_repo: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, github: FakeGitHub
+) -> None:
+    repo, origin = published_repo
+    new = call("file_write", path="environments/dev/main.jsonnet", content="{ replicas: 1 }\n")
+    h = Harness(monkeypatch, [tools(scale(3), new), reply("Scaled prod to 3 and added dev.")])
+    with_github(monkeypatch, github)
+
+    assert main(["chat", "--repo", str(repo), "--approve", "Scale prod to 3"]) == 0
+
+    [pull] = github.repos["acme/infra"].pulls.values()
+    assert pull.head.startswith("tanka-bot/chat-")
+    assert pull.head.endswith("-scale-prod-to-3")
+    assert (pull.base, pull.title) == ("main", "Scale prod to 3")
+    assert "Requested by Tess Tester <tess@example.com> · approved by Tess Tester" in pull.body
+    assert "Scaled prod to 3 and added dev." in pull.body
+    assert "- `environments/dev/main.jsonnet`" in pull.body
+    assert "Nothing was applied to any cluster" in pull.body
+    assert f"✓ pull request opened: {github.web_url}/acme/infra/pull/1" in h.text
+    assert h.text.index("── git diff ──") < h.text.index("✓ pull request opened")
+    assert git(origin, "show", f"{pull.head}:environments/prod/main.jsonnet") == "{ replicas: 3 }\n"
+    assert git(origin, "show", f"{pull.head}:environments/dev/main.jsonnet") == "{ replicas: 1 }\n"
+    assert git(origin, "log", "-1", "--format=%an", pull.head).strip() == "Tess Tester"
+    assert git(origin, "rev-list", "--count", "main").strip() == "1"  # main untouched
+    assert GITHUB_TOKEN not in h.text
+
+
+def test_repl_approve_refuses_a_hand_edit_then_publishes_and_updates(
+    published_repo: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, github: FakeGitHub
+) -> None:
+    repo, origin = published_repo
+    target = repo / "environments/prod/main.jsonnet"
+    stdin = EditingStdin(
+        "scale prod\n/approve\n/approve\nadd a note\n/approve\n/exit\n",
+        {"/approve": lambda: target.write_text("{ replicas: 5 }\n")},  # edited by hand
+    )
+    note = call("file_write", path="NOTES.md", content="scaled\n")
+    h = Harness(monkeypatch, [tools(scale(3)), reply("Scaled."), tools(note), reply("Noted.")])
+    monkeypatch.setattr(chat.DEPS, "stdin", stdin)
+    with_github(monkeypatch, github)
+
+    assert main(["chat", "--repo", str(repo)]) == 0
+
+    text = h.text
+    # The turn's change was shown, with the hint; the hand edit was refused with the new diff.
+    first_diff = text.index("+{ replicas: 3 }")
+    assert text.index("Type /approve to open a pull request") > first_diff
+    refused = text.index("✗ the checkout changed since the proposal was shown")
+    assert first_diff < text.index("+{ replicas: 5 }") < refused
+    # The second /approve published what was then shown; the next one updated the same PR.
+    assert text.count("✓ pull request opened:") == 1
+    assert "✓ pull request #1 updated:" in text
+    [pull] = github.repos["acme/infra"].pulls.values()
+    assert git(origin, "show", f"{pull.head}:environments/prod/main.jsonnet") == "{ replicas: 5 }\n"
+    assert git(origin, "show", f"{pull.head}:NOTES.md") == "scaled\n"
+    assert git(origin, "rev-list", "--count", pull.head).strip() == "3"  # base + two approvals
+    assert pull.title == "scale prod"
+    assert "Noted." in pull.body
+    assert "/approve open a pull request" in HELP
+
+
+def test_approve_without_github_names_the_variables(
+    published_repo: tuple[Path, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    repo, origin = published_repo
+    h = Harness(monkeypatch, [tools(scale(2)), reply("Done.")], stdin="go\n/approve\n/exit\n")
+    assert main(["chat", "--repo", str(repo)]) == 0
+    assert "✗ GitHub is not configured" in h.text
+    assert "set GITHUB_TOKEN (or GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY)" in h.text
+
+    Harness(monkeypatch, [tools(scale(4)), reply("Done.")])
+    assert main(["chat", "--repo", str(repo), "--approve", "scale"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("tanka-bot: error: GitHub is not configured")
+    assert err.count("\n") == 1
+    assert (repo / "environments/prod/main.jsonnet").read_text() == "{ replicas: 4 }\n"  # kept
+    assert git(origin, "for-each-ref", "--format=%(refname:short)").split() == ["main"]
+
+
+def test_approve_with_nothing_shown_or_nothing_changed(
+    published_repo: tuple[Path, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    github: FakeGitHub,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    repo, _ = published_repo
+    h = Harness(monkeypatch, [reply("Nothing to do.")])
+    with_github(monkeypatch, github)
+    assert main(["chat", "--repo", str(repo), "--approve", "look around"]) == 0
+    assert "nothing to approve: the turn made no changes" in h.text
+
+    # A hand edit before any diff was shown: /approve shows it first instead of publishing it.
+    (repo / "environments/prod/main.jsonnet").write_text("{ replicas: 9 }\n")
+    h = Harness(monkeypatch, [], stdin="/approve\n/approve\n/exit\n")
+    with_github(monkeypatch, github)
+    assert main(["chat", "--repo", str(repo)]) == 0
+    assert h.text.index("+{ replicas: 9 }") < h.text.index("✗ review the diff above")
+    assert "✓ pull request opened" in h.text
+    assert len(github.repos["acme/infra"].pulls) == 1
+
+    Harness(monkeypatch, [])
+    assert main(["chat", "--repo", str(repo), "--approve"]) == 1
+    assert "--approve needs a PROMPT" in capsys.readouterr().err
+
+
+def test_a_url_chat_approves_onto_that_url(
+    published_repo: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    github: FakeGitHub,
+) -> None:
+    _, origin = published_repo
+    h = Harness(monkeypatch, [tools(scale(6)), reply("Scaled.")])
+    with_github(monkeypatch, github)
+    monkeypatch.setitem(chat.DEPS.environ or {}, "TANKA_BOT_WORKDIR", str(tmp_path / "work"))
+    assert main(["chat", "--repo", origin.as_uri(), "--approve", "scale to six"]) == 0
+    [pull] = github.repos["acme/infra"].pulls.values()
+    assert pull.head.endswith("-scale-to-six")
+    assert git(origin, "show", f"{pull.head}:environments/prod/main.jsonnet") == "{ replicas: 6 }\n"
+    assert "✓ pull request opened" in h.text
