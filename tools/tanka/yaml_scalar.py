@@ -13,6 +13,7 @@ single-quoted text but no longer a literal block, and its resolver has one more 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from enum import Enum
 
@@ -61,19 +62,31 @@ class Analysis:
 def analyze(text: str, *, v3: bool = False) -> Analysis:
     """go-yaml's yaml_emitter_analyze_scalar, block context only."""
     if not text:
-        return Analysis(
-            multiline=False, plain_allowed=True, single_allowed=True, block_allowed=False
-        )
-    if text.isascii() and text.isprintable():
-        return _analyze_printable_ascii(text)
+        return _EMPTY
+    if text.isascii():
+        if text.isprintable():
+            return _analyze_printable_ascii(text)
+        if _ASCII_LINES.fullmatch(text):
+            return _analyze_ascii_lines(text)
     return _analyze_by_character(text, v3=v3)
+
+
+_EMPTY = Analysis(multiline=False, plain_allowed=True, single_allowed=True, block_allowed=False)
+# The single-line answers, by (plain allowed, block allowed): shared, as Analysis is frozen.
+_ONE_LINE = {
+    (plain, block): Analysis(
+        multiline=False, plain_allowed=plain, single_allowed=True, block_allowed=block
+    )
+    for plain in (False, True)
+    for block in (False, True)
+}
+_ASCII_LINES = re.compile("[\x20-\x7e\n]*")
 
 
 def _analyze_printable_ascii(text: str) -> Analysis:
     """The character loop's answer, from whole-string checks, for text of U+0020..U+007E only
     (most scalars): no breaks, tabs or unprintables, so only edge spaces and indicators count."""
-    leading, trailing = text[0] == " ", text[-1] == " "
-    first = text[0]
+    first, trailing = text[0], text[-1] == " "
     indicators = (
         first in _FIRST_INDICATORS
         or (first in "?:-" and (len(text) == 1 or text[1] == " "))
@@ -82,12 +95,19 @@ def _analyze_printable_ascii(text: str) -> Analysis:
         or text[-1] == ":"
         or " #" in text
     )
-    plain = not (leading or trailing)
+    plain = not (first == " " or trailing or indicators)
+    return _ONE_LINE[plain, not trailing]
+
+
+def _analyze_ascii_lines(text: str) -> Analysis:
+    """The character loop's answer for printable ASCII with `\n` breaks (config files): a line
+    break rules out plain text, so only spaces next to a break and a trailing space count."""
+    space_break = " \n" in text
     return Analysis(
-        multiline=False,
-        plain_allowed=plain and not indicators,
-        single_allowed=True,
-        block_allowed=not trailing,
+        multiline=True,
+        plain_allowed=False,
+        single_allowed=not (space_break or "\n " in text),
+        block_allowed=not (space_break or text[-1] == " "),
     )
 
 

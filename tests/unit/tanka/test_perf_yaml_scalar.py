@@ -8,11 +8,12 @@ from hypothesis import strategies as st
 from tools.tanka.yaml_scalar import _analyze_by_character, analyze
 from tools.tanka.yaml_writer import Writer
 
-# Every character the printable-ASCII rules look at, plus letters; indicators at both ends.
+# Every character the ASCII rules look at, plus letters, breaks, a TAB and a non-ASCII letter.
 _ASCII = st.text(alphabet=st.sampled_from(" -:#?.ab'\"!|>{}[],&*%@`="), min_size=1, max_size=12)
+_LINES = st.text(alphabet=st.sampled_from(" \n\n:#-ab\t\r\xe9"), min_size=1, max_size=12)
 
 
-@given(_ASCII)
+@given(st.one_of(_ASCII, _LINES))
 @example("-")
 @example("- a")
 @example("? x")
@@ -24,6 +25,10 @@ _ASCII = st.text(alphabet=st.sampled_from(" -:#?.ab'\"!|>{}[],&*%@`="), min_size
 @example("...")
 @example(" a")
 @example("a ")
+@example("a\n b")
+@example("a \nb")
+@example("a\nb ")
+@example("\n")
 def test_printable_ascii_analysis_matches_the_character_loop(text: str) -> None:
     for v3 in (False, True):
         assert analyze(text, v3=v3) == _analyze_by_character(text, v3=v3)
