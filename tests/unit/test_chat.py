@@ -354,11 +354,11 @@ GITHUB_TOKEN = "ghp_ChatApproveSecret0123456789"
 class EditingStdin(io.StringIO):
     """Lines of input; `before` runs just before the line it is keyed by is first read."""
 
-    def __init__(self, text: str, before: dict[str, Callable[[], None]]) -> None:
+    def __init__(self, text: str, before: dict[str, Callable[[], object]]) -> None:
         super().__init__(text)
         self.before = dict(before)
 
-    def readline(self, size: int | None = -1) -> str:
+    def readline(self, size: int | None = -1, /) -> str:
         line = super().readline()
         hook = self.before.pop(line.strip(), None)
         if hook is not None:
