@@ -358,7 +358,7 @@ class EditingStdin(io.StringIO):
         super().__init__(text)
         self.before = dict(before)
 
-    def readline(self, size: int | None = -1, /) -> str:
+    def readline(self, size: int | None = -1, /) -> str:  # type: ignore[override]  # typeshed
         line = super().readline()
         hook = self.before.pop(line.strip(), None)
         if hook is not None:
