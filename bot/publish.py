@@ -114,8 +114,11 @@ def publish(
         f"could not look up the pull request of {branch}; nothing was committed or pushed",
         pushed=False,
     )
-    _switch_to(checkout)
-    commit = _commit(checkout, proposal, title, author)
+    try:
+        _switch_to(checkout)
+        commit = _commit(checkout, proposal, title, author)
+    except GitError as exc:  # an unexpected git failure on the way: say so, never a traceback
+        raise PublishError(f"could not commit the change on {branch}: {exc}") from None
     pushed = _push(checkout, remote_url, TokenCredentials(code_host.token_for_push))
     ref = _open_or_update(
         code_host,
@@ -177,10 +180,7 @@ def _commit(checkout: Checkout, proposal: Proposal, title: str, author: Identity
     head = checkout.head()
     if head != proposal.base_commit and _tree_of(checkout, head) == proposal.tree:
         return head  # an earlier approval committed it and then failed later: reuse that commit
-    try:
-        commit = checkout.commit(_commit_message(title, proposal), author=author)
-    except GitError as exc:
-        raise PublishError(f"could not commit the change: {exc}") from None
+    commit = checkout.commit(_commit_message(title, proposal), author=author)
     if _tree_of(checkout, commit) != proposal.tree:
         # Files changed between the check and `git add`: undo our commit, keep the files.
         git.run("reset", "--quiet", "--soft", head)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from bot.code_host import GitHubCodeHost
+from bot.code_host import GitHubCodeHost, PullRequestRef
 from bot.git.checkout import Identity
 from bot.github_auth import StaticToken
 from bot.pr_text import pr_body
@@ -349,3 +349,44 @@ def test_the_token_reaches_git_only_through_askpass_and_never_an_error_or_log(
     assert TOKEN not in repr(done)
     assert all(TOKEN not in record.getMessage() for record in caplog.records)
     assert TOKEN not in fake.repos["acme/infra"].pulls[1].body
+
+
+class EditingHost:
+    """The real code host, but the checkout is edited while GitHub is being asked (a race)."""
+
+    def __init__(self, host: GitHubCodeHost, edit: Path) -> None:
+        self.host = host
+        self.edit = edit
+
+    def find_pull_request(self, head: str) -> PullRequestRef | None:
+        self.edit.write_text("{ raced: true }\n")
+        return self.host.find_pull_request(head)
+
+    def open_pull_request(
+        self, head: str, base: str, title: str, body: str, draft: bool = False
+    ) -> PullRequestRef:
+        return self.host.open_pull_request(head, base, title, body, draft)
+
+    def update_pull_request_body(self, number: int, body: str) -> None:
+        self.host.update_pull_request_body(number, body)
+
+    def token_for_push(self) -> str:
+        return self.host.token_for_push()
+
+
+def test_an_edit_racing_the_commit_is_undone_and_refused(
+    work: Path, origin: Path, fake: FakeGitHub, host: GitHubCodeHost
+) -> None:
+    base = git(work, "rev-parse", "HEAD")
+    change(work)
+    proposal = make_proposal(work, base)
+    racing = EditingHost(host, work / "lib" / "new.libsonnet")
+    with pytest.raises(ProposalChanged, match="files changed while it was being committed"):
+        publish(
+            work, proposal, code_host=racing, base_branch="main", branch=BRANCH,
+            title="t", body="b", remote_url=origin.as_uri(),
+        )  # fmt: skip
+    assert git(work, "rev-parse", "HEAD") == base  # our commit was undone
+    assert (work / "lib" / "new.libsonnet").read_text() == "{ raced: true }\n"  # edit kept
+    assert remote_branches(origin) == ["main"]
+    assert fake.requests_to("POST", r"/pulls$") == []
