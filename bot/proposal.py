@@ -10,14 +10,14 @@ refuses when anything differs, or when it cannot tell (fail closed).
 from __future__ import annotations
 
 import hashlib
-import shutil
-import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from bot.errors import UserError
 from bot.git.gitcmd import Git, GitError
+from tools.git import working_tree_id
+from tools.registry import ToolError
 
 CHANGED = "the checkout changed since the proposal was shown; review the new diff and approve again"
 # Same options as tools.git.working_diff (what the agent's git_diff shows): renames detected.
@@ -77,19 +77,11 @@ def make_proposal(
 
 
 def snapshot_tree(root: Path) -> str:
-    """The tree id of the working tree as `git add --all` sees it (ignored files excluded)."""
-    git = Git(root, 60.0)
-    index = Path(git.out("rev-parse", "--path-format=absolute", "--git-path", "index"))
-    with tempfile.TemporaryDirectory(prefix="tanka-bot-proposal-") as scratch:
-        temp_index = Path(scratch) / "index"
-        if index.exists():
-            # Its stat cache lets `add` skip unchanged files. copy2 keeps the index's mtime, which
-            # git's racy-entry check needs: a file rewritten in the same clock tick as the index
-            # (same size, same mtime) would otherwise be taken as unchanged and left out.
-            shutil.copy2(index, temp_index)
-        isolated = git.with_env({"GIT_INDEX_FILE": str(temp_index), "GIT_OPTIONAL_LOCKS": "0"})
-        isolated.run("add", "--all", "--", ".")
-        return isolated.out("write-tree")
+    """The tree id of the working tree (ignored files excluded); ToolError becomes GitError."""
+    try:
+        return working_tree_id(root)
+    except ToolError as exc:
+        raise GitError("write-tree", str(exc)) from None
 
 
 def diff_hash(root: Path, base_commit: str, tree: str) -> str:

@@ -53,24 +53,35 @@ def diff_base(root: Path, base: str | None) -> str:
     return "HEAD" if _has_commits(root) else EMPTY_TREE
 
 
+def working_tree_id(root: Path) -> str:
+    """The tree id of the working tree as `git add --all` sees it (ignored files excluded).
+
+    Built in a throwaway index so the checkout's own index and staging are never touched.
+    """
+    index_path = Path(run_git(root, "rev-parse", "--path-format=absolute", "--git-path", "index"))
+    with tempfile.TemporaryDirectory(prefix="tanka-bot-index-") as scratch:
+        temp_index = Path(scratch) / "index"
+        if index_path.exists():
+            # Its stat cache lets `add` skip unchanged files. copy2 keeps the index's mtime, which
+            # git's racy-entry check needs: a file rewritten in the same clock tick as the index
+            # (same size, same mtime) would otherwise be taken as unchanged and left out.
+            shutil.copy2(index_path, temp_index)
+        env = {"GIT_INDEX_FILE": str(temp_index)}
+        run_git(root, "add", "--all", "--", ".", env=env)
+        return run_git(root, "write-tree", env=env).strip()
+
+
 def working_diff_bytes(root: Path, base: str | None, *extra: str) -> bytes:
     """`git diff` from `base` to the working tree, untracked (not ignored) files included.
 
     `extra` are diff options such as "--stat" or "--binary". Bytes, because a patch that rebuilds
     a checkout must carry file content exactly, whatever its encoding.
     """
-    index_path = Path(run_git(root, "rev-parse", "--path-format=absolute", "--git-path", "index"))
-    with tempfile.TemporaryDirectory(prefix="tanka-bot-index-") as scratch:
-        temp_index = Path(scratch) / "index"
-        if index_path.exists():  # its stat cache lets `add -A` skip unchanged files
-            shutil.copyfile(index_path, temp_index)
-        env = {"GIT_INDEX_FILE": str(temp_index)}
-        run_git(root, "add", "--all", "--", ".", env=env)
-        compare = diff_base(root, base)
-        return run_git_bytes(
-            root, "diff", "--cached", "--no-ext-diff", "--no-textconv", "-M", *extra, compare,
-            env=env,
-        )  # fmt: skip
+    tree = working_tree_id(root)
+    compare = diff_base(root, base)
+    return run_git_bytes(
+        root, "diff", "--no-ext-diff", "--no-textconv", "-M", *extra, compare, tree
+    )  # fmt: skip
 
 
 def working_diff(root: Path, base: str | None, *extra: str) -> str:
