@@ -297,7 +297,4 @@ def show_rendered_diff(root: Path, base: str | None, out: TextIO) -> None:
     if not diff.envs:
         out.write("no Tanka environment is affected by this change\n")
         return
-    out.write(diff.summary().rstrip("\n") + "\n")
-    text = diff.text()
-    if text.strip():
-        out.write("\n" + text.rstrip("\n") + "\n")
+    out.write(diff.text().rstrip("\n") + "\n")  # the summary first, then each unified diff
