@@ -58,6 +58,7 @@ def evaluate(request: EvalRequest) -> EvalReply:
         [Path(p) for p in request.jpath],
         confine=Path(request.confine),
         trusted=[Path(p) for p in request.trusted],
+        one_run=True,
     )
     try:
         text = _main_text(request)

@@ -82,7 +82,11 @@ class Importer:
         *,
         confine: Path,
         trusted: Sequence[Path] = (),
+        one_run: bool = False,
     ) -> None:
+        """`one_run`: this Importer serves a single evaluation, so what a path held is
+        remembered for the rest of it (go-jsonnet keeps the first content it got for a path
+        for the whole run anyway); without it every call looks at the files again."""
         # Highest precedence first, as go-jsonnet walks its list from the end.
         self.search = [str(p) for p in reversed(jpath)]
         self.confine = str(confine)
@@ -91,8 +95,9 @@ class Importer:
         self._trusted = {os.path.normpath(str(p)) for p in trusted}
         self.last_refusal: str | None = None
         # One Importer serves one evaluation: the directories' real paths are taken as fixed
-        # for that run (files are still looked at on every call).
+        # for that run.
         self._real_dirs: dict[str, str] = {}
+        self._held: dict[str, bytes | None] | None = {} if one_run else None
 
     def __call__(self, base_dir: str, rel: str) -> tuple[str, bytes]:
         try:
@@ -113,8 +118,7 @@ class Importer:
         directories = [base_dir] if base_dir else []
         for directory in [*directories, *self.search]:
             candidate = os.path.normpath(os.path.join(directory, rel))
-            probe = self._check_inside(rel, candidate)
-            found = self._try(rel, candidate, probe)
+            found = self._lookup(rel, candidate)
             if found is not None:
                 return candidate, found
         raise ImportRefused(_not_found(rel))
@@ -126,11 +130,20 @@ class Importer:
                 f"import {_quote(rel)} refused: absolute import paths are not allowed; "
                 "import files inside the project by a relative path"
             )
-        probe = self._check_inside(rel, candidate)
-        found = self._try(rel, candidate, probe)
+        found = self._lookup(rel, candidate)
         if found is None:
             raise ImportRefused(_not_found(rel))
         return candidate, found
+
+    def _lookup(self, rel: str, candidate: str) -> bytes | None:
+        """The candidate's content or None (missing), after the confinement checks; a refusal
+        is never remembered, so its message always names this import."""
+        if self._held is not None and candidate in self._held:
+            return self._held[candidate]
+        found = self._try(rel, candidate, self._check_inside(rel, candidate))
+        if self._held is not None:
+            self._held[candidate] = found
+        return found
 
     def _check_inside(self, rel: str, candidate: str) -> _Probe:
         if not _within(candidate, self.confine):

@@ -95,3 +95,30 @@ def test_unreadable_directory_reports_the_os_error(tmp_path: Path) -> None:
             _importer(root)(f"{root}/env/", "locked/d.libsonnet")
     finally:
         locked.chmod(0o755)
+
+
+def test_one_run_importer_keeps_what_each_path_held(tmp_path: Path) -> None:
+    root, _ = _tree(tmp_path)
+    lib = root / "lib" / "real" / "a.libsonnet"
+    imp = Importer((root / "lib", root / "env"), confine=root, one_run=True)
+    assert imp(f"{root}/env/", "real/a.libsonnet")[1] == b"'a'"
+    lib.write_text("'changed'")
+    for where in ("env", "other"):
+        (root / where / "real").mkdir(parents=True)
+        (root / where / "real" / "a.libsonnet").write_text(f"'{where}'")
+    # env/real/a.libsonnet was missing when first tried: it stays so, and lib/'s content stays.
+    assert imp(f"{root}/lib/", "real/a.libsonnet")[1] == b"'a'"
+    assert imp(f"{root}/env/", "real/a.libsonnet")[1] == b"'a'"
+    # A path this run never tried is looked at.
+    assert imp(f"{root}/other/", "real/a.libsonnet")[1] == b"'other'"
+    fresh = Importer((root / "lib", root / "env"), confine=root)
+    assert fresh(f"{root}/lib/", "real/a.libsonnet")[1] == b"'changed'"
+
+
+def test_one_run_importer_names_each_refused_import(tmp_path: Path) -> None:
+    root, _ = _tree(tmp_path)
+    imp = Importer((root / "lib",), confine=root, one_run=True)
+    for rel in ("out/b.libsonnet", "./out/b.libsonnet"):
+        with pytest.raises(ImportRefused) as info:
+            imp(f"{root}/env/", rel)
+        assert f'import "{rel}" refused' in str(info.value)
