@@ -9,14 +9,16 @@ names and writes the files.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tools.tanka import export as export_files
 from tools.tanka.diff import RenderedEnv
 from tools.tanka.environments import EvalSettings, LoadedEnvironment, load_environment
 from tools.tanka.errors import MultipleEnvsError
+from tools.tanka.eval_pool import default_pool
 from tools.tanka.manifests import extract
 from tools.tanka.process import ProcessOptions, process
 from tools.tanka.project import SPEC_FILE, resolve_env_paths
@@ -25,6 +27,8 @@ from tools.tanka.spec import Environment
 from tools.tanka.yaml_emit import dump_yaml, show_output
 
 Manifest = Mapping[str, Any]
+T = TypeVar("T")
+R = TypeVar("R")
 __all__ = ["RenderedEnv", "export", "manifest_yaml", "render_entrypoint", "render_path", "show"]
 
 
@@ -53,7 +57,7 @@ def render_entrypoint(
     """Every environment an entrypoint defines: one for a static env, all of an inline file.
 
     An inline file is evaluated once when it holds one environment; only when it holds several
-    is each loaded again by its exact name, as tk export does.
+    is each loaded again by its exact name, as tk export does (in parallel on the pool).
     """
     paths = resolve_env_paths(entrypoint)
     if (paths.base / SPEC_FILE).exists():
@@ -62,7 +66,22 @@ def render_entrypoint(
         return [render_path(paths.entrypoint, settings=settings)]
     except MultipleEnvsError as exc:
         names = exc.names
-    return [render_path(paths.entrypoint, name=n, settings=settings) for n in names]
+    return in_parallel(
+        lambda n: render_path(paths.entrypoint, name=n, settings=settings), names, settings
+    )
+
+
+def in_parallel(
+    action: Callable[[T], R], items: Iterable[T], settings: EvalSettings | None
+) -> list[R]:
+    """`[action(item) for item in items]` with as many evaluations at once as the pool has
+    workers; results in order, and the first item's error in that order is raised."""
+    todo = list(items)
+    pool = (settings.pool if settings is not None else None) or default_pool()
+    if len(todo) < 2 or pool.size < 2:
+        return [action(item) for item in todo]
+    with ThreadPoolExecutor(max_workers=min(pool.size, len(todo))) as executor:
+        return list(executor.map(action, todo))
 
 
 def _rendered(env: Environment, manifests: Sequence[Manifest]) -> RenderedEnv:
@@ -97,7 +116,7 @@ def export(
     settings: EvalSettings | None = None,
 ) -> list[Path]:
     """`tk export OUT_DIR ENV_PATH...`: one file per manifest plus manifest.json; the files."""
-    envs = [load_environment(p, settings=settings) for p in env_paths]
+    envs = in_parallel(lambda p: load_environment(p, settings=settings), env_paths, settings)
     jobs = [(loaded.env, process_loaded(loaded)) for loaded in envs]
     return export_files.write_export(
         Path(out_dir),
