@@ -53,6 +53,8 @@ class RepoCache:
         timeout: float = 600.0,
     ) -> None:
         refuse_url_credentials(url)
+        # git runs with other working directories: relative paths would land somewhere else.
+        workdir = Path(os.path.abspath(workdir))
         self.url = url
         self.credentials = credentials
         self.timeout = timeout

@@ -172,3 +172,15 @@ def test_spares_are_claimed_and_moved_to_the_current_base(
     assert (checkout.root / "lib/later.libsonnet").read_text() == "{ later: true }\n"
     assert git(checkout.root, "status", "--porcelain") == ""
     assert git(checkout.root, "branch", "--show-current") == "tanka-bot/sp"
+
+
+def test_a_relative_workdir_works(
+    origin: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # TANKA_BOT_WORKDIR=./work is a natural setting; git runs in other directories.
+    monkeypatch.chdir(tmp_path)
+    cache = RepoCache(Path("work"), str(origin))
+    checkout = cache.start("s1", base_branch="main", branch="tanka-bot/s1")
+    assert checkout.root.is_absolute()
+    assert checkout.root.is_relative_to(tmp_path / "work")
+    assert (checkout.root / ".git").exists()
