@@ -124,7 +124,9 @@ class Settings(BaseSettings):
     @field_validator("workdir")
     @classmethod
     def _expand_workdir(cls, value: Path) -> Path:
-        return value.expanduser()
+        # Absolute: git and the render engine run in other directories (the checkout), where a
+        # relative path would put caches and base trees inside the user's repository.
+        return Path(os.path.abspath(value.expanduser()))
 
     @field_validator("slack_api_url", "github_api_url")
     @classmethod

@@ -118,3 +118,14 @@ def test_invalid_secret_values_are_not_echoed() -> None:
     plain = {"loc": ("TANKA_BOT_MAX_STEPS",), "msg": "bad", "input": "lots"}
     assert "hunter2" not in _describe(secret)
     assert "'lots'" in _describe(plain)
+
+
+def test_a_relative_workdir_becomes_absolute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # git and the render engine run with other working directories (the checkout), so a
+    # relative workdir would put caches and base trees inside the user's checkout.
+    monkeypatch.chdir(tmp_path)
+    s = load_settings({"TANKA_BOT_WORKDIR": "wd/../state"})
+    assert s.workdir == tmp_path / "state"
+    assert s.workdir.is_absolute()
