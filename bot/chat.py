@@ -110,8 +110,12 @@ def run_chat(args: argparse.Namespace, deps: ChatDeps) -> int:
     )
     out = deps.stdout or sys.stdout
     provider = deps.provider_factory(settings)
+    pull_requests: PullRequestSource | None = None
     try:
-        session = _session(settings, provider, root, out, deps.registry_factory())
+        pull_requests = pull_request_source(settings, root)
+        session = _session(
+            settings, provider, root, out, deps.registry_factory(), pull_requests=pull_requests
+        )
         approval = _approval(session, settings, deps, args.repo if is_url else None)
         if args.prompt is not None:
             return one_shot(session, args.prompt, approval if args.approve else None)
@@ -121,13 +125,20 @@ def run_chat(args: argparse.Namespace, deps: ChatDeps) -> int:
         session.say("Type /help for commands, /exit to leave.")
         return repl(session, LineReader(deps.stdin or sys.stdin, out))
     finally:
-        close = getattr(provider, "close", None)
-        if callable(close):
-            close()
+        for resource in (pull_requests, provider):  # HTTP sessions and PyGithub's log filter
+            close = getattr(resource, "close", None)
+            if callable(close):
+                close()
 
 
 def _session(
-    settings: Settings, provider: LLMProvider, root: Path, out: TextIO, registry: ToolRegistry
+    settings: Settings,
+    provider: LLMProvider,
+    root: Path,
+    out: TextIO,
+    registry: ToolRegistry,
+    *,
+    pull_requests: PullRequestSource | None,
 ) -> ChatSession:
     base = head_commit(root)  # every diff of this chat compares with where it started
     from tools.tanka.tanka_render_tools import configure_base_trees
@@ -145,7 +156,7 @@ def _session(
             root=root,
             protected_paths=settings.protected_paths,
             base_commit=base,
-            pull_requests=pull_request_source(settings, root),
+            pull_requests=pull_requests,
         ),
         out=out,
         show_changes=lambda: show_changes(root, base, out),

@@ -525,3 +525,19 @@ def test_a_url_chat_approves_onto_that_url(
     assert pull.head.endswith("-scale-to-six")
     assert git(origin, "show", f"{pull.head}:environments/prod/main.jsonnet") == "{ replicas: 6 }\n"
     assert "✓ pull request opened" in h.text
+
+
+def test_chat_closes_its_pull_request_source(
+    published_repo: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, github: FakeGitHub
+) -> None:
+    # The github_pr_list source is a GitHub client with a log filter on PyGithub's logger; a chat
+    # that never closes it leaves one filter (holding the token) and one HTTP session per run.
+    import logging
+
+    repo, _ = published_repo
+    requester = logging.getLogger("github.Requester")
+    before = list(requester.filters)
+    Harness(monkeypatch, [reply("Nothing to do.")])
+    with_github(monkeypatch, github)
+    assert main(["chat", "--repo", str(repo), "look around"]) == 0
+    assert requester.filters == before
