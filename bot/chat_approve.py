@@ -208,14 +208,17 @@ def local_user(root: Path, environ: Mapping[str, str]) -> LocalUser:
 def _git_config(root: Path, key: str, environ: Mapping[str, str]) -> str:
     # The user's own config on purpose (global included): this is their identity on their machine,
     # and `git config --get` runs nothing. The bot's sandboxed git would not see it.
-    done = subprocess.run(
-        ["git", "-C", str(root), "config", "--get", key],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        env={**os.environ, **environ},
-        check=False,
-    )
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "config", "--get", key],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            env={**os.environ, **environ},
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):  # no git, or it hung: treat as not set
+        raise LookupError(key) from None
     value = done.stdout.strip()
     if done.returncode != 0 or not value:
         raise LookupError(key)
