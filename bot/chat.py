@@ -216,7 +216,7 @@ def scratch_checkout(url: str, settings: Settings) -> Path:
     inspected (its path is printed), and a later chat reuses the cache.
     """
     from bot.git.askpass import TokenCredentials
-    from bot.git.gitcmd import GitError
+    from bot.git.gitcmd import GitError, redact
     from bot.git.workspace import RepoCache
 
     token = settings.github_token
@@ -228,7 +228,7 @@ def scratch_checkout(url: str, settings: Settings) -> Path:
         checkout = cache.start(name, base_branch=settings.base_branch, branch=f"tanka-bot/{name}")
     except GitError as exc:
         raise UserError(
-            f"--repo {url}: {exc}; check the URL, TANKA_BOT_BASE_BRANCH "
+            f"--repo {redact(url)}: {exc}; check the URL, TANKA_BOT_BASE_BRANCH "
             f"({settings.base_branch}) and GITHUB_TOKEN"
         ) from None
     return checkout.root

@@ -541,3 +541,16 @@ def test_chat_closes_its_pull_request_source(
     with_github(monkeypatch, github)
     assert main(["chat", "--repo", str(repo), "look around"]) == 0
     assert requester.filters == before
+
+
+def test_a_url_with_credentials_is_refused_without_echoing_them(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    Harness(monkeypatch, [])
+    monkeypatch.setitem(chat.DEPS.environ or {}, "TANKA_BOT_WORKDIR", str(tmp_path / "work"))
+    url = "https://ops:ghp_UrlSecret0123456789@127.0.0.1:9/acme/infra.git"
+    assert main(["chat", "--repo", url, "hi"]) == 1
+    err = capsys.readouterr().err
+    assert "carries credentials" in err
+    assert "ghp_UrlSecret0123456789" not in err
+    assert err.count("\n") == 1
