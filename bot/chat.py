@@ -231,6 +231,11 @@ def scratch_checkout(url: str, settings: Settings) -> Path:
             f"--repo {redact(url)}: {exc}; check the URL, TANKA_BOT_BASE_BRANCH "
             f"({settings.base_branch}) and GITHUB_TOKEN"
         ) from None
+    except OSError as exc:  # the workdir cannot hold the cache or the checkout
+        raise UserError(
+            f"TANKA_BOT_WORKDIR ({settings.workdir}): {exc.strerror or exc} at {exc.filename}; "
+            "point it at a writable directory"
+        ) from None
     return checkout.root
 
 

@@ -554,3 +554,22 @@ def test_a_url_with_credentials_is_refused_without_echoing_them(
     assert "carries credentials" in err
     assert "ghp_UrlSecret0123456789" not in err
     assert err.count("\n") == 1
+
+
+def test_an_unusable_workdir_fails_with_one_line(
+    tmp_path: Path,
+    repo: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(origin))
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory\n")
+    Harness(monkeypatch, [])
+    monkeypatch.setitem(chat.DEPS.environ or {}, "TANKA_BOT_WORKDIR", str(blocker / "work"))
+    assert main(["chat", "--repo", origin.as_uri(), "hi"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("tanka-bot: error: ")
+    assert "TANKA_BOT_WORKDIR" in err
+    assert err.count("\n") == 1
