@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from tools.tanka.errors import TankaError
+from tools.tanka.redact import is_secret, redact_deep
 from tools.tanka.yaml_emit import dump_yaml
 
 Manifest = dict[str, Any]
@@ -38,7 +39,9 @@ class ManifestSchemaError(TankaError):
     def __init__(self, name: str, fields: dict[str, str], manifest: Manifest) -> None:
         lines = [f"{name or 'Resource'} has missing or invalid fields:"]
         lines += [f"  - {field}: {problem}" for field, problem in fields.items()]
-        text = "\n".join(lines) + "\n\nPlease check below object:\n" + _sample(dump_yaml(manifest))
+        # Unlike tk, a Secret's values are hidden: this text reaches the model and Slack.
+        shown = _sample(dump_yaml(redact_deep(manifest)))
+        text = "\n".join(lines) + "\n\nPlease check below object:\n" + shown
         super().__init__(text)
         self.name = name
         self.fields = fields
@@ -55,10 +58,19 @@ def _sample(text: str) -> str:
 class PrimitiveReachedError(TankaError):
     """tk's ErrorPrimitiveReached: the walk met a value that is neither object, array nor null."""
 
-    def __init__(self, path: str, reason: str | None, container: Manifest | None) -> None:
+    def __init__(
+        self,
+        path: str,
+        reason: str | None,
+        container: Manifest | None,
+        *,
+        inside_secret: bool = False,
+    ) -> None:
         shown = reason if reason is not None else "%!s(<nil>)"  # Go's rendering of a nil error
         # tk renders the object with yaml.v3; the yaml.v2 rendering differs only in indentation.
-        body = dump_yaml(container if container is not None else {})
+        # Unlike tk, Secret values are hidden (`inside_secret`: the object is part of a Secret).
+        safe = redact_deep(container if container is not None else {}, inside_secret=inside_secret)
+        body = dump_yaml(safe)
         super().__init__(f"found invalid Kubernetes object (at {path}): {shown}\n\n{body}")
         self.path = path
         self.reason = reason
@@ -131,30 +143,36 @@ def is_list(manifest: Manifest) -> bool:
     return isinstance(manifest.get("items"), list)
 
 
-def _walk(value: Any, path: list[str], found: dict[str, Manifest]) -> None:
+def _walk(value: Any, path: list[str], found: dict[str, Manifest], in_secret: bool) -> None:
+    """`in_secret`: an enclosing object is a Secret (kind Secret but no valid manifest)."""
     if isinstance(value, dict):
-        _walk_object(value, path, found)
+        _walk_object(value, path, found, in_secret)
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            _walk(item, [*path, f"[{index}]"], found)
+            _walk(item, [*path, f"[{index}]"], found, in_secret)
     else:
         raise _Primitive(_path(path[:-1]))
 
 
-def _walk_object(obj: dict[str, Any], path: list[str], found: dict[str, Manifest]) -> None:
+def _walk_object(
+    obj: dict[str, Any], path: list[str], found: dict[str, Manifest], in_secret: bool
+) -> None:
     obj = {k: v for k, v in obj.items() if k != "__ksonnet"}
     problem = manifest_problem(obj)
     if problem is None:
         verify(obj, _path(path))
         found[_path(path)] = obj
         return
+    below_secret = in_secret or is_secret(obj)
     for key in sorted(obj):
         if obj[key] is None:
             continue  # a field left null by a false `if` in Jsonnet
         try:
-            _walk(obj[key], [*path, key], found)
+            _walk(obj[key], [*path, key], found, below_secret)
         except _Primitive as reached:
-            raise PrimitiveReachedError(reached.base, problem, obj) from None
+            raise PrimitiveReachedError(
+                reached.base, problem, obj, inside_secret=in_secret
+            ) from None
 
 
 def extract_by_path(data: Any) -> dict[str, Manifest]:
@@ -163,7 +181,7 @@ def extract_by_path(data: Any) -> dict[str, Manifest]:
     if data is None:
         return found
     try:
-        _walk(data, [], found)
+        _walk(data, [], found, False)
     except _Primitive as reached:
         raise PrimitiveReachedError(reached.base, None, None) from None
     return found

@@ -60,3 +60,19 @@ def _redact_values(values: Any, before: Any) -> Any:
 
 def redact_all(manifests: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [redact_manifest(m) for m in manifests]
+
+
+def redact_deep(value: Any, *, inside_secret: bool = False) -> Any:
+    """A copy of any evaluated value, safe to print in an error: every Secret in it is redacted,
+    and with `inside_secret` (the value is a part of a Secret) every scalar in it is hidden.
+
+    Error texts that show an object (tk's "Please check below object", an invalid object's body)
+    must not carry a Secret's values into a tool result or Slack.
+    """
+    if isinstance(value, Mapping):
+        if not inside_secret and is_secret(value):
+            return redact_manifest(value)
+        return {key: redact_deep(item, inside_secret=inside_secret) for key, item in value.items()}
+    if isinstance(value, list):
+        return [redact_deep(item, inside_secret=inside_secret) for item in value]
+    return REDACTED if inside_secret and value is not None else value

@@ -153,3 +153,42 @@ def test_list_item_errors() -> None:
         ManifestSchemaError, match=r"^\.l\.items\[1\] has missing or invalid fields"
     ):
         extract({"l": {"apiVersion": "v1", "kind": "List", "items": [cm("a"), {"kind": "Pod"}]}})
+
+
+# --- Secret values never reach an error text (tool results and Slack show these errors) --------
+
+PASSWORD = "aHVudGVyMg=="
+
+
+def test_primitive_error_inside_a_secret_hides_its_values() -> None:
+    # kind Secret but no apiVersion: the walk descends into `data` and meets the value itself.
+    data = {"db": {"kind": "Secret", "metadata": {"name": "db"}, "data": {"password": PASSWORD}}}
+    with pytest.raises(PrimitiveReachedError) as caught:
+        extract(data)
+    text = str(caught.value)
+    assert PASSWORD not in text
+    assert "password" in text  # the key still says where to look
+
+
+def test_primitive_error_next_to_a_secret_hides_its_values() -> None:
+    good = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "db"}}
+    data = {"a": {"secret": {**good, "stringData": {"password": PASSWORD}}, "stray": "x"}}
+    with pytest.raises(PrimitiveReachedError) as caught:
+        extract(data)
+    assert PASSWORD not in str(caught.value)
+    assert "stray: x" in str(caught.value)
+
+
+def test_schema_error_of_a_secret_hides_its_values() -> None:
+    bad = {"apiVersion": "v1", "kind": "Secret", "metadata": {}, "data": {"password": PASSWORD}}
+    with pytest.raises(ManifestSchemaError) as caught:
+        extract({"db": bad})
+    assert PASSWORD not in str(caught.value)
+    assert "metadata.name" in str(caught.value)
+
+
+def test_list_item_schema_error_of_a_secret_hides_its_values() -> None:
+    item = {"apiVersion": "v1", "kind": "Secret", "data": {"password": PASSWORD}}
+    with pytest.raises(ManifestSchemaError) as caught:
+        extract({"l": {"apiVersion": "v1", "kind": "List", "items": [item]}})
+    assert PASSWORD not in str(caught.value)
