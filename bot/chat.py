@@ -28,6 +28,7 @@ from bot.agent.loop import Agent
 from bot.agent.messages import LLMProvider
 from bot.agent.prompts import system_prompt
 from bot.agent.repl import ChatSession, LineReader, repl, report, run_in_foreground
+from bot.chat_ignores import check_global_ignores
 from bot.config import Settings, load_settings
 from bot.errors import UserError
 from tools.catalog import default_registry
@@ -103,11 +104,12 @@ def run_chat(args: argparse.Namespace, deps: ChatDeps) -> int:
     if args.approve and args.prompt is None:
         raise UserError("--approve needs a PROMPT (one-shot); in the REPL type /approve")
     is_url = bool(args.repo and _URL.match(args.repo))
-    root = (
-        scratch_checkout(args.repo, settings)
-        if is_url
-        else resolve_repo(args.repo, deps.cwd or Path.cwd())
-    )
+    environ = deps.environ if deps.environ is not None else os.environ
+    if is_url:
+        root = scratch_checkout(args.repo, settings)
+    else:
+        root = resolve_repo(args.repo, deps.cwd or Path.cwd())
+        check_global_ignores(root, environ)  # before any diff can show such a file
     out = deps.stdout or sys.stdout
     provider = deps.provider_factory(settings)
     pull_requests: PullRequestSource | None = None

@@ -573,3 +573,30 @@ def test_an_unusable_workdir_fails_with_one_line(
     assert err.startswith("tanka-bot: error: ")
     assert "TANKA_BOT_WORKDIR" in err
     assert err.count("\n") == 1
+
+
+def test_files_only_the_users_global_gitignore_hides_stop_a_local_chat(
+    repo: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The bot's git reads no global config: without this check `.env` would be a "new file"
+    # in the diff, sent to the model and committed by /approve.
+    home = tmp_path / "home"
+    (home / ".config" / "git").mkdir(parents=True)
+    (home / ".config" / "git" / "ignore").write_text(".env\n")
+    (repo / ".env").write_text("API_TOKEN=hunter2-secret\n")
+    h = Harness(monkeypatch, [reply("Nothing to do.")])
+    monkeypatch.setattr(chat.DEPS, "environ", {**ENV, "HOME": str(home)})
+
+    assert main(["chat", "--repo", str(repo), "look around"]) == 1
+    err = capsys.readouterr().err
+    assert "only your global gitignore hides (.env)" in err
+    assert ".git/info/exclude" in err
+    assert "hunter2-secret" not in err + h.text
+    assert h.provider.requests == []
+
+    (repo / ".git" / "info" / "exclude").write_text(".env\n")  # the fix the message names
+    assert main(["chat", "--repo", str(repo), "look around"]) == 0
+    assert "hunter2-secret" not in h.text
