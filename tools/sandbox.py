@@ -143,6 +143,16 @@ def relative(root: Path, path: Path) -> str:
 
 @lru_cache(maxsize=256)
 def _glob_regex(pattern: str) -> re.Pattern[str]:
+    try:
+        return re.compile(_glob_source(pattern), re.DOTALL)
+    except re.error as exc:  # e.g. a reversed range [z-a]
+        raise ToolError(
+            f"glob pattern {pattern!r} is invalid ({exc.msg}); use *, ?, ** and [...] classes "
+            "such as [a-z] or [!x]"
+        ) from None
+
+
+def _glob_source(pattern: str) -> str:
     pattern = pattern.strip()
     pattern = pattern[2:] if pattern.startswith("./") else pattern
     out: list[str] = []
@@ -160,7 +170,7 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
         else:
             out.append(_glob_char(pattern, i))
             i += _glob_width(pattern, i)
-    return re.compile("".join(out) + r"\Z", re.DOTALL)
+    return "".join(out) + r"\Z"
 
 
 def _glob_width(pattern: str, i: int) -> int:
@@ -178,10 +188,20 @@ def _glob_char(pattern: str, i: int) -> str:
         return "[^/]"
     if char == "[" and _glob_width(pattern, i) > 1:
         body = pattern[i + 1 : i + _glob_width(pattern, i) - 1]
-        negate = body.startswith(("!", "^"))
+        negate = body.startswith(("!", "^")) and len(body) > 1
         body = body[1:] if negate else body
-        return "[" + ("^" if negate else "") + body.replace("\\", "\\\\") + "]"
+        return "[" + ("^" if negate else "") + _class_body(body) + "]"
     return re.escape(char)
+
+
+def _class_body(body: str) -> str:
+    # Everything but '-' (ranges) is literal in a glob class; escaping keeps Python's regex set
+    # syntax ([, &&, ~~, ||, --) from changing what the class means.
+    out = []
+    for index, char in enumerate(body):
+        literal = char != "-" or (index > 0 and body[index - 1] == "-")
+        out.append(re.escape(char) if literal else char)
+    return "".join(out)
 
 
 def glob_match(pattern: str, rel: str) -> bool:

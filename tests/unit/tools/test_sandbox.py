@@ -116,6 +116,29 @@ def test_glob_match(pattern: str, path: str, matches: bool) -> None:
     assert sandbox.glob_match(pattern, path) is matches
 
 
+@pytest.mark.parametrize(
+    ("pattern", "path", "matches"),
+    [
+        ("[[]x", "[x", True),  # regex set syntax inside a class is literal (no FutureWarning)
+        ("a[&&]b", "a&b", True),
+        ("a[~~]b", "a~b", True),
+        ("a[||]b", "a|b", True),
+        ("a[]b", "a[]b", True),  # no class body: literal brackets
+        ("[!]", "!", True),  # nothing to negate: a class holding '!'
+        ("[a-c]", "b", True),
+        ("[-a]", "-", True),
+    ],
+)
+def test_glob_classes_hold_literal_characters(pattern: str, path: str, matches: bool) -> None:
+    assert sandbox.glob_match(pattern, path) is matches
+
+
+@pytest.mark.parametrize("pattern", ["[z-a]", "x[b-a]*"])
+def test_an_invalid_glob_is_a_tool_error_naming_it(pattern: str) -> None:
+    with pytest.raises(ToolError, match=re.escape(repr(pattern))):
+        sandbox.glob_match(pattern, "a")
+
+
 def test_read_text_refuses_binary_oversized_and_non_utf8(tmp_path: Path) -> None:
     (tmp_path / "bin").write_bytes(b"\x89PNG\x00\x01")
     (tmp_path / "latin").write_bytes(b"caf\xe9\n")
