@@ -344,7 +344,13 @@ def run(
             start_new_session=True,
         )
     except FileNotFoundError as exc:
+        if not Path(cwd).is_dir():
+            raise ToolError(
+                f"cannot run {argv[0]}: the working directory {cwd} does not exist"
+            ) from exc
         raise ToolError(f"{argv[0]} is not installed (not found on PATH)") from exc
+    except OSError as exc:  # not executable, not a program, ...
+        raise ToolError(f"cannot run {argv[0]}: {exc.strerror or exc}") from exc
     with proc:
         try:
             out, err = proc.communicate(input_bytes, timeout=timeout)

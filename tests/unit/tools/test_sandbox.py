@@ -218,6 +218,21 @@ def test_run_reports_a_missing_binary(tmp_path: Path) -> None:
         sandbox.run(["definitely-not-a-binary-xyz"], cwd=tmp_path, timeout=5)
 
 
+def test_run_names_a_missing_working_directory_not_the_binary(tmp_path: Path) -> None:
+    gone = tmp_path / "gone"
+    with pytest.raises(ToolError, match=r"working directory .*gone does not exist") as caught:
+        sandbox.run(["git", "version"], cwd=gone, timeout=5)
+    assert "not installed" not in str(caught.value)
+
+
+def test_run_reports_a_program_that_cannot_be_executed(tmp_path: Path) -> None:
+    script = tmp_path / "not-executable"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o644)
+    with pytest.raises(ToolError, match=r"cannot run .*not-executable: Permission denied"):
+        sandbox.run([str(script)], cwd=tmp_path, timeout=5)
+
+
 def test_git_env_isolates_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path / "home"
     home.mkdir()
