@@ -20,7 +20,8 @@ that says what is wrong and how to fix it):
 - `git_env(extra=None) -> dict[str, str]`: `scrubbed_env` plus git isolation (no system/global
   config, no hooks, no credential helpers, no prompts); used by tools.git and bot.git.
 - `run(argv, *, cwd, timeout, env=None, input_bytes=None) -> CommandResult`: a subprocess with a
-  timeout (the whole process group is killed) and a scrubbed environment by default.
+  timeout (the whole process group is killed, `CommandTimeout` raised) and a scrubbed environment
+  by default.
 """
 
 from __future__ import annotations
@@ -302,6 +303,10 @@ def git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+class CommandTimeout(ToolError):
+    """`run` stopped a command that ran past its timeout."""
+
+
 @dataclass(frozen=True, slots=True)
 class CommandResult:
     argv: tuple[str, ...]
@@ -357,5 +362,7 @@ def run(
         except subprocess.TimeoutExpired as exc:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
-            raise ToolError(f"`{shown}` timed out after {timeout:g} s and was stopped") from exc
+            raise CommandTimeout(
+                f"`{shown}` timed out after {timeout:g} s and was stopped"
+            ) from exc
     return CommandResult(tuple(argv), proc.returncode, out, err)

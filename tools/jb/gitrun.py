@@ -17,7 +17,7 @@ from types import MappingProxyType
 
 from tools.jb.errors import JbError
 from tools.registry import ToolError
-from tools.sandbox import CommandResult, run, scrubbed_env
+from tools.sandbox import CommandResult, CommandTimeout, run, scrubbed_env
 
 DEFAULT_TIMEOUT = 180.0
 
@@ -59,11 +59,13 @@ class GitRunner:
         argv += list(args)
         try:
             return run(argv, cwd=cwd, timeout=self.timeout, env=scrubbed_env(_GIT_ENV))
-        except ToolError as exc:  # its message would show only `git -c`
+        except CommandTimeout as exc:  # its message would show only `git -c`
             raise JbError(
                 f"git {args[0]} did not finish within {self.timeout:g} s and was stopped; the "
                 "remote may be unreachable or the repository too large. Try again later"
             ) from exc
+        except ToolError as exc:  # git missing, or the directory gone
+            raise JbError(f"git {args[0]} could not start: {exc}") from exc
 
 
 def last_line(result: CommandResult) -> str:

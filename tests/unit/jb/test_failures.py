@@ -158,3 +158,10 @@ def test_hanging_remote_is_stopped_and_changes_nothing(
         with pytest.raises(JbError, match=r"git fetch did not finish within 1 s"):
             Bundler(project, git=runner).install(["github.com/acme/slow"])
     assert snapshot(project) == installed
+
+
+def test_a_git_that_cannot_start_is_not_reported_as_a_timeout(tmp_path: Path) -> None:
+    with pytest.raises(JbError) as caught:
+        GitRunner()(["version"], cwd=tmp_path / "gone")
+    assert "did not finish" not in str(caught.value)
+    assert "does not exist" in str(caught.value)
