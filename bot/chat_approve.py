@@ -121,6 +121,7 @@ class ChatApproval:
         published = publish(
             self.root, shown, code_host=host, base_branch=self.settings.base_branch,
             branch=branch, title=title, body=body, remote_url=remote, author=who.identity,
+            protected=self.settings.protected_paths,
         )  # fmt: skip
         self.branch = branch
         verb = "opened" if published.created else f"#{published.pr_number} updated"

@@ -9,7 +9,7 @@ commit's tree must be the proposed tree. The token reaches git only through askp
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, TypeVar
@@ -22,6 +22,7 @@ from bot.git.gitcmd import GitError, redact
 from bot.github_errors import CodeHostError
 from bot.pr_text import branch_name, pr_body
 from bot.proposal import Proposal, ProposalChanged, check_unchanged
+from tools.sandbox import glob_match
 
 __all__ = [
     "BranchConflict",
@@ -63,6 +64,10 @@ class NothingToPublish(PublishError):
     """The proposal has no changes."""
 
 
+class ProtectedPathChanged(PublishError):
+    """The change touches a path the bot may never publish."""
+
+
 class BranchConflict(PublishError):
     """The checkout's branches do not allow committing the proposal safely."""
 
@@ -101,10 +106,16 @@ def publish(
     body: str,
     remote_url: str,
     author: Identity | None = None,
+    protected: Sequence[str] = (),
 ) -> Published:
-    """Commit `proposal` on `branch`, push it, and open (or update) its pull request."""
+    """Commit `proposal` on `branch`, push it, and open (or update) its pull request.
+
+    Files matching `protected` (TANKA_BOT_PROTECTED_PATHS) are refused here too: the tools
+    already stop the agent writing them, and an approval must never publish them either.
+    """
     if proposal.empty:
         raise NothingToPublish("nothing to publish: the proposal has no changes")
+    _refuse_protected(proposal, protected)
     check_unchanged(proposal, checkout_root)
     checkout = Checkout(checkout_root, branch, proposal.base_commit)
     _check_history(checkout)
@@ -233,3 +244,13 @@ def _open_or_update(
         f"{pushed} no pull request could be opened",
         pushed=True,
     )
+
+
+def _refuse_protected(proposal: Proposal, protected: Sequence[str]) -> None:
+    touched = [f for f in proposal.files if any(glob_match(g, f) for g in protected)]
+    if touched:
+        raise ProtectedPathChanged(
+            f"refusing to publish: {', '.join(touched)} match TANKA_BOT_PROTECTED_PATHS "
+            f"({', '.join(protected)}); revert those files, or change them in a pull request "
+            "of your own"
+        )

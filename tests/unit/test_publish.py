@@ -21,6 +21,7 @@ from bot.proposal import Proposal, ProposalChanged, diff_hash, make_proposal
 from bot.publish import (
     BranchConflict,
     NothingToPublish,
+    ProtectedPathChanged,
     Published,
     PullRequestFailed,
     PushFailed,
@@ -390,3 +391,27 @@ def test_an_edit_racing_the_commit_is_undone_and_refused(
     assert (work / "lib" / "new.libsonnet").read_text() == "{ raced: true }\n"  # edit kept
     assert remote_branches(origin) == ["main"]
     assert fake.requests_to("POST", r"/pulls$") == []
+
+
+def test_a_change_to_a_protected_path_is_never_published(
+    work: Path, origin: Path, fake: FakeGitHub, host: GitHubCodeHost
+) -> None:
+    change(work)
+    workflow = work / ".github" / "workflows" / "deploy.yml"
+    workflow.parent.mkdir(parents=True)
+    workflow.write_text("on: push\n")
+    proposal = make_proposal(work, "HEAD")
+    with pytest.raises(ProtectedPathChanged, match=r"\.github/workflows/deploy\.yml"):
+        publish(
+            work,
+            proposal,
+            code_host=host,
+            base_branch="main",
+            branch=BRANCH,
+            title="Bump app to 2",
+            body=body_for(proposal),
+            remote_url=origin.as_uri(),
+            protected=(".github/**", ".git/**"),
+        )
+    assert fake.requests == []
+    assert remote_branches(origin) == ["main"]
