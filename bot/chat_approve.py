@@ -54,7 +54,7 @@ class ChatApproval:
     print_changes: Callable[[Proposal], None]
     remote_url: str | None = None  # None: the checkout's origin
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
-    key: str = field(default_factory=lambda: f"chat-{time.strftime('%Y%m%d-%H%M%S')}")
+    key: str = field(default_factory=lambda: f"chat-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
     shown: Proposal | None = None
     request: str = ""
     answer: str = ""
