@@ -46,7 +46,8 @@ class _Worker:
         os.close(handle)
         fd = child_sock.fileno()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tools.tanka.eval_worker", str(fd), self.stderr_path],
+            # -P: never import from the working directory (see lint_static.run_static_checks).
+            [sys.executable, "-P", "-m", "tools.tanka.eval_worker", str(fd), self.stderr_path],
             pass_fds=(fd,),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,

@@ -39,8 +39,10 @@ def run_static_checks(
         {"file": str(f), "root": str(root), "search": [str(s) for s in search]}
         for f, root, search in jobs
     ]
+    # -P: `-m` would otherwise put the working directory (the agent-written checkout) first on
+    # sys.path, so a json.py there would run as the child imports json.
     result = sandbox.run(
-        [sys.executable, "-m", "tools.tanka.lint_static"],
+        [sys.executable, "-P", "-m", "tools.tanka.lint_static"],
         cwd=Path(jobs[0][1]),
         timeout=timeout,
         input_bytes=json.dumps(payload).encode(),

@@ -148,3 +148,19 @@ def test_jsonnet_lint_can_be_switched_off(tmp_path: Path, monkeypatch: pytest.Mo
     (tmp_path / "main.jsonnet").write_text("local unused = 1;\n{}\n")
     assert lint_paths([tmp_path], root=tmp_path, jsonnet_lint=False) == []
     assert [d.check for d in lint_paths([tmp_path], root=tmp_path)] == ["jsonnet-lint"]
+
+
+def test_python_files_in_the_checkout_never_run_in_the_static_check(tmp_path: Path) -> None:
+    # The checkout is the agent's to write: a json.py (or tools/...) in it must not shadow the
+    # modules of the static-check child, which would run the agent's code on the bot's host.
+    repo = tmp_path / "repo"
+    (repo / "environments" / "a").mkdir(parents=True)
+    (repo / "jsonnetfile.json").write_text("{}")
+    (repo / "environments" / "a" / "main.jsonnet").write_text("{ a: 1 }\n")
+    marker = tmp_path / "ran"
+    planted = f"open({str(marker)!r}, 'w').close()\nfrom importlib import import_module\n"
+    (repo / "json.py").write_text(planted)
+    (repo / "tools").mkdir()
+    (repo / "tools" / "__init__.py").write_text(planted)
+    assert lint_paths([repo / "environments" / "a" / "main.jsonnet"], root=repo) == []
+    assert not marker.exists()
