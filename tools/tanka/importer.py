@@ -157,6 +157,11 @@ class Importer:
                 f"import {_quote(rel)} refused: {candidate} is a symlink to {probe.real}, "
                 f"outside the project directory {self.confine}"
             )
+        if _in_git_dir(candidate, self.confine) or _in_git_dir(probe.real, self._confine_real):
+            # As the file tools: .git holds the remote URL and config, never configuration.
+            raise ImportRefused(
+                f"import {_quote(rel)} refused: nothing under .git/ may be imported"
+            )
         return probe
 
     def _probe(self, candidate: str) -> _Probe:
@@ -217,6 +222,12 @@ class _Probe:
 
 def _within(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory.rstrip("/") + "/")
+
+
+def _in_git_dir(path: str, directory: str) -> bool:
+    """Whether `path` (inside `directory`) has a `.git` segment below it (case-folded)."""
+    inside = path[len(directory.rstrip("/")) :].casefold()
+    return "/.git/" in inside + "/"
 
 
 def _not_found(rel: str) -> str:

@@ -74,6 +74,21 @@ def test_symlink_leaving_the_root_is_refused(tmp_path: Path) -> None:
         imp(f"{root}/", "link.txt")
 
 
+@pytest.mark.parametrize("rel", ["../.git/config", "../.GIT/config", "gitdir/config"])
+def test_nothing_under_git_can_be_imported(tmp_path: Path, rel: str) -> None:
+    # .git holds the remote URL (credentials, for some checkouts); the file tools refuse it too.
+    root = tmp_path / "root"
+    (root / "env").mkdir(parents=True)
+    (root / ".git").mkdir()
+    (root / ".git" / "config").write_text("url = https://user:token@example.com/r.git\n")
+    (root / ".GIT").mkdir()
+    (root / ".GIT" / "config").write_text("url = https://user:token@example.com/r.git\n")
+    os.symlink(root / ".git", root / "env" / "gitdir")
+    imp = Importer((root,), confine=root)
+    with pytest.raises(ImportRefused, match=r"refused: nothing under \.git/ may be imported"):
+        imp(f"{root}/env/", rel)
+
+
 def test_trusted_absolute_entrypoint_is_allowed() -> None:
     imp = Importer((STATIC / "lib",), confine=STATIC, trusted=[ENV / "main.jsonnet"])
     found, _ = imp("", str(ENV / "main.jsonnet"))
