@@ -15,6 +15,8 @@ import threading
 from collections.abc import Callable
 from functools import lru_cache
 
+from tools.sandbox import scrubbed_env
+
 FormatFn = Callable[[str, str], str]  # (source, filename) -> formatted source
 
 CLI_TIMEOUT = 60.0
@@ -82,6 +84,7 @@ def _format_with_cli(binary: str) -> FormatFn:
                 capture_output=True,
                 timeout=CLI_TIMEOUT,
                 check=False,
+                env=scrubbed_env(),  # no token of the service's reaches the binary
             )
         except subprocess.TimeoutExpired as exc:
             raise FormatError(f"{filename}: jsonnetfmt took over {CLI_TIMEOUT:.0f}s") from exc

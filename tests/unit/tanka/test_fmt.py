@@ -184,3 +184,17 @@ def test_a_parse_error_anywhere_writes_nothing_and_names_every_bad_file(tmp_path
 def test_a_missing_path_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(FormatError, match="no such file or directory"):
         format_paths([tmp_path / "missing"])
+
+
+def test_the_jsonnetfmt_binary_gets_a_scrubbed_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tools.tanka.formatter import cli_formatter
+
+    fake = tmp_path / "jsonnetfmt"
+    fake.write_text("#!/bin/sh\nenv\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_must_not_leak")
+    shown = cli_formatter(str(fake))("{}\n", "a.jsonnet")
+    assert "ghp_must_not_leak" not in shown
+    assert "PATH=" in shown
