@@ -105,9 +105,22 @@ def write_file(ctx: ToolContext, params: WriteInput) -> str:
     if path.is_dir():
         raise ToolError(f"{params.path} is a directory; give a file path inside it")
     existed = path.exists()
-    sandbox.atomic_write(path, data)
+    _write(path, data, params.path)
     verb = "replaced" if existed else "created"
     return f"{verb} {params.path} ({len(params.content.splitlines())} lines, {len(data)} bytes)"
+
+
+def _write(path: Path, data: str | bytes, shown: str) -> None:
+    """atomic_write, with OS failures told in the model's terms (no absolute paths)."""
+    try:
+        sandbox.atomic_write(path, data)
+    except (FileExistsError, NotADirectoryError):
+        raise ToolError(
+            f"cannot write {shown}: a parent of it is a file, not a directory; choose another "
+            "path (file_list shows what exists)"
+        ) from None
+    except OSError as exc:
+        raise ToolError(f"cannot write {shown}: {exc.strerror or type(exc).__name__}") from None
 
 
 def edit_file(ctx: ToolContext, params: EditInput) -> str:
@@ -127,7 +140,7 @@ def edit_file(ctx: ToolContext, params: EditInput) -> str:
             "Include more surrounding lines to make it unique"
         )
     start = text.index(params.old_text)
-    sandbox.atomic_write(path, text.replace(params.old_text, params.new_text, 1))
+    _write(path, text.replace(params.old_text, params.new_text, 1), params.path)
     first = text.count("\n", 0, start) + 1
     last = first + params.new_text.count("\n")
     return f"edited {params.path}: replaced 1 occurrence (now lines {first}{DASH}{last})"

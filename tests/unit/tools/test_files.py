@@ -192,3 +192,12 @@ def test_delete_removes_files_links_and_empty_dirs(ctx: ToolContext, tmp_path: P
     assert "protected" in error(ctx, "file_delete", path=".github/ci.yml")
     assert ".git/" in error(ctx, "file_delete", path=".git/config")
     assert "does not exist" in error(ctx, "file_delete", path="nope")
+
+
+def test_write_below_a_file_is_a_plain_error_without_absolute_paths(ctx: ToolContext) -> None:
+    outcome = call(ctx, "file_write", path="lib/app.libsonnet/x.jsonnet", content="1\n")
+    assert outcome.is_error
+    assert "unexpectedly" not in outcome.content
+    assert str(ctx.root) not in outcome.content
+    assert "lib/app.libsonnet" in outcome.content
+    assert "not a directory" in outcome.content
