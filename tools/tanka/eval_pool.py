@@ -71,7 +71,11 @@ class _Worker:
 
     def call(self, request: EvalRequest, timeout: float, what: str) -> EvalReply:
         self.tasks += 1
-        self.parent_conn.send(request)
+        try:
+            self.parent_conn.send(request)
+        except OSError:  # it died since the last call (killed from outside): say so
+            _wait(self.process, 5)
+            raise self._crash_error(request, what) from None
         if not self.parent_conn.poll(timeout):
             self.stop()
             raise EvalTimeoutError(what, timeout)

@@ -113,3 +113,20 @@ def test_parallel_evaluations_share_the_pool(tmp_path: Path, pool: EvalPool) -> 
     with ThreadPoolExecutor(max_workers=4) as executor:
         values = list(executor.map(lambda m: evaluate_file(m, pool=pool), mains))
     assert values == [{"i": float(i)} for i in range(6)]
+
+
+def test_a_worker_that_died_while_idle_is_a_crash_error_not_a_broken_pipe(
+    tmp_path: Path,
+) -> None:
+    from tools.tanka.errors import EvalCrashedError
+    from tools.tanka.eval_pool import _Worker
+    from tools.tanka.eval_worker import EvalRequest
+
+    worker = _Worker()
+    try:
+        worker.process.kill()  # e.g. the kernel's OOM killer, between two calls
+        worker.process.wait()
+        with pytest.raises(EvalCrashedError, match="crashed the evaluator"):
+            worker.call(EvalRequest("x.jsonnet", "{}", str(tmp_path), ()), 10.0, "x.jsonnet")
+    finally:
+        worker.stop()
