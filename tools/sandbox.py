@@ -26,6 +26,7 @@ that says what is wrong and how to fix it):
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -325,6 +326,10 @@ class CommandResult:
         return self.stderr.decode("utf-8", errors="replace").strip()
 
 
+# After a timeout kill, how long to wait for the remaining output before abandoning the pipes.
+DRAIN_SECONDS = 5.0
+
+
 def run(
     argv: Sequence[str],
     *,
@@ -361,7 +366,9 @@ def run(
             out, err = proc.communicate(input_bytes, timeout=timeout)
         except subprocess.TimeoutExpired as exc:
             os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
+            # A descendant in a session of its own may still hold the pipes: abandon them.
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.communicate(timeout=DRAIN_SECONDS)
             raise CommandTimeout(
                 f"`{shown}` timed out after {timeout:g} s and was stopped"
             ) from exc

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -248,3 +250,30 @@ def test_git_env_isolates_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     assert "helper=store" not in listing
     assert "core.hookspath=/dev/null" in listing
     assert "alias.x" not in listing
+
+
+def test_a_timeout_returns_even_if_a_detached_descendant_keeps_the_pipes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # setsid puts the sleeper in a new session, out of reach of the process-group kill; it
+    # inherits stdout, so waiting for end-of-output would hang for its whole lifetime.
+    monkeypatch.setattr(sandbox, "DRAIN_SECONDS", 0.2)
+    pidfile = tmp_path / "detached.pid"
+    script = f"setsid sleep 60 & echo $! > {pidfile}; sleep 60"
+    outcome: list[BaseException] = []
+
+    def call() -> None:
+        try:
+            sandbox.run(["sh", "-c", script], cwd=tmp_path, timeout=0.5)
+        except BaseException as exc:  # handed to the test thread
+            outcome.append(exc)
+
+    worker = threading.Thread(target=call, daemon=True)
+    worker.start()
+    worker.join(timeout=15)
+    try:
+        assert not worker.is_alive(), "run() waited for a detached descendant"
+        assert len(outcome) == 1
+        assert isinstance(outcome[0], sandbox.CommandTimeout)
+    finally:
+        os.kill(int(pidfile.read_text()), signal.SIGKILL)
