@@ -67,7 +67,8 @@ class BaseTrees:
     """Materialised commits under `cache_dir/<commit id>`, at most `keep` of them."""
 
     def __init__(self, cache_dir: Path | None = None, *, keep: int = DEFAULT_KEEP) -> None:
-        self.cache_dir = cache_dir or default_cache_dir()
+        # Absolute: git runs inside the repository, where a relative path would land in the repo.
+        self.cache_dir = Path(os.path.abspath(cache_dir or default_cache_dir()))
         self.keep = max(1, keep)
         self._lock = threading.Lock()
         self.materialised = 0  # how many trees this object built (observability, tests)

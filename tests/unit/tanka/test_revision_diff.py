@@ -238,3 +238,15 @@ def test_ignored_vendor_is_available_to_the_base_side(differ: RevisionDiffer, re
     [env] = result.envs
     assert env.error is None
     assert not env.has_changes  # both sides read the same (working tree) vendor/
+
+
+def test_a_relative_base_tree_directory_stays_outside_the_repository(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    differ = RevisionDiffer(trees=BaseTrees(Path("trees")), workers=1)
+    edit(repo / "environments/prod/main.jsonnet", "deployment('web', 3)", "deployment('web', 4)")
+    result = differ.diff(repo, "HEAD")
+    assert result.has_changes
+    assert (tmp_path / "trees").is_dir()
+    assert not (repo / "trees").exists()
