@@ -1,0 +1,83 @@
+"""Background jobs: keep the repo cache fresh and a few spare checkouts ready.
+
+Sessions start from the cache's copy of the base branch, so a stale mirror means proposals made
+against old code. A fetch before every session would put the network on the request path; a
+periodic job keeps the mirror within one interval of the remote instead, and sessions still
+fetch on demand when their base commit is missing (RepoCache.restore).
+
+A failed run never raises into the scheduler: it is logged, remembered for /readyz, and the next
+run tries again. The mirror stays as it was, so sessions keep working from the last good fetch.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from datetime import UTC, datetime
+
+from apscheduler.schedulers.background import BackgroundScheduler
+
+from bot.git.gitcmd import GitError
+from bot.git.workspace import RepoCache
+
+log = logging.getLogger(__name__)
+
+JOB_ID = "repo-cache-maintenance"
+
+
+class CacheMaintenance:
+    def __init__(
+        self,
+        cache: RepoCache,
+        *,
+        base_branch: str,
+        interval: float = 300.0,
+        spares: int = 2,
+    ) -> None:
+        self.cache = cache
+        self.base_branch = base_branch
+        self.interval = interval
+        self.spares = spares
+        self.last_error: str | None = None  # the latest run's failure, for /readyz
+        self.runs = 0
+        self._lock = threading.Lock()  # one run at a time, also when called by hand
+        self._scheduler: BackgroundScheduler | None = None
+
+    def run_once(self) -> bool:
+        """Fetch if the mirror is older than half an interval, then top up the spares.
+
+        Returns whether the run succeeded; never raises.
+        """
+        with self._lock:
+            self.runs += 1
+            try:
+                self.cache.refresh_if_older(self.interval / 2)
+                made = self.cache.replenish(self.spares, branch=self.base_branch)
+            except (GitError, OSError) as exc:
+                self.last_error = str(exc)
+                log.warning("repo cache maintenance failed (will retry): %s", exc)
+                return False
+            self.last_error = None
+            if made:
+                log.info("made %d spare checkout(s)", made)
+            return True
+
+    def start(self) -> None:
+        """Run now in the background, then every `interval` seconds."""
+        scheduler = BackgroundScheduler(timezone=UTC)
+        scheduler.add_job(
+            self.run_once,
+            "interval",
+            seconds=self.interval,
+            id=JOB_ID,
+            next_run_time=datetime.now(UTC),
+            max_instances=1,  # a slow fetch is never overlapped by the next one
+            coalesce=True,  # after a stall, one catch-up run rather than a burst
+        )
+        scheduler.start()
+        self._scheduler = scheduler
+
+    def shutdown(self) -> None:
+        if self._scheduler is not None:
+            self._scheduler.shutdown(wait=True)
+            self._scheduler = None
