@@ -43,6 +43,7 @@ __all__ = [
 TK_LIBRARY = "tk"
 NOT_FOUND = "no match locally or in the Jsonnet library paths"
 OUTSIDE = "the path leaves the repository; import only files inside it"
+GIT_DIR = "the path is inside a .git directory, which imports may never read"
 
 
 ENTRYPOINT = "main.jsonnet"
@@ -129,6 +130,11 @@ class FileSystemSnapshot:
         return joined
 
 
+def _in_git_dir(candidate: str, confine: str | None) -> bool:
+    inside = candidate[len(confine) :] if confine and candidate.startswith(confine) else candidate
+    return any(part.casefold() == ".git" for part in inside.split(os.sep))
+
+
 def _probe(
     importing_dir: str,
     rel: str,
@@ -144,6 +150,8 @@ def _probe(
             candidate == confine or candidate.startswith(confine + os.sep)
         ):
             return None, probed, OUTSIDE
+        if _in_git_dir(candidate, confine):
+            return None, probed, GIT_DIR  # as the evaluator's importer: .git is never read
         probed.append(candidate)
         info = fs.stat(candidate)
         if info is not None:

@@ -224,6 +224,17 @@ def test_confinement_refuses_paths_leaving_the_root(tmp_path: Path) -> None:
         assert "leaves the repository" in resolution.error
 
 
+def test_confinement_refuses_the_git_directory(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    write(tmp_path, {"repo/.git/config": "[core]", "repo/main.jsonnet": ""})
+    for path in (".git/config", "./.GIT/config", "lib/../.git/config"):
+        ref = ImportRef("importstr", path, 1, 1)
+        resolution = resolve_import(ref, repo / "main.jsonnet", (), confine=repo)
+        assert resolution.found is None
+        assert resolution.error is not None
+        assert ".git directory" in resolution.error
+
+
 # --- transitive closure -------------------------------------------------------------------
 
 
