@@ -97,7 +97,13 @@ def body_for(proposal: Proposal) -> str:
     )
 
 
-def run(work: Path, origin: Path, host: GitHubCodeHost, proposal: Proposal) -> Published:
+def run(
+    work: Path,
+    origin: Path,
+    host: GitHubCodeHost,
+    proposal: Proposal,
+    protected: tuple[str, ...] = (),
+) -> Published:
     return publish(
         work,
         proposal,
@@ -108,6 +114,7 @@ def run(work: Path, origin: Path, host: GitHubCodeHost, proposal: Proposal) -> P
         body=body_for(proposal),
         remote_url=origin.as_uri(),
         author=Identity("Ada Lovelace", "ada@example.com"),
+        protected=protected,
     )
 
 
@@ -402,16 +409,6 @@ def test_a_change_to_a_protected_path_is_never_published(
     workflow.write_text("on: push\n")
     proposal = make_proposal(work, "HEAD")
     with pytest.raises(ProtectedPathChanged, match=r"\.github/workflows/deploy\.yml"):
-        publish(
-            work,
-            proposal,
-            code_host=host,
-            base_branch="main",
-            branch=BRANCH,
-            title="Bump app to 2",
-            body=body_for(proposal),
-            remote_url=origin.as_uri(),
-            protected=(".github/**", ".git/**"),
-        )
+        run(work, origin, host, proposal, protected=(".github/**", ".git/**"))
     assert fake.requests == []
     assert remote_branches(origin) == ["main"]
