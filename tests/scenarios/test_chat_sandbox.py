@@ -12,7 +12,7 @@ from pathlib import Path
 from tests.scenarios.conftest import Chat
 from tests.scenarios.models import Call, ScriptedModel, Seen
 from tests.scenarios.project import DEV_MAIN, commit_all, write_files
-from tests.scenarios.tree import changed_entries, digest_tree
+from tests.tree import changed_entries, digest_tree
 
 DEV = "environments/dev/main.jsonnet"
 OUTSIDE_SECRET = "outside-the-checkout: do not read"

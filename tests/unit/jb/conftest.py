@@ -109,19 +109,3 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture
 def bundler(server: Server, project: Path) -> Bundler:
     return Bundler(project, root=project, git=server.runner)
-
-
-def snapshot(root: Path) -> dict[str, str]:
-    """Every entry below `root`: file bytes, symlink targets, directories."""
-    out: dict[str, str] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in (*dirnames, *filenames):
-            path = Path(dirpath, name)
-            rel = path.relative_to(root).as_posix()
-            if path.is_symlink():
-                out[rel] = "-> " + os.readlink(path)
-            elif path.is_dir():
-                out[rel] = "dir"
-            else:
-                out[rel] = path.read_bytes().decode("utf-8", errors="replace")
-    return out

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.jb.conftest import Server, snapshot
+from tests.tree import digest_tree as snapshot
+from tests.unit.jb.conftest import Server
 from tools.jb import spec
 from tools.jb.deps import parse_git
 from tools.jb.errors import JbError

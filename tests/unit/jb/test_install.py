@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from tests.unit.jb.conftest import Server, Upstream, snapshot
+from tests.tree import digest_tree as snapshot
+from tests.unit.jb.conftest import Server, Upstream
 from tools.jb import spec
 from tools.jb.deps import Dependency, parse_git
 from tools.jb.errors import JbError

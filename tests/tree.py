@@ -1,4 +1,4 @@
-"""Checksums of a directory tree, to prove a scenario changed nothing it must not touch."""
+"""Checksums of a directory tree, to prove a change touched nothing it must not."""
 
 from __future__ import annotations
 
