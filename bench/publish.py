@@ -20,9 +20,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bot.code_host import PullRequestRef
-from bot.proposal import check_unchanged, make_proposal
-from bot.publish import publish
+from bot.github.code_host import PullRequestRef
+from bot.publish.pipeline import publish
+from bot.publish.proposal import check_unchanged, make_proposal
 
 RUNS = 5
 

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from tools.tanka.base_tree import BaseTrees
-from tools.tanka.revision_diff import RevisionDiff, RevisionDiffer
+from tools.tanka.diff.base_tree import BaseTrees
+from tools.tanka.diff.revision import RevisionDiff, RevisionDiffer
 
 T = TypeVar("T")
 WORK = Path(__file__).parent / ".work" / "tanka_diff"

@@ -14,9 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from tools.tanka.fmt import format_source
-from tools.tanka.importers import importers
-from tools.tanka.imports import ImportScanner, search_path
+from tools.tanka.imports.graph import ImportScanner, search_path
+from tools.tanka.imports.importers import importers
+from tools.tanka.source.fmt import format_source
 
 T = TypeVar("T")
 WORK = Path(__file__).parent / ".work" / "tanka_imports"

@@ -36,9 +36,9 @@ from pathlib import Path
 import _gojsonnet
 
 from tools.tanka.environments import EvalSettings, load_environment
-from tools.tanka.eval_pool import GO_RUNTIME_ENV
+from tools.tanka.evaluation.pool import GO_RUNTIME_ENV
+from tools.tanka.goyaml.emit import show_output
 from tools.tanka.render import process_loaded, show
-from tools.tanka.yaml_emit import show_output
 
 ENV = "microservices"
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from tools.tanka.yaml_emit import dump_yaml, show_output
+from tools.tanka.goyaml.emit import dump_yaml, show_output
 
 
 class _GoLoader(yaml.SafeLoader):

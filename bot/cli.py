@@ -24,7 +24,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=3000, help="port to listen on (3000)")
     serve.add_argument("--socket-mode", action="store_true", help="use Slack Socket Mode")
 
-    from bot import chat, tk_cli
+    from bot.chat import command as chat
+    from bot.tk import cli as tk_cli
 
     chat.add_parser(sub)
     tk_cli.add_parser(sub)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from tools import files, git, github
-from tools.jb import tools as jb_tools
+from tools.agent import jb as jb_tools
+from tools.agent import tanka as tanka_tools
+from tools.agent import tanka_render as tanka_render_tools
 from tools.registry import Tool, ToolRegistry
-from tools.tanka import tanka_render_tools, tanka_tools
 
 
 def all_tools() -> list[Tool[Any]]:

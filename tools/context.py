@@ -21,7 +21,7 @@ class PullRequestInfo:
 
 
 class PullRequestSource(Protocol):
-    """Read-only view of the repository's open pull requests (bot.code_host implements it)."""
+    """Read-only view of the repository's open pull requests (bot.github.code_host has one)."""
 
     def open_pull_requests(self) -> Sequence[PullRequestInfo]: ...
 

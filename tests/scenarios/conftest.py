@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import chat as chat_module
+from bot.chat import command as chat_module
 from bot.cli import main
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.gemini_server import FakeGemini

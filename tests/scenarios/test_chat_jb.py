@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from bot import chat as chat_module
+from bot.chat import command as chat_module
 from tests.scenarios.conftest import Chat
 from tests.scenarios.models import AnthropicModel, Call
 from tests.scenarios.project import DEV_MAIN, make_project
 from tests.unit.jb.conftest import Server
+from tools.agent.jb import make_tools
 from tools.catalog import all_tools
-from tools.jb.tools import make_tools
 from tools.registry import ToolRegistry
 
 LIBS = "github.com/acme/jsonnet-libs"

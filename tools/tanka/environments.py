@@ -24,10 +24,10 @@ from tools.tanka.errors import (
     PathNotFoundError,
     TankaError,
 )
-from tools.tanka.eval_pool import EvalPool, default_pool
-from tools.tanka.eval_scripts import Mode, eval_script, probe_script
-from tools.tanka.evaluate import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT, evaluate_snippet
-from tools.tanka.go_json import go_dumps
+from tools.tanka.evaluation.evaluate import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT, evaluate_snippet
+from tools.tanka.evaluation.pool import EvalPool, default_pool
+from tools.tanka.evaluation.scripts import Mode, eval_script, probe_script
+from tools.tanka.gojson.encode import go_dumps
 from tools.tanka.project import DEFAULT_ENTRYPOINT, SPEC_FILE, EnvPaths, resolve_env_paths
 from tools.tanka.spec import Environment, parse_spec, parse_spec_value
 

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from tools.tanka.errors import TankaError
+from tools.tanka.goyaml.emit import dump_yaml
 from tools.tanka.redact import is_secret, redact_deep
-from tools.tanka.yaml_emit import dump_yaml
 
 Manifest = dict[str, Any]
 _SAMPLE_LINES = 10

@@ -14,17 +14,17 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from tools.tanka import export as export_files
-from tools.tanka.diff import RenderedEnv
+from tools.tanka.diff.resources import RenderedEnv
 from tools.tanka.environments import EvalSettings, LoadedEnvironment, load_environment
 from tools.tanka.errors import MultipleEnvsError
-from tools.tanka.eval_pool import default_pool
+from tools.tanka.evaluation.pool import default_pool
+from tools.tanka.export import files as export_files
+from tools.tanka.goyaml.emit import dump_yaml, show_output
 from tools.tanka.manifests import extract
 from tools.tanka.process import ProcessOptions, process
 from tools.tanka.project import SPEC_FILE, resolve_env_paths
 from tools.tanka.redact import redact_all
 from tools.tanka.spec import Environment
-from tools.tanka.yaml_emit import dump_yaml, show_output
 
 Manifest = Mapping[str, Any]
 T = TypeVar("T")

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tools.tanka import go_decode
 from tools.tanka.errors import SpecError
-from tools.tanka.go_decode import ANY, BOOL, STRING, STRING_LIST, STRING_MAP, Field, Struct
-from tools.tanka.go_json import go_dumps, sorted_maps
+from tools.tanka.gojson import decode as go_decode
+from tools.tanka.gojson.decode import ANY, BOOL, STRING, STRING_LIST, STRING_MAP, Field, Struct
+from tools.tanka.gojson.encode import go_dumps, sorted_maps
 
 API_VERSION = "tanka.dev/v1alpha1"
 KIND = "Environment"

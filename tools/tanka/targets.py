@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tools.tanka.errors import NativeError, TankaError
-from tools.tanka.native_regex import compile_go
+from tools.tanka.natives.regex import compile_go
 
 REGEX_DOCS = "https://tanka.dev/output-filtering/#regular-expressions"
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from tools.tanka.diff import (
+from tools.tanka.diff.resources import (
     Change,
     EnvDiff,
     ResourceKey,

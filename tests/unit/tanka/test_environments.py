@@ -24,7 +24,7 @@ from tools.tanka.errors import (
     SpecError,
     TankaError,
 )
-from tools.tanka.eval_pool import EvalPool
+from tools.tanka.evaluation.pool import EvalPool
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "tanka"
 STATIC = FIXTURES / "static"

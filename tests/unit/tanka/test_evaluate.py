@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tools.tanka.errors import EvalMemoryError, EvalTimeoutError, JsonnetError
-from tools.tanka.eval_pool import EvalPool
-from tools.tanka.evaluate import evaluate_file, str_code
+from tools.tanka.evaluation.evaluate import evaluate_file, str_code
+from tools.tanka.evaluation.pool import EvalPool
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "tanka"
 
@@ -119,8 +119,8 @@ def test_a_worker_that_died_while_idle_is_a_crash_error_not_a_broken_pipe(
     tmp_path: Path,
 ) -> None:
     from tools.tanka.errors import EvalCrashedError
-    from tools.tanka.eval_pool import _Worker
-    from tools.tanka.eval_worker import EvalRequest
+    from tools.tanka.evaluation.pool import _Worker
+    from tools.tanka.evaluation.worker import EvalRequest
 
     worker = _Worker()
     try:

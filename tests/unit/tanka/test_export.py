@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from tools.tanka.errors import TankaError
-from tools.tanka.export import DEFAULT_FORMAT, diff_key, file_name, write_export
-from tools.tanka.export_template import TemplateError
+from tools.tanka.export.files import DEFAULT_FORMAT, diff_key, file_name, write_export
+from tools.tanka.export.template import TemplateError
+from tools.tanka.goyaml.emit import dump_yaml
 from tools.tanka.spec import Environment
-from tools.tanka.yaml_emit import dump_yaml
 
 BY_NS = '{{ .metadata.namespace | default "_cluster" }}/{{.kind}}-{{.metadata.name}}'
 DEPLOY = {

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tools.tanka import formatter
-from tools.tanka.fmt import (
+from tools.tanka.source import formatter
+from tools.tanka.source.fmt import (
     EXIT_WOULD_CHANGE,
     FormatError,
     FormatterUnavailable,
@@ -30,7 +30,7 @@ GOLDEN = (FIXTURES / "messy.fmt.golden").read_text()
 # error on stderr, naming the input `<stdin>` as the real CLI does.
 FAKE_JSONNETFMT = f"""#!{sys.executable}
 import sys
-from tools.tanka.formatter import FormatError, format_source
+from tools.tanka.source.formatter import FormatError, format_source
 assert sys.argv[1:] == ["-"], sys.argv
 try:
     sys.stdout.write(format_source(sys.stdin.read(), "<stdin>"))
@@ -189,7 +189,7 @@ def test_a_missing_path_is_a_clear_error(tmp_path: Path) -> None:
 def test_the_jsonnetfmt_binary_gets_a_scrubbed_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tools.tanka.formatter import cli_formatter
+    from tools.tanka.source.formatter import cli_formatter
 
     fake = tmp_path / "jsonnetfmt"
     fake.write_text("#!/bin/sh\nenv\n")

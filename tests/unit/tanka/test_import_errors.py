@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.tanka.eval_worker import EvalRequest, evaluate
+from tools.tanka.evaluation.worker import EvalRequest, evaluate
 
 
 @pytest.mark.parametrize("length", range(1, 40))

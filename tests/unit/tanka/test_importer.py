@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.tanka.importer import PRELUDE, TK_LIBRARY_PATH, Importer, ImportRefused
+from tools.tanka.evaluation.importer import PRELUDE, TK_LIBRARY_PATH, Importer, ImportRefused
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "tanka"
 STATIC = FIXTURES / "static"

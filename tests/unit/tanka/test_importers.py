@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.tanka.importers import ImportersError, format_importers, importers
-from tools.tanka.imports import ImportScanner
+from tools.tanka.imports.graph import ImportScanner
+from tools.tanka.imports.importers import ImportersError, format_importers, importers
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_tools" / "repo"
 ALL_ENVS = ["alpha", "beta", "binary", "cycle", "gamma", "nested/inner", "textblock"]

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tools.tanka.import_scan import ImportRef, scan_imports
-from tools.tanka.imports import ImportScanner, resolve_import, search_path
+from tools.tanka.imports.graph import ImportScanner, resolve_import, search_path
+from tools.tanka.imports.scan import ImportRef, scan_imports
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_tools" / "repo"
 

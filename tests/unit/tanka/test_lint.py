@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.tanka import lint
-from tools.tanka.lint import Diagnostic, format_diagnostics, lint_paths
+from tools.tanka.source import lint
+from tools.tanka.source.lint import Diagnostic, format_diagnostics, lint_paths
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_tools" / "lint"
 

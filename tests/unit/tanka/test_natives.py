@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from tools.tanka.errors import JsonnetError, NativeError
-from tools.tanka.eval_pool import EvalPool
-from tools.tanka.evaluate import evaluate_file
-from tools.tanka.native_exec import keyed_manifests, snakecase
-from tools.tanka.native_regex import escape_string_regex, regex_match, regex_subst
-from tools.tanka.native_yaml import parse_yaml
-from tools.tanka.natives import manifest_json_from_json, parse_json, sha256
+from tools.tanka.evaluation.evaluate import evaluate_file
+from tools.tanka.evaluation.pool import EvalPool
+from tools.tanka.natives.exec import keyed_manifests, snakecase
+from tools.tanka.natives.functions import manifest_json_from_json, parse_json, sha256
+from tools.tanka.natives.parse_yaml import parse_yaml
+from tools.tanka.natives.regex import escape_string_regex, regex_match, regex_subst
 
 
 @pytest.fixture(scope="module")

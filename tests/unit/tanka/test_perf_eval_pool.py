@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.tanka.eval_pool import GO_RUNTIME_ENV, EvalPool
-from tools.tanka.evaluate import evaluate_file
+from tools.tanka.evaluation.evaluate import evaluate_file
+from tools.tanka.evaluation.pool import GO_RUNTIME_ENV, EvalPool
 
 
 def _children_environ() -> list[dict[str, str]]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.tanka.importer import Importer, ImportRefused
+from tools.tanka.evaluation.importer import Importer, ImportRefused
 
 
 def _tree(tmp_path: Path) -> tuple[Path, Path]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from tools.tanka.yaml_scalar import _analyze_by_character, analyze
-from tools.tanka.yaml_writer import Writer
+from tools.tanka.goyaml.scalar import _analyze_by_character, analyze
+from tools.tanka.goyaml.writer import Writer
 
 # Every character the ASCII rules look at, plus letters, breaks, a TAB and a non-ASCII letter.
 _ASCII = st.text(alphabet=st.sampled_from(" -:#?.ab'\"!|>{}[],&*%@`="), min_size=1, max_size=12)

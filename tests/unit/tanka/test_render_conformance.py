@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tools.tanka.yaml_emit import dump_yaml
+from tools.tanka.goyaml.emit import dump_yaml
 
 TEMPO = Path(os.environ.get("TANKA_TEMPO_CHECKOUT", "/nonexistent"))
 GENERATED = sorted(TEMPO.glob("operations/jsonnet-compiled/*/gen/*.yaml"))

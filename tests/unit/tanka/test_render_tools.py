@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from tools.agent.tanka_render import TOOLS, configure_base_trees
 from tools.context import ToolContext
 from tools.registry import ToolOutcome, ToolRegistry
-from tools.tanka.tanka_render_tools import TOOLS, configure_base_trees
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "repo"
 SECRET_VALUES = ("UFJPRFBBU1NXT1JE", "prod-token-value")

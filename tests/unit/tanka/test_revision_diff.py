@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tools.tanka.base_tree import BaseTrees, RevisionError
-from tools.tanka.diff import Change, RenderedEnv
-from tools.tanka.render_cache import RenderCache
-from tools.tanka.revision_diff import EnvPathError, RevisionDiffer, render_in_repository
+from tools.tanka.diff.base_tree import BaseTrees, RevisionError
+from tools.tanka.diff.render_cache import RenderCache
+from tools.tanka.diff.resources import Change, RenderedEnv
+from tools.tanka.diff.revision import EnvPathError, RevisionDiffer, render_in_repository
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "repo"
 SECRET_VALUES = ("UFJPRFBBU1NXT1JE", "prod-token-value", "TkVXUEFTUw==", "new-token")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tools.tanka.errors import SpecError
-from tools.tanka.go_json import go_dumps, go_float
+from tools.tanka.gojson.encode import go_dumps, go_float
 from tools.tanka.spec import parse_spec
 
 NS = "environments/prod/main.jsonnet"

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from tools.agent.tanka import TOOLS
 from tools.context import ToolContext
 from tools.registry import ToolOutcome, ToolRegistry
-from tools.tanka.tanka_tools import TOOLS
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "tanka_tools"
 MESSY = (FIXTURES / "fmt" / "messy.jsonnet").read_text()

@@ -13,8 +13,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tools.tanka.yaml_emit import dump_yaml, show_output
-from tools.tanka.yaml_keys import key_less, sorted_keys
+from tools.tanka.goyaml.emit import dump_yaml, show_output
+from tools.tanka.goyaml.keys import key_less, sorted_keys
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "tanka_render"
 

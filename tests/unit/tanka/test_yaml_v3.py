@@ -22,12 +22,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tools.tanka.errors import NativeError
-from tools.tanka.eval_pool import EvalPool
-from tools.tanka.evaluate import evaluate_file
-from tools.tanka.native_yaml import manifest_yaml_from_json
-from tools.tanka.yaml_emit import dump_yaml
-from tools.tanka.yaml_keys import key_less, sorted_keys
-from tools.tanka.yaml_v3 import dump_yaml_v3
+from tools.tanka.evaluation.evaluate import evaluate_file
+from tools.tanka.evaluation.pool import EvalPool
+from tools.tanka.goyaml.emit import dump_yaml
+from tools.tanka.goyaml.keys import key_less, sorted_keys
+from tools.tanka.goyaml.v3 import dump_yaml_v3
+from tools.tanka.natives.parse_yaml import manifest_yaml_from_json
 
 TEMPO = Path(os.environ.get("TANKA_TEMPO_CHECKOUT", "/nonexistent"))
 TEMPO_ENVS = TEMPO / "operations" / "jsonnet-compiled"

@@ -1,0 +1,318 @@
+"""`tanka-bot chat`: the same agent in a terminal, on a local checkout, edited in place.
+
+    tanka-bot chat                      REPL on the git repository around the current directory
+    tanka-bot chat --repo ../infra "bump grafana to 11.2 in dev"     one-shot
+
+One-shot prints the tool calls, the answer and token use, then the git diff of the checkout since
+it started (new files included) and the rendered-manifest diff; it exits 0 when the turn finished,
+non-zero with a one-line error otherwise (edits made so far stay). No Slack and no Redis needed.
+`/approve` in the REPL, or `--approve` one-shot, opens the pull request (bot.chat.approve).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import re
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from bot.agent.budget import Budgets
+from bot.agent.conversation import Conversation
+from bot.agent.loop import Agent
+from bot.agent.messages import LLMProvider
+from bot.agent.prompts import system_prompt
+from bot.chat.ignores import check_global_ignores
+from bot.chat.repl import ChatSession, LineReader, repl, report, run_in_foreground
+from bot.config import Settings, load_settings
+from bot.errors import UserError
+from tools.catalog import default_registry
+from tools.context import PullRequestSource, ToolContext
+from tools.git import run_git, working_diff
+from tools.registry import ToolError, ToolRegistry
+
+if TYPE_CHECKING:  # PyGithub and the publish step load only when a chat approves
+    from bot.chat.approve import ChatApproval, ClosableHost, HostFactory
+
+log = logging.getLogger(__name__)
+
+_URL = re.compile(r"^([a-z][a-z0-9+.-]*://|[^/\s]+@[^/\s]+:)", re.IGNORECASE)
+
+
+def _build_provider(settings: Settings) -> LLMProvider:
+    from bot.agent.providers import build_provider  # SDKs load only when chat really runs
+
+    return build_provider(settings)
+
+
+def _build_code_host(settings: Settings) -> ClosableHost | None:
+    from bot.github.code_host import build_code_host  # PyGithub loads only when /approve runs
+
+    return build_code_host(settings)
+
+
+@dataclass
+class ChatDeps:
+    """What `chat` takes from the outside world; tests swap in a scripted provider and streams."""
+
+    provider_factory: Callable[[Settings], LLMProvider] = _build_provider
+    registry_factory: Callable[[], ToolRegistry] = default_registry
+    environ: Mapping[str, str] | None = None  # None: the process environment
+    stdin: TextIO | None = None  # None: sys.stdin at call time
+    stdout: TextIO | None = None  # None: sys.stdout at call time
+    cwd: Path | None = None  # None: the process's working directory
+    code_host_factory: HostFactory = _build_code_host  # for /approve and --approve
+
+
+DEPS = ChatDeps()
+
+
+def add_parser(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "chat",
+        help="the agent in a terminal",
+        description="Talk to the agent about a local Tanka checkout; it edits files in place "
+        "and never applies anything to a cluster.",
+    )
+    parser.add_argument("--repo", help="checkout to work on (default: git root of the cwd)")
+    parser.add_argument(
+        "--provider", choices=("anthropic", "gemini", "openai"), help="model provider"
+    )
+    parser.add_argument("--model", help="model id (default: the provider's default)")
+    parser.add_argument("prompt", nargs="?", help="one-shot request (omit for the REPL)")
+    parser.add_argument(
+        "--approve",
+        action="store_true",
+        help="one-shot: after the turn, open a pull request with the change (as /approve does)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_chat(args, DEPS)
+
+
+def run_chat(args: argparse.Namespace, deps: ChatDeps) -> int:
+    settings = _settings(args, deps.environ)
+    if args.prompt is not None and not args.prompt.strip():
+        raise UserError("the prompt is empty; say what to change, or omit it for the REPL")
+    if args.approve and args.prompt is None:
+        raise UserError("--approve needs a PROMPT (one-shot); in the REPL type /approve")
+    is_url = bool(args.repo and _URL.match(args.repo))
+    environ = deps.environ if deps.environ is not None else os.environ
+    if is_url:
+        root = scratch_checkout(args.repo, settings)
+    else:
+        root = resolve_repo(args.repo, deps.cwd or Path.cwd())
+        check_global_ignores(root, environ)  # before any diff can show such a file
+    out = deps.stdout or sys.stdout
+    provider = deps.provider_factory(settings)
+    pull_requests: PullRequestSource | None = None
+    try:
+        pull_requests = pull_request_source(settings, root)
+        session = _session(
+            settings, provider, root, out, deps.registry_factory(), pull_requests=pull_requests
+        )
+        approval = _approval(session, settings, deps, args.repo if is_url else None)
+        if args.prompt is not None:
+            return one_shot(session, args.prompt, approval if args.approve else None)
+        base = session.ctx.base_commit
+        where = f"{root} @ {base[:12]}" if base else f"{root} (no commits yet)"
+        session.say(f"tanka-bot chat · {provider.name} {provider.model} · {where}")
+        session.say("Type /help for commands, /exit to leave.")
+        return repl(session, LineReader(deps.stdin or sys.stdin, out))
+    finally:
+        for resource in (pull_requests, provider):  # HTTP sessions and PyGithub's log filter
+            close = getattr(resource, "close", None)
+            if callable(close):
+                close()
+
+
+def _session(
+    settings: Settings,
+    provider: LLMProvider,
+    root: Path,
+    out: TextIO,
+    registry: ToolRegistry,
+    *,
+    pull_requests: PullRequestSource | None,
+) -> ChatSession:
+    base = head_commit(root)  # every diff of this chat compares with where it started
+    from tools.agent.tanka_render import configure_base_trees
+
+    configure_base_trees(settings.workdir / "base-trees")  # not /tmp: it may be small or shared
+    agent = Agent(
+        provider,
+        registry,
+        system_prompt=system_prompt(),
+        budgets=Budgets.from_settings(settings),
+    )
+    return ChatSession(
+        agent=agent,
+        ctx=ToolContext(
+            root=root,
+            protected_paths=settings.protected_paths,
+            base_commit=base,
+            pull_requests=pull_requests,
+        ),
+        out=out,
+        show_changes=lambda: show_changes(root, base, out),
+        conversation=Conversation(),
+    )
+
+
+def _settings(args: argparse.Namespace, environ: Mapping[str, str] | None) -> Settings:
+    settings = load_settings(environ)
+    overrides = {k: v for k, v in (("provider", args.provider), ("model", args.model)) if v}
+    if overrides:
+        settings = settings.model_copy(update=overrides)
+    return settings.require(settings.missing_for_provider())
+
+
+def _approval(
+    session: ChatSession, settings: Settings, deps: ChatDeps, remote_url: str | None
+) -> ChatApproval:
+    """Wire /approve into the session: the diffs it prints are the proposals it remembers."""
+    from bot.chat.approve import ChatApproval, attach
+
+    root, base, out = session.ctx.root, session.ctx.base_commit, session.out
+    approval = ChatApproval(
+        root=root,
+        base=base,
+        settings=settings,
+        out=out,
+        code_host_factory=deps.code_host_factory,
+        print_changes=lambda proposal: print_changes(root, base, out, proposal.diff),
+        remote_url=remote_url,
+        environ=deps.environ if deps.environ is not None else os.environ,
+    )
+
+    attach(session, approval, fallback_show=lambda: show_changes(root, base, out))
+    return approval
+
+
+def one_shot(session: ChatSession, prompt: str, approval: ChatApproval | None = None) -> int:
+    result = run_in_foreground(session, prompt)
+    report(session, result)
+    session.show_changes()
+    if result.error is not None:
+        raise UserError(f"the turn did not finish: {result.error}")
+    if approval is not None:
+        approval.request, approval.answer = prompt, result.text
+        if approval.shown is None or approval.shown.empty:
+            session.say("nothing to approve: the turn made no changes")
+            return 0
+        approval.approve()
+    return 0
+
+
+def scratch_checkout(url: str, settings: Settings) -> Path:
+    """A fresh checkout of `url`'s base branch under the workdir, made from the repo cache.
+
+    The user's repository is never touched; the checkout stays after exit so its changes can be
+    inspected (its path is printed), and a later chat reuses the cache.
+    """
+    from bot.git.askpass import TokenCredentials
+    from bot.git.gitcmd import GitError, redact
+    from bot.git.workspace import RepoCache
+
+    token = settings.github_token
+    credentials = TokenCredentials(token.get_secret_value) if token is not None else None
+    name = f"chat-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    try:
+        cache = RepoCache(settings.workdir, url, credentials=credentials)
+        cache.refresh_if_older(30.0)  # clones on first use; a fresh clone is not fetched twice
+        checkout = cache.start(name, base_branch=settings.base_branch, branch=f"tanka-bot/{name}")
+    except GitError as exc:
+        raise UserError(
+            f"--repo {redact(url)}: {exc}; check the URL, TANKA_BOT_BASE_BRANCH "
+            f"({settings.base_branch}) and GITHUB_TOKEN"
+        ) from None
+    except OSError as exc:  # the workdir cannot hold the cache or the checkout
+        raise UserError(
+            f"TANKA_BOT_WORKDIR ({settings.workdir}): {exc.strerror or exc} at {exc.filename}; "
+            "point it at a writable directory"
+        ) from None
+    return checkout.root
+
+
+def resolve_repo(repo: str | None, cwd: Path) -> Path:
+    """The top of the git checkout at `repo` (or around `cwd`); UserError when there is none."""
+    start = Path(repo).expanduser() if repo else cwd
+    if not start.exists():
+        raise UserError(f"--repo {repo}: no such directory; pass the path of a git checkout")
+    if not start.is_dir():
+        raise UserError(f"--repo {repo}: not a directory; pass the path of a git checkout")
+    try:
+        top = run_git(start.resolve(), "rev-parse", "--show-toplevel").strip()
+    except ToolError:
+        shown = f"--repo {repo}" if repo else f"the current directory ({start})"
+        raise UserError(
+            f"{shown} is not inside a git repository; run chat in a checkout or pass --repo PATH"
+        ) from None
+    return Path(top)
+
+
+def pull_request_source(settings: Settings, root: Path) -> PullRequestSource | None:
+    """GitHub for github_pr_list when credentials are set; the checkout's origin names the repo."""
+    if not (settings.github_repo or settings.repo_url):
+        try:
+            origin = run_git(root, "config", "--get", "remote.origin.url").strip()
+        except ToolError:
+            origin = ""
+        settings = settings.model_copy(update={"repo_url": origin or None})
+    from bot.github.code_host import build_code_host
+
+    try:
+        return build_code_host(settings)
+    except UserError as exc:  # chat still works; only the PR list is unavailable
+        log.warning("github_pr_list unavailable: %s", exc)
+        return None
+
+
+def head_commit(root: Path) -> str | None:
+    """HEAD's commit id, the base every diff compares with; None in a repository without commits."""
+    try:
+        return run_git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}").strip() or None
+    except ToolError:
+        return None
+
+
+def show_changes(root: Path, base: str | None, out: TextIO) -> None:
+    """The git diff since the session began, then the rendered-manifest diff."""
+    print_changes(root, base, out, working_diff(root, base))
+
+
+def print_changes(root: Path, base: str | None, out: TextIO, patch: str) -> None:
+    """`patch` (the git diff since `base`), then the rendered-manifest diff."""
+    if not patch.strip():
+        out.write("no changes in the checkout\n")
+        return
+    out.write("\n── git diff ──\n")
+    out.write(patch if patch.endswith("\n") else patch + "\n")
+    show_rendered_diff(root, base, out)
+    out.flush()
+
+
+def show_rendered_diff(root: Path, base: str | None, out: TextIO) -> None:
+    """The rendered-manifest diff of the environments the change affects, Secrets redacted."""
+    if base is None:
+        return  # nothing to compare with in a repository without commits
+    from tools.agent.tanka_render import shared_differ
+    from tools.tanka.errors import TankaError
+
+    try:
+        diff = shared_differ().diff(root, base)
+    except (TankaError, ToolError, OSError) as exc:
+        out.write(f"\n── rendered diff ──\nnot available: {exc}\n")
+        return
+    out.write("\n── rendered diff ──\n")
+    if not diff.envs:
+        out.write("no Tanka environment is affected by this change\n")
+        return
+    out.write(diff.text().rstrip("\n") + "\n")  # the summary first, then each unified diff

@@ -1,0 +1,214 @@
+"""GitHub as the code host: open, find and update the bot's pull requests, list open ones.
+
+One PyGithub client per repository, pointed at GITHUB_API_URL (GitHub Enterprise works the
+same). PyGithub's own retries and request spacing are off: the caller owns retries, using the
+`retryable` flag and `retry_after` of the typed errors in `bot.github.errors`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import islice
+from typing import TypeVar
+
+from github import Github, GithubException
+from github.PullRequest import PullRequest
+
+from bot.config import Settings
+from bot.github.auth import (
+    AppCredentials,
+    Clock,
+    InstallationTokens,
+    LiveTokenAuth,
+    StaticToken,
+    TokenSource,
+    read_private_key,
+    utc_now,
+)
+from bot.github.errors import AlreadyExists, CodeHostError, translate
+from bot.github.logs import SecretFilter
+from bot.github.repo_slug import parse_repo_slug, resolve_repo
+from tools.context import PullRequestInfo
+
+__all__ = [
+    "GitHubCodeHost",
+    "PullRequestRef",
+    "build_code_host",
+    "parse_repo_slug",
+    "resolve_repo",
+]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# Enough for the agent to see what is in flight without flooding its context.
+MAX_LISTED = 50
+
+
+@dataclass(frozen=True, slots=True)
+class PullRequestRef:
+    number: int
+    url: str
+    head: str
+    created: bool  # False when the branch already had an open pull request
+
+
+class GitHubCodeHost:
+    """The bot's view of one GitHub repository; implements tools.context.PullRequestSource."""
+
+    def __init__(
+        self,
+        *,
+        owner: str,
+        name: str,
+        tokens: TokenSource,
+        api_url: str = "https://api.github.com",
+        timeout: int = 15,
+        write_interval: float | None = 1.0,
+    ) -> None:
+        self.owner, self.name = owner, name
+        self._tokens = tokens
+        self._filter = SecretFilter(tokens.secrets)
+        self._filter.install()
+        self._github = Github(
+            auth=LiveTokenAuth(tokens),
+            base_url=api_url.rstrip("/"),
+            timeout=timeout,
+            retry=None,
+            seconds_between_requests=None,
+            # GitHub asks integrations to space out writes; a PR takes at most two.
+            seconds_between_writes=write_interval,
+            lazy=True,
+            per_page=MAX_LISTED,
+        )
+        self._repo = self._github.get_repo(f"{owner}/{name}")
+        # PyGithub keeps one connection object whose request()/getresponse() pair holds state
+        # between calls, so concurrent turns must not share it unserialised.
+        self._lock = threading.RLock()
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner}/{self.name}"
+
+    def open_pull_request(
+        self, head: str, base: str, title: str, body: str, draft: bool = False
+    ) -> PullRequestRef:
+        """Open a PR from `head` into `base`; if one is already open for `head`, return it."""
+        action = f"open a pull request from {head} into {base} on {self.full_name}"
+        try:
+            pr = self._call(
+                action,
+                lambda: self._repo.create_pull(
+                    base=base, head=head, title=title, body=body, draft=draft
+                ),
+            )
+        except AlreadyExists:
+            existing = self.find_pull_request(head)
+            if existing is None:
+                raise
+            log.info("pull request #%d already open for %s", existing.number, head)
+            return existing
+        return PullRequestRef(pr.number, pr.html_url, head, created=True)
+
+    def find_pull_request(self, head: str) -> PullRequestRef | None:
+        """The open pull request whose head is branch `head` of this repository, if any."""
+        pulls = self._repo.get_pulls(state="open", head=f"{self.owner}:{head}")
+        found = self._call(
+            f"look up the pull request of branch {head} on {self.full_name}",
+            lambda: next(iter(pulls), None),
+        )
+        if found is None:
+            return None
+        return PullRequestRef(found.number, found.html_url, head, created=False)
+
+    def update_pull_request_body(self, number: int, body: str) -> None:
+        pr = self._repo.get_pull(number)
+        self._call(
+            f"update the description of pull request #{number} on {self.full_name}",
+            lambda: pr.edit(body=body),
+            missing=f"pull request #{number}",
+        )
+
+    def open_pull_requests(self) -> Sequence[PullRequestInfo]:
+        """Open PRs, most recently updated first, at most MAX_LISTED."""
+        pulls = self._repo.get_pulls(state="open", sort="updated", direction="desc")
+        found = self._call(
+            f"list the open pull requests of {self.full_name}",
+            lambda: list(islice(pulls, MAX_LISTED)),
+        )
+        return [_info(pr) for pr in found]
+
+    def token_for_push(self) -> str:
+        """The current token (fresh if it was about to expire) for git's askpass helper."""
+        return self._tokens.token()
+
+    def close(self) -> None:
+        self._filter.uninstall()
+        self._github.close()
+        if isinstance(self._tokens, InstallationTokens):
+            self._tokens.close()
+
+    def _call(self, action: str, request: Callable[[], T], *, missing: str = "") -> T:
+        try:
+            with self._lock:
+                return request()
+        except CodeHostError:
+            raise  # already typed (e.g. the installation token could not be fetched)
+        except (GithubException, OSError, ValueError) as exc:
+            error = translate(
+                exc,
+                action=action,
+                missing=missing or f"repository {self.full_name}",
+                secrets=self._tokens.secrets(),
+            )
+            raise error from None
+
+
+def _info(pr: PullRequest) -> PullRequestInfo:
+    return PullRequestInfo(
+        number=pr.number,
+        title=pr.title,
+        head=pr.head.ref,
+        base=pr.base.ref,
+        author=pr.user.login if pr.user else "",
+        url=pr.html_url,
+        draft=bool(pr.draft),
+        updated_at=pr.updated_at.isoformat() if pr.updated_at else "",
+    )
+
+
+def build_code_host(
+    settings: Settings, *, clock: Clock = utc_now, write_interval: float | None = 1.0
+) -> GitHubCodeHost | None:
+    """The code host the settings describe, or None when no GitHub credentials are set.
+
+    A GitHub App (GITHUB_APP_ID) wins over GITHUB_TOKEN when both are set. Tests pass
+    write_interval=None to skip PyGithub's pause between writes.
+    """
+    if settings.github_token is None and settings.github_app_id is None:
+        return None
+    owner, name = resolve_repo(settings.github_repo, settings.repo_url)
+    tokens = _token_source(settings, (owner, name), clock)
+    return GitHubCodeHost(
+        owner=owner,
+        name=name,
+        tokens=tokens,
+        api_url=settings.github_api_url,
+        write_interval=write_interval,
+    )
+
+
+def _token_source(settings: Settings, repo: tuple[str, str], clock: Clock) -> TokenSource:
+    if settings.github_app_id is None:
+        token = settings.github_token.get_secret_value() if settings.github_token else ""
+        return StaticToken(token)
+    key_text = settings.github_app_private_key
+    key = read_private_key(
+        key_text.get_secret_value() if key_text else None, settings.github_app_private_key_path
+    )
+    credentials = AppCredentials(settings.github_app_id, key, settings.github_app_installation_id)
+    return InstallationTokens(credentials, repo=repo, base_url=settings.github_api_url, clock=clock)

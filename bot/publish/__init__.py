@@ -1,0 +1,5 @@
+"""From approval to pull request: the proposal (what was shown, bound by its diff hash), the
+branch name and PR text, and the pipeline that commits, pushes and opens the pull request.
+
+The only code that publishes; it runs outside the model's reach.
+"""

@@ -1,0 +1,204 @@
+"""`tanka-bot tk ...`: Tanka's read-only commands on the in-process engine.
+
+env list, show, export, diff, importers, fmt and lint behave like their `tk` namesakes (show and
+export byte-identical); `diff` is the cluster-less rendered diff against a git revision. Engine
+errors become one UserError each, so the CLI prints a message and never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from bot.errors import UserError
+from tools.registry import ToolError
+from tools.tanka.diff.base_tree import RevisionError, git
+from tools.tanka.environments import EvalSettings
+from tools.tanka.errors import (
+    JsonnetError,
+    NoBaseError,
+    NoMatchingEnvError,
+    NoRootError,
+    ParallelError,
+    TankaError,
+)
+from tools.tanka.imports.importers import ImportersError
+from tools.tanka.source.fmt import FormatError, FormatterUnavailable
+
+
+def add_parser(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "tk", help="Tanka commands, in-process (never touches a cluster)"
+    )
+    parser.set_defaults(handler=run)
+    cmds = parser.add_subparsers(dest="tk_command", required=True, metavar="TK_COMMAND")
+    _add_env(cmds)
+    _add_show_export(cmds)
+    diff = cmds.add_parser("diff", help="rendered-manifest diff against a git revision")
+    diff.add_argument(
+        "--base", metavar="REV", help="revision to compare with (default: merge-base)"
+    )
+    diff.add_argument("env_paths", nargs="*", metavar="ENV_PATH", help="default: affected envs")
+    imp = cmds.add_parser("importers", help="environments that import the given files")
+    imp.add_argument("files", nargs="+", metavar="FILE", help="changed files; deleted:FILE if gone")
+    imp.add_argument("--root", default=".", help="repository root to search (default: .)")
+    fmt = cmds.add_parser("fmt", help="format Jsonnet files in place")
+    fmt.add_argument("--test", action="store_true", help="only report files that would change")
+    fmt.add_argument("paths", nargs="+", metavar="PATH")
+    lint = cmds.add_parser("lint", help="validate Jsonnet files")
+    lint.add_argument("paths", nargs="+", metavar="PATH")
+
+
+def _add_env(cmds: Any) -> None:
+    env = cmds.add_parser("env", help="environments")
+    env_cmds = env.add_subparsers(dest="env_command", required=True, metavar="ENV_COMMAND")
+    lst = env_cmds.add_parser("list", help="list environments below PATH")
+    lst.add_argument("path", nargs="?", default=".", metavar="PATH")
+    lst.add_argument("--json", action="store_true", help="JSON output, as tk env list --json")
+    lst.add_argument("--names", action="store_true", help="only the names, one per line")
+
+
+def _add_show_export(cmds: Any) -> None:
+    show = cmds.add_parser("show", help="print an environment's manifests as YAML")
+    show.add_argument("env_path", metavar="ENV_PATH")
+    show.add_argument("--name", help="select one of several inline environments")
+    show.add_argument("-t", "--target", action="append", default=[], help="kind/name regex")
+    export = cmds.add_parser("export", help="write manifests to files, as tk export")
+    export.add_argument("out_dir", metavar="OUT_DIR")
+    export.add_argument("env_paths", nargs="+", metavar="ENV_PATH")
+    export.add_argument("--format", help="file name template (default: tk's)")
+    export.add_argument("--extension", help="file extension (default: yaml)")
+
+
+def run(args: argparse.Namespace) -> int:
+    handlers: dict[str, Callable[[argparse.Namespace], int]] = {
+        "env": _env_list,
+        "show": _show,
+        "export": _export,
+        "diff": _diff,
+        "importers": _importers,
+        "fmt": _fmt,
+        "lint": _lint,
+    }
+    with _user_errors():
+        return handlers[args.tk_command](args)
+
+
+@contextmanager
+def _user_errors() -> Iterator[None]:
+    """Expected engine failures become UserError: one message, no traceback."""
+    try:
+        yield
+    except (JsonnetError, ParallelError) as exc:
+        # The first line says what failed; the Jsonnet stack trace after it says where.
+        raise UserError(str(exc).strip()) from None
+    except (TankaError, ImportersError, FormatError, FormatterUnavailable, ToolError) as exc:
+        raise UserError(one_line(str(exc))) from None
+    except OSError as exc:
+        raise UserError(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")) from None
+
+
+def one_line(text: str) -> str:
+    """tk's multi-line texts (e.g. "Unable to identify the project root.\nTried ...") joined."""
+    return " ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def eval_settings(path: str) -> EvalSettings:
+    """Imports confined to the git repository holding `path` rather than the Tanka project, since
+    vendored symlinks may point elsewhere in the repository (Tempo's do); outside git, the
+    project (the engine's default)."""
+    start = Path(path).absolute()
+    while not start.is_dir() and start != start.parent:
+        start = start.parent
+    try:
+        top = git(start, "rev-parse", "--show-toplevel").strip()
+    except RevisionError:
+        return EvalSettings()
+    return EvalSettings(confine=Path(top))
+
+
+def _env_list(args: argparse.Namespace) -> int:
+    from tools.tanka.environments import format_env_list, list_environments
+
+    envs = list_environments(args.path, settings=eval_settings(args.path))
+    if args.names:
+        sys.stdout.write("".join(f"{e.name}\n" for e in envs))
+    else:
+        sys.stdout.write(format_env_list(envs, json=args.json))
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    from tools.tanka.render import show
+
+    try:
+        settings = eval_settings(args.env_path)
+        text = show(args.env_path, name=args.name, targets=args.target, settings=settings)
+    except (NoBaseError, NoRootError, NoMatchingEnvError) as exc:
+        if os.path.exists(args.env_path):
+            raise
+        # tk reads a path that does not exist as an environment name searched from `.`.
+        raise UserError(
+            f"{args.env_path}: no such directory, and no environment of that name below the "
+            "current directory; give an environment directory (see `tanka-bot tk env list`)"
+        ) from exc
+    sys.stdout.write(text)
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from tools.tanka.render import export
+
+    settings = eval_settings(args.env_paths[0])
+    export(
+        args.out_dir,
+        args.env_paths,
+        format=args.format,
+        extension=args.extension,
+        settings=settings,
+    )
+    return 0
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from bot.tk.diff import run_diff
+
+    return run_diff(base=args.base, env_paths=args.env_paths, cwd=Path.cwd())
+
+
+def _importers(args: argparse.Namespace) -> int:
+    from tools.tanka.imports.importers import DELETED_PREFIX, format_importers, importers
+
+    root = Path(args.root)
+    files = []
+    for given in args.files:
+        deleted = given.startswith(DELETED_PREFIX)
+        path = os.path.relpath(os.path.abspath(given.removeprefix(DELETED_PREFIX)), root)
+        files.append(DELETED_PREFIX + path if deleted else path)
+    sys.stdout.write(format_importers(importers(root, files)))
+    return 0
+
+
+def _fmt(args: argparse.Namespace) -> int:
+    from tools.tanka.source.fmt import format_paths
+
+    report = format_paths(args.paths, test=args.test)
+    print(report.summary(), file=sys.stderr if report.exit_code else sys.stdout)
+    return report.exit_code
+
+
+def _lint(args: argparse.Namespace) -> int:
+    from tools.tanka.source.lint import lint_paths
+
+    missing = [p for p in args.paths if not os.path.exists(p)]
+    if missing:
+        raise UserError(f"{missing[0]}: no such file or directory; give existing files or dirs")
+    diagnostics = lint_paths(args.paths, root=Path.cwd())
+    for diagnostic in diagnostics:
+        print(diagnostic)
+    return 1 if diagnostics else 0

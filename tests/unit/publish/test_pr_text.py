@@ -1,0 +1,80 @@
+"""Branch names, titles and pull request descriptions of published changes."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from bot.publish.pr_text import branch_name, pr_body, pr_title, slugify
+
+
+def test_pr_body_names_everything_the_reviewer_needs() -> None:
+    body = pr_body(
+        summary="Bumped app to 2.",
+        files=["lib/app.libsonnet", "lib/new.libsonnet"],
+        requester="Ada",
+        approver="Grace",
+        environments=["environments/prod"],
+        thread_url="https://acme.slack.com/archives/C1/p1",
+        request="bump app\nplease",
+    )
+    assert body.splitlines() == [
+        "**Request**",
+        "",
+        "> bump app",
+        "> please",
+        "",
+        "**Summary**",
+        "",
+        "Bumped app to 2.",
+        "",
+        "**Files changed (2)**",
+        "",
+        "- `lib/app.libsonnet`",
+        "- `lib/new.libsonnet`",
+        "",
+        "**Environments affected (1)**",
+        "",
+        "- `environments/prod`",
+        "",
+        "Requested by Ada · approved by Grace",
+        "Slack thread: https://acme.slack.com/archives/C1/p1",
+        "",
+        "---",
+        "Opened by tanka-bot. Nothing was applied to any cluster: this change takes effect only "
+        "when it is merged and deployed the usual way.",
+    ]
+    minimal = pr_body(summary="", files=["a"], requester="me", approver="me")
+    assert "Slack thread" not in minimal
+    assert "Environments" not in minimal
+    assert "Nothing was applied to any cluster" in minimal
+
+
+@pytest.mark.parametrize(
+    ("key", "request_text", "expected"),
+    [
+        ("1712345678.000100", "Bump Grafana to 11.2!", "1712345678.000100-bump-grafana-to-11-2"),
+        ("chat-20240405", "Élargir à 3 répliques", "chat-20240405-elargir-a-3-repliques"),
+        ("..a b~c^d:e?*[\\", "", "a-b-c-d-e-change"),
+        ("x", "@{ .lock ..", "x-lock"),
+        ("x", "🎉🎉", "x-change"),
+    ],
+)  # fmt: skip
+def test_branch_names_are_readable_and_valid(key: str, request_text: str, expected: str) -> None:
+    name = branch_name(key, request_text)
+    assert name == f"tanka-bot/{expected}"
+    subprocess.run(["git", "check-ref-format", "--branch", name], check=True, capture_output=True)
+
+
+def test_slugs_and_titles_are_bounded() -> None:
+    long = "scale " + " ".join(["the-loki-ingesters"] * 10)
+    assert len(slugify(long)) <= 40
+    assert slugify(long).startswith("scale-the-loki-ingesters")
+    assert not slugify(long).endswith("-")
+    assert slugify("x" * 100) == "x" * 40
+    assert pr_title("  add redis\nto dev  ") == "add redis"
+    title = pr_title("word " * 40)
+    assert len(title) <= 72
+    assert title.endswith("…")
+    assert pr_title("") == "tanka-bot change"

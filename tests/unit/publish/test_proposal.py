@@ -1,0 +1,120 @@
+"""Proposals: the shown diff, its hash, and the fail-closed check that nothing changed since."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from bot.publish.proposal import CHANGED, ProposalChanged, check_unchanged, make_proposal
+from tools.git import working_diff
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "infra"
+    (root / "lib").mkdir(parents=True)
+    (root / "lib" / "app.libsonnet").write_text("{ image: 'app:1' }\n")
+    (root / "lib" / "old.libsonnet").write_text("{ old: true }\n")
+    (root / ".gitignore").write_text("vendor/\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "initial")
+    return root
+
+
+def edit(root: Path) -> None:
+    (root / "lib" / "app.libsonnet").write_text("{ image: 'app:2' }\n")
+    (root / "lib" / "new.libsonnet").write_text("{ new: true }\n")
+    (root / "lib" / "old.libsonnet").unlink()
+
+
+def test_proposal_holds_the_shown_diff_and_its_files(repo: Path) -> None:
+    edit(repo)
+    index_before = (repo / ".git" / "index").read_bytes()
+    now = datetime(2024, 4, 5, 10, 0, tzinfo=UTC)
+    base = git(repo, "rev-parse", "HEAD").strip()
+
+    proposal = make_proposal(repo, "HEAD", title="Bump app", summary="app 2", now=now)
+
+    assert proposal.base_commit == base
+    # The same text the agent's git_diff tool and the chat show.
+    assert proposal.diff == working_diff(repo, base)
+    assert "+{ image: 'app:2' }" in proposal.diff
+    assert proposal.files == ("lib/app.libsonnet", "lib/new.libsonnet", "lib/old.libsonnet")
+    assert (proposal.title, proposal.summary, proposal.created) == ("Bump app", "app 2", now)
+    exact = subprocess.run(
+        ["git", "diff", "-M", "--binary", "--full-index", base, proposal.tree],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    ).stdout
+    assert proposal.diff_hash == hashlib.sha256(exact).hexdigest()
+    assert not proposal.empty
+    # The checkout's own index (what the user staged) is untouched.
+    assert (repo / ".git" / "index").read_bytes() == index_before
+    check_unchanged(proposal, repo)  # nothing changed: no error
+
+
+def test_no_changes_make_an_empty_proposal(repo: Path) -> None:
+    (repo / "vendor").mkdir()
+    (repo / "vendor" / "x.libsonnet").write_text("{}\n")  # ignored files are not a change
+    proposal = make_proposal(repo, "HEAD")
+    assert proposal.empty
+    assert proposal.diff == ""
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        lambda root: (root / "lib" / "app.libsonnet").write_text("{ image: 'app:3' }\n"),
+        lambda root: (root / "lib" / "more.libsonnet").write_text("{}\n"),
+        lambda root: (root / "lib" / "new.libsonnet").unlink(),
+        lambda root: (root / "lib" / "app.libsonnet").chmod(0o755),
+    ],
+    ids=["edited", "added", "removed", "mode"],
+)
+def test_any_later_change_is_refused(repo: Path, later: object) -> None:
+    edit(repo)
+    proposal = make_proposal(repo, "HEAD")
+    assert callable(later)
+    later(repo)
+    with pytest.raises(ProposalChanged) as info:
+        check_unchanged(proposal, repo)
+    assert str(info.value) == CHANGED
+    assert "review the new diff and approve again" in str(info.value)
+
+
+def test_a_binary_change_invisible_in_the_shown_text_is_still_caught(repo: Path) -> None:
+    (repo / "logo.png").write_bytes(b"\x89PNG\x00one")
+    proposal = make_proposal(repo, "HEAD")
+    assert "Binary files" in proposal.diff
+    (repo / "logo.png").write_bytes(b"\x89PNG\x00two")
+    # The shown text says only "Binary files ... differ"; the hash covers the bytes.
+    assert make_proposal(repo, "HEAD").diff_hash != proposal.diff_hash
+    with pytest.raises(ProposalChanged):
+        check_unchanged(proposal, repo)
+
+
+def test_a_check_that_cannot_be_made_refuses(repo: Path, tmp_path: Path) -> None:
+    edit(repo)
+    proposal = make_proposal(repo, "HEAD")
+    with pytest.raises(ProposalChanged, match="it could not be compared: git"):
+        check_unchanged(proposal, tmp_path / "gone")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    with pytest.raises(ProposalChanged, match="could not be compared"):
+        check_unchanged(proposal, plain)

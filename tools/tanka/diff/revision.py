@@ -1,0 +1,196 @@
+"""Rendered diff between a commit and the working tree, per environment (reference 4.3).
+
+1. The commit is materialised read-only (base_tree.py).
+2. The environments to compare are the ones named, or - by default - the ones the changed files
+   affect (changed_files.py: importers over both trees, deleted files included).
+3. Each entrypoint is rendered on both sides; the base side comes from a render cache keyed by
+   (commit, entrypoint), so only the working tree is rendered again on the next diff.
+4. Environments are matched by name, resources by identity (diff.py); an environment that exists
+   on one side only shows all its resources added or removed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tools.tanka.diff.base_tree import BaseTrees, resolve_commit
+from tools.tanka.diff.render_cache import RenderCache, Rendered
+from tools.tanka.diff.resources import (
+    Change,
+    Dump,
+    EnvDiff,
+    RenderedEnv,
+    diff_manifests,
+    full_text,
+    summarize,
+)
+from tools.tanka.errors import TankaError
+from tools.tanka.evaluation.pool import default_pool
+from tools.tanka.imports.changed import FileChanges, affected_entrypoints, changed_files
+from tools.tanka.project import DEFAULT_ENTRYPOINT
+
+# Renders every environment of one entrypoint (an absolute main.jsonnet path); imports may not
+# leave the second argument, the repository (or base tree) it belongs to.
+Renderer = Callable[[Path, Path], Sequence[RenderedEnv]]
+
+
+def render_in_repository(entrypoint: Path, repository: Path) -> Sequence[RenderedEnv]:
+    """The engine's renderer, with imports confined to the whole repository rather than the
+    Tanka project: vendored symlinks may point elsewhere in the repo (Tempo's do)."""
+    from tools.tanka.environments import EvalSettings
+    from tools.tanka.render import render_entrypoint
+
+    return render_entrypoint(entrypoint, settings=EvalSettings(confine=repository))
+
+
+class EnvPathError(TankaError):
+    """An environment path that names no environment on either side."""
+
+
+@dataclass(slots=True)
+class RevisionDiff:
+    base: str  # the full commit id compared with
+    envs: list[EnvDiff] = field(default_factory=list)
+    changes: FileChanges | None = None  # None when environments were named explicitly
+
+    @property
+    def has_changes(self) -> bool:
+        return any(e.has_changes for e in self.envs)
+
+    @property
+    def errors(self) -> list[EnvDiff]:
+        return [e for e in self.envs if e.error is not None]
+
+    def summary(self) -> str:
+        return summarize(self.envs)
+
+    def text(self) -> str:
+        return full_text(self.envs)
+
+
+class RevisionDiffer:
+    """Computes rendered diffs; keep one per process (or session) so its caches pay off."""
+
+    def __init__(
+        self,
+        *,
+        trees: BaseTrees | None = None,
+        cache: RenderCache | None = None,
+        renderer: Renderer | None = None,
+        dump: Dump | None = None,
+        workers: int | None = None,
+    ) -> None:
+        self.trees = trees or BaseTrees()
+        self.cache = cache or RenderCache()
+        if renderer is None or dump is None:
+            # The engine's renderer and YAML emitter, unless a caller brings its own.
+            from tools.tanka.render import manifest_yaml
+
+            renderer, dump = renderer or render_in_repository, dump or manifest_yaml
+        self.renderer: Renderer = renderer
+        self.dump: Dump = dump
+        self.workers = workers or default_pool().size
+
+    def diff(self, repo: Path, base: str, env_paths: Sequence[str] = ()) -> RevisionDiff:
+        """Diff `base` (any revision name) against the working tree of `repo`.
+
+        `env_paths` are environment directories or entrypoint files, relative to the repository
+        or absolute inside it; empty means every environment the changes affect.
+        """
+        repo = Path(os.path.realpath(repo))
+        commit = resolve_commit(repo, base)
+        tree = self.trees.tree(repo, commit)
+        if env_paths:
+            entrypoints = [_entrypoint(repo, tree, commit, p) for p in env_paths]
+            result = RevisionDiff(commit)
+        else:
+            changes = changed_files(repo, commit)
+            entrypoints = affected_entrypoints(repo, tree, changes)
+            result = RevisionDiff(commit, changes=changes)
+        sides = self._render_all(repo, tree, commit, sorted(set(entrypoints)))
+        for rel in sorted(set(entrypoints)):
+            old, new = sides[(True, rel)], sides[(False, rel)]
+            result.envs.extend(self._compare(rel, old, new, (tree, repo)))
+        return result
+
+    def _render_all(
+        self, repo: Path, tree: Path, commit: str, entrypoints: list[str]
+    ) -> dict[tuple[bool, str], Rendered]:
+        jobs = [(True, rel) for rel in entrypoints] + [(False, rel) for rel in entrypoints]
+
+        def one(job: tuple[bool, str]) -> Rendered:
+            is_base, rel = job
+            return self._render_side(tree if is_base else repo, rel, commit if is_base else None)
+
+        with ThreadPoolExecutor(max_workers=max(1, min(self.workers, len(jobs) or 1))) as pool:
+            return dict(zip(jobs, pool.map(one, jobs), strict=True))
+
+    def _render_side(self, root: Path, rel: str, commit: str | None) -> Rendered:
+        if not (root / rel).is_file():
+            return ()
+        if commit is not None:
+            cached = self.cache.get(commit, rel)
+            if cached is not None:
+                return cached
+        try:
+            rendered: Rendered = tuple(self.renderer(root / rel, root))
+        except TankaError as exc:
+            rendered = _scrub(str(exc), root)
+        if commit is not None:
+            self.cache.put(commit, rel, rendered)
+        return rendered
+
+    def _compare(
+        self, rel: str, old: Rendered, new: Rendered, roots: tuple[Path, Path]
+    ) -> list[EnvDiff]:
+        directory = Path(rel).parent.as_posix()
+        if isinstance(old, str) or isinstance(new, str):
+            side, text = ("base", old) if isinstance(old, str) else ("working tree", new)
+            return [EnvDiff(directory, error=f"{side}: {text}")]
+        before = {e.name: e for e in old}
+        after = {e.name: e for e in new}
+        diffs = []
+        for name in sorted(before.keys() | after.keys()):
+            was, now = before.get(name), after.get(name)
+            either = was or now
+            label = f"{directory} [{name}]" if either is not None and either.inline else directory
+            env = EnvDiff(label, env_change=_env_change(was, now))
+            env.resources = diff_manifests(
+                was.manifests if was else (), now.manifests if now else (), dump=self.dump
+            )
+            diffs.append(env)
+        return diffs
+
+
+def _env_change(was: RenderedEnv | None, now: RenderedEnv | None) -> Change | None:
+    if was is None:
+        return Change.ADDED
+    return Change.REMOVED if now is None else None
+
+
+def _scrub(text: str, root: Path) -> str:
+    """Error text with the checkout or cache directory left out: paths read repo-relative."""
+    return text.replace(f"{root}{os.sep}", "").replace(str(root), ".")
+
+
+def _entrypoint(repo: Path, tree: Path, commit: str, given: str) -> str:
+    """The repository-relative entrypoint an environment path names, on either side."""
+    full = Path(os.path.realpath(given if os.path.isabs(given) else repo / given))
+    try:
+        rel = full.relative_to(repo).as_posix()
+    except ValueError:
+        raise EnvPathError(
+            f"{given} is outside the repository {repo}; give a path inside it"
+        ) from None
+    for candidate in (rel, f"{rel}/{DEFAULT_ENTRYPOINT}" if rel != "." else DEFAULT_ENTRYPOINT):
+        if candidate.endswith(".jsonnet") and any((r / candidate).is_file() for r in (repo, tree)):
+            return candidate
+    raise EnvPathError(
+        f"no environment at {given}: neither the working tree nor commit {commit[:12]} has "
+        f"{rel}/{DEFAULT_ENTRYPOINT}; give an environment's directory (list them with "
+        "`tanka-bot tk env list` or tanka_find_environments)"
+    )

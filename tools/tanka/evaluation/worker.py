@@ -1,0 +1,152 @@
+"""The child side of evaluation: one go-jsonnet run per request, inside a worker process.
+
+A worker caps its own address space before each run (RLIMIT_AS: what the Go runtime has already
+reserved plus the request's budget), sends back the parsed JSON value or go-jsonnet's error text,
+and dies (with "out of memory" on its stderr) if a runaway evaluation hits the cap - the parent
+then reports the cause and starts a fresh worker.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import resource
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from tools.tanka.evaluation.importer import Importer, ImportRefused, with_prelude
+
+_IMPORTER_PREFIX = re.compile(r"importer error: ")
+# The message runs until the stack trace, which starts on a new line with a tab.
+_IMPORTER_MESSAGE = re.compile(r"importer error: .*?(?=\n\t|\Z)", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class EvalRequest:
+    """Everything a worker needs; plain data so it crosses the process boundary."""
+
+    filename: str  # absolute: std.thisFile and the base of relative imports
+    snippet: str | None  # None: read `filename` from disk
+    confine: str  # imports may not leave this directory
+    jpath: tuple[str, ...]  # lowest precedence first, as tk passes it
+    ext_codes: dict[str, str] = field(default_factory=dict)
+    tla_codes: dict[str, str] = field(default_factory=dict)
+    max_stack: int = 500
+    memory_mb: int = 1024
+    trusted: tuple[str, ...] = ()  # absolute imports the engine itself writes
+
+
+@dataclass(frozen=True, slots=True)
+class EvalReply:
+    value: Any = None
+    error: str | None = None
+
+
+def evaluate(request: EvalRequest) -> EvalReply:
+    """Run one evaluation in this process (no limits); the worker loop wraps it."""
+    import _gojsonnet
+
+    from tools.tanka.natives import exec as native_exec
+    from tools.tanka.natives.functions import native_callbacks
+
+    native_exec.CONFINE[0] = request.confine
+
+    importer = Importer(
+        [Path(p) for p in request.jpath],
+        confine=Path(request.confine),
+        trusted=[Path(p) for p in request.trusted],
+        one_run=True,
+    )
+    try:
+        text = _main_text(request)
+        output = _gojsonnet.evaluate_snippet(
+            request.filename,
+            text,
+            ext_codes=request.ext_codes,
+            tla_codes=request.tla_codes,
+            max_stack=request.max_stack,
+            import_callback=importer,
+            native_callbacks=native_callbacks(),
+        )
+    except UnicodeDecodeError as exc:  # stray bytes after an import refusal, see _repair
+        raw = exc.object if isinstance(exc.object, bytes) else bytes(exc.object)
+        return EvalReply(error=clean_error(_repair(raw.decode("utf-8", "replace"), importer)))
+    except (RuntimeError, ImportRefused) as exc:
+        return EvalReply(error=clean_error(_repair(str(exc), importer)))
+    except OSError as exc:
+        return EvalReply(error=f"reading {request.filename}: {exc.strerror or exc}")
+    return EvalReply(value=json.loads(output, parse_int=float))
+
+
+def _main_text(request: EvalRequest) -> str:
+    if request.snippet is not None:
+        return request.snippet
+    with open(request.filename, "rb") as handle:
+        raw = handle.read()
+    return with_prelude(request.filename, raw).decode("utf-8", errors="replace")
+
+
+def _repair(text: str, importer: Importer) -> str:
+    """Put the importer's own message back where the binding may have appended stray bytes
+    (go-jsonnet's python glue passes the callback's error without a terminating NUL)."""
+    if importer.last_refusal is None:
+        return text
+    message = "importer error: " + importer.last_refusal
+    return _IMPORTER_MESSAGE.sub(lambda _: message, text, count=1)
+
+
+def clean_error(text: str) -> str:
+    """go-jsonnet's message as tk shows it: no binding-specific `importer error:` prefix."""
+    return _IMPORTER_PREFIX.sub("", text, count=1).rstrip("\n")
+
+
+def _cap_memory(memory_mb: int) -> None:
+    current = _vm_size_bytes()
+    limit = current + memory_mb * 1024 * 1024
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def _vm_size_bytes() -> int:
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def serve(conn: Connection, stderr_path: str) -> None:
+    """Worker main loop: requests in, replies out, until the parent closes the pipe."""
+    # Go's fatal errors (out of memory, stack) go to fd 2: keep them for the parent to read.
+    fd = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(fd, 2)
+    os.close(fd)
+    evaluate(EvalRequest("<warm-up>", "{}", "/", ()))  # let the Go runtime reserve its arenas
+    conn.send("ready")  # start-up time must not count against the first request's timeout
+    while True:
+        try:
+            request = conn.recv()
+        except (EOFError, OSError):
+            return
+        _cap_memory(request.memory_mb)
+        try:
+            conn.send(evaluate(request))
+        except MemoryError:
+            # The heap may be in any state: say why on stderr and let the parent replace us.
+            os.write(2, b"fatal error: out of memory (Python)\n")
+            os._exit(3)
+
+
+if __name__ == "__main__":
+    import sys
+
+    # Run the imported module's serve: replies must pickle as tools.tanka.evaluation.worker classes,
+    # not as this __main__'s copies.
+    from tools.tanka.evaluation import worker as eval_worker  # noqa: PLW0406 - see above
+
+    eval_worker.serve(Connection(int(sys.argv[1])), sys.argv[2])

@@ -1,0 +1,1 @@
+"""`tk export`: one file per manifest named by the --format template, plus manifest.json."""

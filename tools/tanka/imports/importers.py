@@ -1,0 +1,158 @@
+"""`tk tool importers`: the environments (main.jsonnet files) affected by changes to files.
+
+tk answers with a heuristic reverse lookup: it greps every Jsonnet file for import strings whose
+base name matches the changed file. We answer forwards and exactly instead: each environment's
+transitive imports are resolved along its real jpath (imports.py), and an environment is affected
+when a changed file is one of the paths its resolution looked at - the file it imports, or a
+candidate probed before it (so an added env-level vendor override, or a deleted file, counts).
+
+Kept from tk on purpose (reference/tanka.md 5.4):
+* every input file named main.jsonnet is its own importer, deleted ones included;
+* a file outside `<root>/vendor` and `<root>/lib` belongs to the environment containing it (so a
+  changed spec.json or README in an env affects that env), or, when it is in no environment, to
+  every environment below its directory;
+* `deleted:<path>` arguments name files that no longer exist;
+* output: absolute, symlink-resolved paths, sorted, one per line.
+Different on purpose: imports inside comments and strings do not count, and `importbin` does.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from tools.tanka.imports.graph import (
+    ENTRYPOINT,
+    FileSystemSnapshot,
+    ImportScanner,
+    default_scanner,
+    environment_base,
+    project_root,
+    search_path,
+)
+
+DELETED_PREFIX = "deleted:"
+
+
+class ImportersError(ValueError):
+    """A bad argument to the importers analysis (e.g. a file that does not exist)."""
+
+
+def importers(
+    root: Path | str,
+    files: Iterable[str | Path],
+    deleted: Iterable[str | Path] = (),
+    *,
+    scanner: ImportScanner | None = None,
+) -> list[str]:
+    """Absolute paths of the environments' main.jsonnet files that the files affect.
+
+    Relative paths are taken relative to `root`. A `files` entry written `deleted:<path>` is a
+    deleted file, the same as listing `<path>` in `deleted`.
+    """
+    top = Path(os.path.abspath(root))
+    if not top.is_dir():
+        raise ImportersError(f"root {str(root)!r} is not a directory; pass the repository root")
+    changed, gone = _split_deleted(files, deleted)
+    targets = [_existing(top, f) for f in changed] + [_absolute(top, f) for f in gone]
+    keys = {os.path.realpath(t) for t in targets}
+    found: set[Path] = set()
+    for target in targets:
+        found.update(_by_location(top, target))
+    found.update(_envs_depending_on(top, find_entrypoints(top), keys, scanner))
+    resolved = {os.path.realpath(p) for p in found}
+    return sorted(p for p in resolved if os.path.basename(p) == ENTRYPOINT)
+
+
+def format_importers(paths: Iterable[str]) -> str:
+    """tk's output text: one path per line (an empty result is an empty line)."""
+    return "\n".join(paths) + "\n"
+
+
+def find_entrypoints(directory: Path) -> Iterator[Path]:
+    """Every main.jsonnet below directory; symlinked directories are not followed (as tk)."""
+    for current, dirs, names in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if d != ".git")
+        if ENTRYPOINT in names:
+            yield Path(current) / ENTRYPOINT
+
+
+def _split_deleted(
+    files: Iterable[str | Path], deleted: Iterable[str | Path]
+) -> tuple[list[str], list[str]]:
+    changed: list[str] = []
+    gone = [str(d).removeprefix(DELETED_PREFIX) for d in deleted]
+    for item in map(str, files):
+        if item.startswith(DELETED_PREFIX):
+            gone.append(item.removeprefix(DELETED_PREFIX))
+        else:
+            changed.append(item)
+    return changed, gone
+
+
+def _absolute(root: Path, path: str) -> Path:
+    if not path:
+        raise ImportersError("an empty file name was given; name the changed files")
+    return Path(os.path.normpath(root / path))
+
+
+def _existing(root: Path, path: str) -> Path:
+    absolute = _absolute(root, path)
+    if not absolute.exists():
+        raise ImportersError(
+            f'file "{path}" does not exist; write deleted files as "deleted:{path}"'
+        )
+    return absolute
+
+
+def _by_location(root: Path, target: Path) -> list[Path]:
+    """tk's rule for files that are not imported: they belong to the env around them."""
+    if target.name == ENTRYPOINT:
+        return [target]
+    if _is_under(target, root / "vendor") or _is_under(target, root / "lib"):
+        return []
+    entrypoint = _enclosing_entrypoint(target.parent)
+    if entrypoint is not None:
+        return [entrypoint]
+    return list(find_entrypoints(target.parent)) if target.parent.is_dir() else []
+
+
+def _enclosing_entrypoint(directory: Path) -> Path | None:
+    """The main.jsonnet of the env containing directory (tk's FindRoot + FindBase)."""
+    while not directory.exists() and directory != directory.parent:
+        directory = directory.parent
+    root = project_root(directory)
+    base = environment_base(directory, root) if root is not None else None
+    return base / ENTRYPOINT if base is not None else None
+
+
+def _envs_depending_on(
+    root: Path, envs: Iterable[Path], keys: set[str], scanner: ImportScanner | None
+) -> Iterator[Path]:
+    scan = scanner or default_scanner()
+    real = _RealPaths()
+    fs = FileSystemSnapshot()
+    for env in envs:
+        base = env.parent
+        env_root = project_root(base) or root
+        paths = scan.dependency_paths(env, search_path(env_root, base), confine=root, fs=fs)
+        if any(real(p) in keys for p in paths):
+            yield env
+
+
+class _RealPaths:
+    """os.path.realpath with a memo: environments share most of their (vendor) imports."""
+
+    def __init__(self) -> None:
+        self._memo: dict[str, str] = {}
+
+    def __call__(self, path: str) -> str:
+        cached = self._memo.get(path)
+        if cached is None:
+            cached = self._memo[path] = os.path.realpath(path)
+        return cached
+
+
+def _is_under(path: Path, directory: Path) -> bool:
+    return path == directory or path.is_relative_to(directory)

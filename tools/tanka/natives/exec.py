@@ -1,0 +1,146 @@
+"""helmTemplate and kustomizeBuild: render charts / kustomizations with the real binaries.
+
+As tk does: options are read case-insensitively, the chart or kustomization path is relative to
+`dirname(opts.calledFrom)`, the output is a yaml.v3 stream whose documents must be Kubernetes
+objects, and the result is an object keyed `snakecase(kind + "_" + metadata.name)`. On top of tk,
+the path must stay inside the project directory the evaluation is confined to, and a missing
+binary gives an error naming it. Only the default name format is supported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from typing import Any
+
+import yaml
+
+from tools.tanka.errors import NativeError
+from tools.tanka.natives.parse_yaml import parse_yaml
+
+EXEC_TIMEOUT = 120.0
+# Set by the evaluation worker before each run: charts must live inside this directory.
+CONFINE: list[str] = ["/"]
+
+
+def _options(opts_json: str, fn: str, what: str, anchor: str) -> dict[str, Any]:
+    raw = json.loads(opts_json)
+    opts = {str(k).lower(): v for k, v in raw.items()} if isinstance(raw, dict) else {}
+    if not opts.get("calledfrom"):
+        raise NativeError(
+            f"{fn}: 'opts.calledFrom' is unset or empty.\n"
+            f"Tanka needs this to find your {what}. See https://tanka.dev/{anchor}"
+        )
+    if opts.get("nameformat"):
+        raise NativeError(
+            f"{fn}: a custom opts.nameFormat is not supported by tanka-bot's engine; "
+            "remove it to use the default `kind_name` keys"
+        )
+    return opts
+
+
+def _target(opts: dict[str, Any], rel: str) -> str:
+    path = os.path.normpath(os.path.join(os.path.dirname(str(opts["calledfrom"])), rel))
+    confine = os.path.realpath(CONFINE[0])
+    real = os.path.realpath(path)
+    if real != confine and not real.startswith(confine.rstrip("/") + "/"):
+        raise NativeError(f"{path} is outside the project directory {CONFINE[0]}; refused")
+    return path
+
+
+def _binary(env_var: str, name: str, fn: str) -> str:
+    found = shutil.which(os.environ.get(env_var) or name)
+    if found is None:
+        raise NativeError(
+            f"{fn}: the `{name}` binary was not found on PATH (nor via {env_var}); "
+            f"install {name} to render this environment"
+        )
+    return found
+
+
+def _run(argv: list[str], stdin: str, fn: str) -> str:
+    try:
+        proc = subprocess.run(
+            argv, input=stdin.encode(), capture_output=True, timeout=EXEC_TIMEOUT, check=False
+        )
+    except subprocess.TimeoutExpired:
+        raise NativeError(f"{fn}: `{' '.join(argv[:2])}` ran past {EXEC_TIMEOUT:g}s") from None
+    if proc.returncode != 0:
+        detail = proc.stderr.decode(errors="replace").strip()
+        raise NativeError(f"{fn}: `{' '.join(argv[:2])}` failed: {detail}")
+    return proc.stdout.decode(errors="replace")
+
+
+def helm_template(name: str, chart: str, opts_json: str) -> dict[str, Any]:
+    fn = "helmTemplate"
+    opts = _options(opts_json, fn, "charts", "helm#optscalledfrom-unset")
+    path = _target(opts, chart)
+    if not os.path.exists(path):
+        raise NativeError(
+            f"helmTemplate: Failed to find a chart at '{path}': stat {path}: no such file or "
+            "directory. See https://tanka.dev/helm#failed-to-find-chart"
+        )
+    argv = [_binary("TANKA_HELM_PATH", "helm", fn), "template", name, path, "--values", "-"]
+    argv += [f"--api-versions={v}" for v in opts.get("apiversions") or []]
+    if opts.get("includecrds", True):
+        argv.append("--include-crds")
+    argv += ["--skip-tests"] if opts.get("skiptests") else []
+    argv += [f"--kube-version={opts['kubeversion']}"] if opts.get("kubeversion") else []
+    argv += ["--no-hooks"] if opts.get("nohooks") else []
+    argv += [f"--namespace={opts['namespace']}"] if opts.get("namespace") else []
+    values = yaml.safe_dump(opts.get("values") or {}, sort_keys=True)
+    return keyed_manifests(_run(argv, values, fn), fn)
+
+
+def kustomize_build(path: str, opts_json: str) -> dict[str, Any]:
+    fn = "kustomizeBuild"
+    opts = _options(opts_json, fn, "Kustomize", "kustomize#optscalledfrom-unset")
+    target = _target(opts, path)
+    if not os.path.exists(target):
+        raise NativeError(
+            f"kustomizeBuild: Failed to find kustomization at '{target}': stat {target}: no such "
+            "file or directory. See https://tanka.dev/kustomize#failed-to-find-kustomization"
+        )
+    argv = [_binary("TANKA_KUSTOMIZE_PATH", "kustomize", fn), "build", target]
+    return keyed_manifests(_run(argv, "", fn), fn)
+
+
+def keyed_manifests(stream: str, fn: str) -> dict[str, Any]:
+    """The documents of a YAML stream keyed by tk's default name format."""
+    out: dict[str, Any] = {}
+    for doc in parse_yaml(stream):
+        if doc is None:
+            continue
+        if not _is_manifest(doc):
+            raise NativeError(
+                f"{fn}: the output contains a document that is not a Kubernetes object"
+            )
+        key = snakecase(f"{doc['kind']}_{doc['metadata']['name']}")
+        if key in out:
+            raise NativeError(
+                f"Two resources share the same name '{key}'. Please adapt the name template "
+                "'{{ print .kind \"_\" .metadata.name | snakecase }}'."
+            )
+        out[key] = doc
+    return out
+
+
+def _is_manifest(doc: Any) -> bool:
+    return (
+        isinstance(doc, dict)
+        and isinstance(doc.get("kind"), str)
+        and isinstance(doc.get("apiVersion"), str)
+        and isinstance(doc.get("metadata"), dict)
+        and isinstance(doc["metadata"].get("name"), str)
+    )
+
+
+def snakecase(text: str) -> str:
+    """Sprig's snakecase (huandu/xstrings ToSnakeCase) for resource names."""
+    text = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", text)
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", text)
+    text = re.sub(r"[-\s]+", "_", text)
+    return re.sub(r"_+", "_", text).lower()

@@ -1,0 +1,142 @@
+"""Tanka's native functions (`std.native(name)`) with the semantics of tk's Go implementations.
+
+Each function takes and returns plain JSON values and raises NativeError with the Go text. They
+are registered with gojsonnet twice: under tk's name (raising, for code that reaches the raw
+std.native) and under a private `__tk_safe_` name returning `{ok: v}` / `{error: msg}` that the
+Jsonnet shim (native_shim.py) unwraps, so error texts survive the binding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+from tools.tanka.errors import NativeError, TankaError
+from tools.tanka.gojson import decode as go_decode
+from tools.tanka.natives.parse_yaml import manifest_yaml_from_json, parse_yaml
+from tools.tanka.natives.regex import escape_string_regex, regex_match, regex_subst
+from tools.tanka.natives.shim import PARAMS, SAFE_PREFIX
+
+NativeFn = Callable[..., Any]
+
+
+def parse_json(text: str) -> Any:
+    """json.Unmarshal into interface{}: every number a float64."""
+    try:
+        return go_decode.loads(_text(text, "json"))
+    except go_decode.GoJsonError as exc:
+        raise NativeError(str(exc)) from None
+
+
+def manifest_json_from_json(text: str, indent: float) -> str:
+    """Go's json.Indent of the trimmed input plus a newline; tokens are copied verbatim."""
+    data = _text(text, "json").strip(" \t\r\n")
+    try:
+        go_decode.loads(data)
+    except go_decode.GoJsonError as exc:
+        raise NativeError(str(exc)) from None
+    return _reindent(data, " " * int(indent)) + "\n"
+
+
+def _reindent(data: str, unit: str) -> str:
+    out: list[str] = []
+    depth = 0
+    i, n = 0, len(data)
+    while i < n:
+        ch = data[i]
+        if ch == '"':
+            end = _string_end(data, i)
+            out.append(data[i:end])
+            i = end
+            continue
+        if ch in "{[":
+            j = _skip_space(data, i + 1)
+            if j < n and data[j] in "}]":  # empty: stays compact
+                out.append(ch + data[j])
+                i = j + 1
+                continue
+            depth += 1
+            out.append(ch + "\n" + unit * depth)
+        elif ch in "}]":
+            depth -= 1
+            out.append("\n" + unit * depth + ch)
+        elif ch == ",":
+            out.append(",\n" + unit * depth)
+        elif ch == ":":
+            out.append(": ")
+        elif ch not in " \t\r\n":
+            out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _string_end(data: str, start: int) -> int:
+    i = start + 1
+    while data[i] != '"':
+        i += 2 if data[i] == "\\" else 1
+    return i + 1
+
+
+def _skip_space(data: str, i: int) -> int:
+    while i < len(data) and data[i] in " \t\r\n":
+        i += 1
+    return i
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(_text(text, "str").encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+def _text(value: Any, name: str) -> str:
+    if not isinstance(value, str):
+        raise NativeError(f"argument '{name}' must be of 'string' type")
+    return value
+
+
+def _helm_template(name: str, chart: str, opts_json: str) -> Any:
+    from tools.tanka.natives.exec import helm_template
+
+    return helm_template(name, chart, opts_json)
+
+
+def _kustomize_build(path: str, opts_json: str) -> Any:
+    from tools.tanka.natives.exec import kustomize_build
+
+    return kustomize_build(path, opts_json)
+
+
+FUNCTIONS: dict[str, NativeFn] = {
+    "parseJson": parse_json,
+    "parseYaml": parse_yaml,
+    "manifestJsonFromJson": manifest_json_from_json,
+    "manifestYamlFromJson": manifest_yaml_from_json,
+    "escapeStringRegex": escape_string_regex,
+    "regexMatch": regex_match,
+    "regexSubst": regex_subst,
+    "sha256": sha256,
+    "helmTemplate": _helm_template,
+    "kustomizeBuild": _kustomize_build,
+}
+
+
+def _safe(fn: NativeFn) -> NativeFn:
+    def call(*args: Any) -> dict[str, Any]:
+        try:
+            return {"ok": fn(*args)}
+        except TankaError as exc:
+            return {"error": str(exc)}
+        except Exception as exc:  # a bug here must read as an error, not crash the binding
+            return {"error": f"{type(exc).__name__}: {exc}"}
+
+    return call
+
+
+def native_callbacks() -> dict[str, tuple[tuple[str, ...], NativeFn]]:
+    """The `native_callbacks` argument for gojsonnet."""
+    callbacks: dict[str, tuple[tuple[str, ...], NativeFn]] = {}
+    for name, fn in FUNCTIONS.items():
+        params = PARAMS[name]
+        callbacks[name] = (params, fn)
+        callbacks[SAFE_PREFIX + name] = (params, _safe(fn))
+    return callbacks
