@@ -6,8 +6,8 @@ session and its sorted-set entries in step.
 
 Outages are reported fast and plainly: short socket timeouts, and every connection or timeout
 error becomes `StoreUnavailable` naming host:port (never the password). redis-py reconnects on
-the next call, so the same object works again once Redis is back. A dropped connection is
-retried once (that is what heals pooled connections after a Redis restart); a timeout is not
+the next call (its pool replaces connections the server closed), so the same object works again
+once Redis is back. A connection that breaks mid-command is retried once; a timeout is not
 retried, because the command may have run and a blind repeat could double it.
 """
 

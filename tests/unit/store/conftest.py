@@ -48,7 +48,7 @@ class Backend:
 
 def start_redis(workdir: Path) -> RedisServer:
     if redis_server_binary() is None:
-        pytest.skip("redis-server is not on PATH (Debian package redis-server; .ci/run installs it)")
+        pytest.skip("redis-server is not on PATH (package redis-server; .ci/run installs it)")
     server = RedisServer(workdir, password=REDIS_PASSWORD)
     server.start()
     return server

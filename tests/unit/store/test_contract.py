@@ -192,10 +192,14 @@ def test_drain_loses_and_duplicates_nothing_under_concurrent_pushes(backend: Bac
         while not done.is_set():
             drained.extend(stores[1].drain_pending(A))
 
+    def push_all(pusher: int) -> None:
+        for n in range(per_pusher):
+            stores[0].push_pending(A, f"{pusher}:{n}")
+
     drainer = threading.Thread(target=drain_until_done)
     drainer.start()
     try:
-        race(pushers, lambda p: [stores[0].push_pending(A, f"{p}:{n}") for n in range(per_pusher)])
+        race(pushers, push_all)
     finally:
         done.set()
         drainer.join()
