@@ -27,7 +27,9 @@ def ttl_millis(ttl: float) -> int:
 
     Both backends validate TTLs the same way so a bad value fails in tests with either.
     """
-    if not (isinstance(ttl, int | float) and math.isfinite(ttl) and ttl > 0):
+    if isinstance(ttl, bool) or not (
+        isinstance(ttl, int | float) and math.isfinite(ttl) and ttl > 0
+    ):
         raise ValueError(f"ttl must be a positive number of seconds, got {ttl!r}")
     return max(1, math.ceil(ttl * 1000))
 
