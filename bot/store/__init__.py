@@ -1,0 +1,28 @@
+"""Where the service keeps state between Slack events: sessions, the message-to-thread index,
+dedupe tokens, queued messages, saved patches (blobs) and lease locks.
+
+One contract (`SessionStore`, `Locker`, together `Store`) with two backends: process memory for
+a single replica, Redis when several replicas share the work. Nothing here knows Slack: keys are
+`ThreadKey`s and plain strings, sessions are opaque JSON text, blobs opaque bytes.
+"""
+
+from __future__ import annotations
+
+from bot.store.base import Locker, SessionStore, Store, StoreUnavailable
+from bot.store.memory import MemoryStore
+
+__all__ = ["Locker", "MemoryStore", "SessionStore", "Store", "StoreUnavailable", "build_store"]
+
+
+def build_store(redis_url: str | None, *, prefix: str = "tanka-bot:") -> Store:
+    """A Redis store when `redis_url` is given, else an in-memory one.
+
+    Connects lazily: a Redis that is down shows on first use (or `ping`) as StoreUnavailable,
+    not here. `prefix` namespaces every Redis key, so several bots can share one Redis.
+    """
+    if redis_url:
+        # imported here so the memory-only path does not load redis-py
+        from bot.store.redis import RedisStore
+
+        return RedisStore(redis_url, prefix=prefix)
+    return MemoryStore()

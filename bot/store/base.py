@@ -1,0 +1,143 @@
+"""The store contract: what the service keeps between events, whichever backend holds it.
+
+Two protocols, `SessionStore` and `Locker`, and one error, `StoreUnavailable`. Every
+implementation passes the same contract tests, so code written against these protocols behaves
+the same with one replica in memory and with several replicas sharing Redis.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Protocol
+
+from bot.models import ThreadKey
+
+
+class StoreUnavailable(Exception):
+    """The backend cannot be reached or used right now.
+
+    The message names the backend and its address, never a password. Callers treat it as
+    transient: report it (readiness, a reply in the thread) and try again later; the store
+    object itself recovers once the backend is back.
+    """
+
+
+def ttl_millis(ttl: float) -> int:
+    """`ttl` seconds as whole milliseconds, at least 1; ValueError unless a positive number.
+
+    Both backends validate TTLs the same way so a bad value fails in tests with either.
+    """
+    if isinstance(ttl, bool) or not (
+        isinstance(ttl, int | float) and math.isfinite(ttl) and ttl > 0
+    ):
+        raise ValueError(f"ttl must be a positive number of seconds, got {ttl!r}")
+    return max(1, math.ceil(ttl * 1000))
+
+
+class SessionStore(Protocol):
+    """Per-thread sessions and the small shared facts around them.
+
+    Sessions are opaque JSON text: serialising them belongs to whoever owns the session model.
+    """
+
+    def load(self, key: ThreadKey) -> str | None:
+        """The session saved for `key`, or None."""
+        ...
+
+    def save(self, key: ThreadKey, data: str, *, updated: float) -> None:
+        """Store (replace) the session; `updated` is the unix time of its last activity."""
+        ...
+
+    def delete(self, key: ThreadKey) -> None:
+        """Forget the session and its pending messages. Deleting a missing session is a no-op."""
+        ...
+
+    def sessions(self, channel: str | None = None) -> list[tuple[ThreadKey, float]]:
+        """Every stored session with its `updated`, oldest first (ties by key id).
+
+        With `channel`, only that channel's sessions.
+        """
+        ...
+
+    def index_message(self, channel: str, ts: str, key: ThreadKey, ttl: float) -> None:
+        """Remember for `ttl` seconds that message `ts` in `channel` belongs to thread `key`.
+
+        Reactions arrive with the reacted message's ts only; this maps it back to its thread.
+        """
+        ...
+
+    def thread_of(self, channel: str, ts: str) -> ThreadKey | None:
+        """The thread indexed for this message, or None (never indexed, or expired)."""
+        ...
+
+    def first_seen(self, token: str, ttl: float) -> bool:
+        """True exactly once per `token` within `ttl` seconds, across every user of the store.
+
+        Atomic: of any number of concurrent callers, one gets True. Used to drop repeated
+        deliveries of the same event.
+        """
+        ...
+
+    def push_pending(self, key: ThreadKey, item: str) -> None:
+        """Queue `item` for the thread's next turn."""
+        ...
+
+    def drain_pending(self, key: ThreadKey) -> list[str]:
+        """Take every queued item, oldest first, leaving the queue empty.
+
+        Atomic: an item pushed concurrently is in this result or in the next one, never both,
+        never neither.
+        """
+        ...
+
+    def put_blob(self, name: str, data: bytes, ttl: float | None) -> None:
+        """Store bytes under `name` (replacing any), expiring after `ttl` seconds or never."""
+        ...
+
+    def get_blob(self, name: str) -> bytes | None:
+        """The bytes stored under `name`, or None."""
+        ...
+
+    def delete_blob(self, name: str) -> None:
+        """Forget `name`; a missing blob is a no-op."""
+        ...
+
+    def ping(self) -> None:
+        """Return if the backend is usable; raise StoreUnavailable otherwise."""
+        ...
+
+
+class Locker(Protocol):
+    """Lease locks: held by an owner token until released or until the lease expires.
+
+    A holder that lives longer than its lease must `renew` it; a holder that crashed stops
+    blocking others once its lease runs out.
+    """
+
+    def acquire(self, name: str, owner: str, ttl: float) -> bool:
+        """Take the lock for `ttl` seconds; True when `owner` now holds it.
+
+        False while another owner holds an unexpired lease. Idempotent for the same owner (its
+        lease is reset to `ttl`), so a retried call never locks its own caller out.
+        """
+        ...
+
+    def renew(self, name: str, owner: str, ttl: float) -> bool:
+        """Extend `owner`'s lease to `ttl` seconds from now; False if `owner` no longer holds it."""
+        ...
+
+    def release(self, name: str, owner: str) -> bool:
+        """Free the lock if `owner` holds it (True); never frees another owner's lock (False)."""
+        ...
+
+    def holder(self, name: str) -> str | None:
+        """The owner holding an unexpired lease on `name`, or None."""
+        ...
+
+
+class Store(SessionStore, Locker, Protocol):
+    """One backend serving both protocols, as `build_store` returns it."""
+
+    def close(self) -> None:
+        """Release connections; the store is not used afterwards."""
+        ...

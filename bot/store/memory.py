@@ -1,0 +1,157 @@
+"""The in-memory store: one process, one replica, nothing survives a restart.
+
+Every method takes one lock, so each operation is atomic with respect to the others, which is
+what the contract's atomic operations (first_seen, acquire, drain_pending) need. Time comes from
+an injectable clock so expiry can be tested without sleeping.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from bot.models import ThreadKey
+from bot.store.base import ttl_millis
+from bot.store.expiring import ExpiringDict
+
+# Expired dedupe tokens and index entries are removed after this many writes: often enough to
+# bound memory, rarely enough that the O(n) sweep costs nothing per event.
+_SWEEP_EVERY = 1024
+
+
+class MemoryStore:
+    """`Store` in process memory; thread-safe."""
+
+    def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._sessions: dict[ThreadKey, tuple[str, float]] = {}
+        self._pending: dict[ThreadKey, list[str]] = {}
+        self._messages: ExpiringDict[tuple[str, str], ThreadKey] = ExpiringDict()
+        self._seen: ExpiringDict[str, bool] = ExpiringDict()
+        self._blobs: ExpiringDict[str, bytes] = ExpiringDict()
+        self._locks: ExpiringDict[str, str] = ExpiringDict()
+        self._writes = 0
+
+    # sessions
+
+    def load(self, key: ThreadKey) -> str | None:
+        with self._lock:
+            entry = self._sessions.get(key)
+        return None if entry is None else entry[0]
+
+    def save(self, key: ThreadKey, data: str, *, updated: float) -> None:
+        with self._lock:
+            self._sessions[key] = (data, float(updated))
+
+    def delete(self, key: ThreadKey) -> None:
+        with self._lock:
+            self._sessions.pop(key, None)
+            self._pending.pop(key, None)
+
+    def sessions(self, channel: str | None = None) -> list[tuple[ThreadKey, float]]:
+        with self._lock:
+            found = [
+                (key, updated)
+                for key, (_, updated) in self._sessions.items()
+                if channel is None or key.channel == channel
+            ]
+        return sorted(found, key=lambda item: (item[1], item[0].id))
+
+    # message index and dedupe
+
+    def index_message(self, channel: str, ts: str, key: ThreadKey, ttl: float) -> None:
+        deadline = self._deadline(ttl)
+        with self._lock:
+            self._messages.set((channel, ts), key, deadline)
+            self._wrote()
+
+    def thread_of(self, channel: str, ts: str) -> ThreadKey | None:
+        with self._lock:
+            return self._messages.get((channel, ts), self._clock())
+
+    def first_seen(self, token: str, ttl: float) -> bool:
+        deadline = self._deadline(ttl)
+        with self._lock:
+            if self._seen.get(token, self._clock()):
+                return False
+            self._seen.set(token, True, deadline)
+            self._wrote()
+            return True
+
+    # pending messages
+
+    def push_pending(self, key: ThreadKey, item: str) -> None:
+        with self._lock:
+            self._pending.setdefault(key, []).append(item)
+
+    def drain_pending(self, key: ThreadKey) -> list[str]:
+        with self._lock:
+            return self._pending.pop(key, [])
+
+    # blobs
+
+    def put_blob(self, name: str, data: bytes, ttl: float | None) -> None:
+        deadline = None if ttl is None else self._deadline(ttl)
+        with self._lock:
+            self._blobs.set(name, bytes(data), deadline)
+            self._wrote()
+
+    def get_blob(self, name: str) -> bytes | None:
+        with self._lock:
+            return self._blobs.get(name, self._clock())
+
+    def delete_blob(self, name: str) -> None:
+        with self._lock:
+            self._blobs.pop(name)
+
+    def ping(self) -> None:
+        """Memory is always reachable."""
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    # locks
+
+    def acquire(self, name: str, owner: str, ttl: float) -> bool:
+        deadline = self._deadline(ttl)
+        with self._lock:
+            current = self._locks.get(name, self._clock())
+            if current is not None and current != owner:
+                return False
+            self._locks.set(name, owner, deadline)
+            return True
+
+    def renew(self, name: str, owner: str, ttl: float) -> bool:
+        deadline = self._deadline(ttl)
+        with self._lock:
+            if self._locks.get(name, self._clock()) != owner:
+                return False
+            self._locks.set(name, owner, deadline)
+            return True
+
+    def release(self, name: str, owner: str) -> bool:
+        with self._lock:
+            if self._locks.get(name, self._clock()) != owner:
+                return False
+            self._locks.pop(name)
+            return True
+
+    def holder(self, name: str) -> str | None:
+        with self._lock:
+            return self._locks.get(name, self._clock())
+
+    # helpers
+
+    def _deadline(self, ttl: float) -> float:
+        """The expiry time for `ttl`, validated and rounded exactly as the Redis store does."""
+        return self._clock() + ttl_millis(ttl) / 1000
+
+    def _wrote(self) -> None:
+        """Count a write to an expiring map; sweep them all now and then. Caller holds the lock."""
+        self._writes += 1
+        if self._writes % _SWEEP_EVERY == 0:
+            now = self._clock()
+            for expiring in (self._messages, self._seen, self._blobs, self._locks):
+                expiring.sweep(now)

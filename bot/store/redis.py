@@ -1,0 +1,238 @@
+"""The Redis store: shared by every replica, so dedupe and locks hold across processes.
+
+Atomicity comes from Redis itself: SET NX PX for dedupe tokens and lock leases, Lua scripts for
+compare-and-extend and compare-and-delete, MULTI/EXEC for draining a queue and for keeping a
+session and its sorted-set entries in step.
+
+Outages are reported fast and plainly: short socket timeouts, and every connection or timeout
+error becomes `StoreUnavailable` naming host:port (never the password). redis-py reconnects on
+the next call (its pool replaces connections the server closed), so the same object works again
+once Redis is back. A connection that breaks mid-command is retried once; a timeout is not
+retried, because the command may have run and a blind repeat could double it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Final, cast
+
+import redis
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
+
+from bot.models import ThreadKey
+from bot.store.base import StoreUnavailable, ttl_millis
+
+TIMEOUT_SECONDS: Final = 2.0
+
+_OUTAGES: Final = (
+    redis.exceptions.ConnectionError,  # also authentication and "loading dataset" errors
+    redis.exceptions.TimeoutError,
+    redis.exceptions.ReadOnlyError,  # a replica that cannot take writes
+)
+
+# SET NX with a per-call nonce, and "the nonce is ours" on a repeat: a call retried after a
+# dropped reply still reports the first sighting it made instead of a duplicate.
+_FIRST_SEEN: Final = """
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+if redis.call('GET', KEYS[1]) == ARGV[1] then return 1 end
+return 0
+"""
+
+# Take the lease if free, or refresh it if `owner` already holds it (idempotent acquire).
+_ACQUIRE: Final = """
+local current = redis.call('GET', KEYS[1])
+if current and current ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
+
+_RENEW: Final = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+
+_RELEASE: Final = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+class RedisStore:
+    """`Store` on Redis; thread-safe (redis-py's connection pool is)."""
+
+    def __init__(self, url: str, *, prefix: str = "tanka-bot:") -> None:
+        self._client = _client(url)
+        self._prefix = prefix
+        self._where = _address(self._client)
+        self._password = self._client.connection_pool.connection_kwargs.get("password") or ""
+        self._first_seen = self._client.register_script(_FIRST_SEEN)
+        self._acquire = self._client.register_script(_ACQUIRE)
+        self._renew = self._client.register_script(_RENEW)
+        self._release = self._client.register_script(_RELEASE)
+
+    def __repr__(self) -> str:
+        return f"RedisStore({self._where}, prefix={self._prefix!r})"
+
+    # sessions
+
+    def load(self, key: ThreadKey) -> str | None:
+        with self._reachable():
+            data = self._get(self._key("session", key.id))
+        return None if data is None else data.decode()
+
+    def save(self, key: ThreadKey, data: str, *, updated: float) -> None:
+        with self._reachable():
+            tx = self._client.pipeline(transaction=True)
+            tx.set(self._key("session", key.id), data.encode())
+            tx.zadd(self._key("sessions"), {key.id: updated})
+            tx.zadd(self._key("sessions", key.channel), {key.id: updated})
+            tx.execute()
+
+    def delete(self, key: ThreadKey) -> None:
+        with self._reachable():
+            tx = self._client.pipeline(transaction=True)
+            tx.delete(self._key("session", key.id), self._key("pending", key.id))
+            tx.zrem(self._key("sessions"), key.id)
+            tx.zrem(self._key("sessions", key.channel), key.id)
+            tx.execute()
+
+    def sessions(self, channel: str | None = None) -> list[tuple[ThreadKey, float]]:
+        index = self._key("sessions") if channel is None else self._key("sessions", channel)
+        with self._reachable():
+            rows = cast(
+                "list[tuple[bytes, float]]", self._client.zrange(index, 0, -1, withscores=True)
+            )
+        return [(ThreadKey.parse(member.decode()), score) for member, score in rows]
+
+    # message index and dedupe
+
+    def index_message(self, channel: str, ts: str, key: ThreadKey, ttl: float) -> None:
+        px = ttl_millis(ttl)
+        with self._reachable():
+            self._client.set(self._message_key(channel, ts), key.id.encode(), px=px)
+
+    def thread_of(self, channel: str, ts: str) -> ThreadKey | None:
+        with self._reachable():
+            value = self._get(self._message_key(channel, ts))
+        return None if value is None else ThreadKey.parse(value.decode())
+
+    def first_seen(self, token: str, ttl: float) -> bool:
+        args: list[str | int] = [uuid.uuid4().hex, ttl_millis(ttl)]
+        with self._reachable():
+            return bool(self._first_seen(keys=[self._key("seen", token)], args=args))
+
+    # pending messages
+
+    def push_pending(self, key: ThreadKey, item: str) -> None:
+        with self._reachable():
+            self._client.rpush(self._key("pending", key.id), item.encode())
+
+    def drain_pending(self, key: ThreadKey) -> list[str]:
+        queue = self._key("pending", key.id)
+        with self._reachable():
+            tx = self._client.pipeline(transaction=True)
+            tx.lrange(queue, 0, -1)
+            tx.delete(queue)
+            items, _ = tx.execute()
+        return [item.decode() for item in items]
+
+    # blobs
+
+    def put_blob(self, name: str, data: bytes, ttl: float | None) -> None:
+        px = None if ttl is None else ttl_millis(ttl)
+        with self._reachable():
+            # a plain SET also clears the TTL of a blob it replaces, as ttl=None asks
+            self._client.set(self._key("blob", name), bytes(data), px=px)
+
+    def get_blob(self, name: str) -> bytes | None:
+        with self._reachable():
+            return self._get(self._key("blob", name))
+
+    def delete_blob(self, name: str) -> None:
+        with self._reachable():
+            self._client.delete(self._key("blob", name))
+
+    def ping(self) -> None:
+        with self._reachable():
+            self._client.ping()
+
+    def close(self) -> None:
+        self._client.close()
+
+    # locks
+
+    def acquire(self, name: str, owner: str, ttl: float) -> bool:
+        args: list[str | int] = [owner, ttl_millis(ttl)]
+        with self._reachable():
+            return bool(self._acquire(keys=[self._key("lock", name)], args=args))
+
+    def renew(self, name: str, owner: str, ttl: float) -> bool:
+        args: list[str | int] = [owner, ttl_millis(ttl)]
+        with self._reachable():
+            return bool(self._renew(keys=[self._key("lock", name)], args=args))
+
+    def release(self, name: str, owner: str) -> bool:
+        with self._reachable():
+            return bool(self._release(keys=[self._key("lock", name)], args=[owner]))
+
+    def holder(self, name: str) -> str | None:
+        with self._reachable():
+            owner = self._get(self._key("lock", name))
+        return None if owner is None else owner.decode()
+
+    # helpers
+
+    def _get(self, key: str) -> bytes | None:
+        # the client is built without decode_responses, so values come back as bytes
+        return cast("bytes | None", self._client.get(key))
+
+    def _key(self, kind: str, name: str | None = None) -> str:
+        return f"{self._prefix}{kind}" if name is None else f"{self._prefix}{kind}:{name}"
+
+    def _message_key(self, channel: str, ts: str) -> str:
+        # built through ThreadKey so a ':' in either part cannot make two messages collide
+        return self._key("message", ThreadKey(channel, ts).id)
+
+    @contextmanager
+    def _reachable(self) -> Iterator[None]:
+        try:
+            yield
+        except _OUTAGES as exc:
+            raise StoreUnavailable(self._outage(exc)) from None
+
+    def _outage(self, exc: BaseException) -> str:
+        reason = str(exc) or type(exc).__name__
+        if self._password:
+            reason = reason.replace(self._password, "***")
+        return f"Redis at {self._where} is unavailable: {reason}"
+
+
+def _client(url: str) -> redis.Redis:
+    try:
+        return redis.Redis.from_url(
+            url,
+            socket_timeout=TIMEOUT_SECONDS,
+            socket_connect_timeout=TIMEOUT_SECONDS,
+            retry=Retry(
+                ExponentialBackoff(cap=0.2, base=0.05),
+                retries=1,
+                supported_errors=(redis.exceptions.ConnectionError,),
+            ),
+        )
+    except ValueError as exc:
+        # redis-py's messages name the scheme or port at fault; the URL itself (and any
+        # password in it) is left out on purpose
+        raise ValueError(f"invalid Redis URL: {exc}") from None
+
+
+def _address(client: redis.Redis) -> str:
+    """host:port (or the socket path) of the client's server, for error messages."""
+    kwargs: dict[str, Any] = client.connection_pool.connection_kwargs
+    if "path" in kwargs:
+        return f"unix:{kwargs['path']}"
+    return f"{kwargs.get('host', 'localhost')}:{kwargs.get('port', 6379)}"

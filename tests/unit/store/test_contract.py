@@ -1,0 +1,342 @@
+"""The store contract, run against every backend (memory, and a real Redis)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from bot.models import ThreadKey
+from bot.store import Store
+from tests.unit.store.conftest import Backend
+
+A = ThreadKey("C1", "1700000000.000100")
+B = ThreadKey("C1", "1700000001.000200")
+OTHER_CHANNEL = ThreadKey("C2", "1700000000.000100")
+LONG = 60.0  # a TTL no test outlives
+SHORT = 0.2  # a TTL tests do outlive, after pass_time(PAST_SHORT)
+PAST_SHORT = 0.25
+
+
+def race(count: int, action: Callable[[int], Any]) -> list[Any]:
+    """Run action(i) on `count` threads released at the same instant; their results in order."""
+    barrier = threading.Barrier(count)
+    results: list[Any] = [None] * count
+    errors: list[BaseException] = []
+
+    def run(i: int) -> None:
+        barrier.wait()
+        try:
+            results[i] = action(i)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    return results
+
+
+# sessions
+
+
+def test_load_of_unknown_session_is_none(backend: Backend) -> None:
+    assert backend.store.load(A) is None
+
+
+def test_save_then_load_returns_the_same_text(backend: Backend) -> None:
+    data = '{"messages": ["héllo ✓", "\\u0000"], "n": 1}'
+    backend.store.save(A, data, updated=1.0)
+    assert backend.store.load(A) == data
+    assert backend.store.load(B) is None
+
+
+def test_save_replaces_the_session(backend: Backend) -> None:
+    backend.store.save(A, '{"v": 1}', updated=1.0)
+    backend.store.save(A, '{"v": 2}', updated=2.0)
+    assert backend.store.load(A) == '{"v": 2}'
+    assert backend.store.sessions() == [(A, 2.0)]
+
+
+def test_delete_forgets_the_session_and_its_pending_messages(backend: Backend) -> None:
+    backend.store.save(A, "{}", updated=1.0)
+    backend.store.save(B, "{}", updated=2.0)
+    backend.store.push_pending(A, "queued")
+    backend.store.delete(A)
+    assert backend.store.load(A) is None
+    assert backend.store.drain_pending(A) == []
+    assert backend.store.sessions() == [(B, 2.0)]
+    assert backend.store.sessions("C1") == [(B, 2.0)]
+    backend.store.delete(A)  # deleting again is a no-op
+
+
+def test_sessions_are_listed_oldest_first_with_exact_times(backend: Backend) -> None:
+    backend.store.save(B, "{}", updated=1_700_000_300.654321)
+    backend.store.save(OTHER_CHANNEL, "{}", updated=1_700_000_200.5)
+    backend.store.save(A, "{}", updated=1_700_000_100.123456)
+    assert backend.store.sessions() == [
+        (A, 1_700_000_100.123456),
+        (OTHER_CHANNEL, 1_700_000_200.5),
+        (B, 1_700_000_300.654321),
+    ]
+
+
+def test_sessions_with_equal_times_are_ordered_by_key_id(backend: Backend) -> None:
+    backend.store.save(B, "{}", updated=5.0)
+    backend.store.save(OTHER_CHANNEL, "{}", updated=5.0)
+    backend.store.save(A, "{}", updated=5.0)
+    assert backend.store.sessions() == [(A, 5.0), (B, 5.0), (OTHER_CHANNEL, 5.0)]
+
+
+def test_sessions_of_one_channel(backend: Backend) -> None:
+    backend.store.save(A, "{}", updated=3.0)
+    backend.store.save(OTHER_CHANNEL, "{}", updated=1.0)
+    backend.store.save(B, "{}", updated=2.0)
+    assert backend.store.sessions("C1") == [(B, 2.0), (A, 3.0)]
+    assert backend.store.sessions("C2") == [(OTHER_CHANNEL, 1.0)]
+    assert backend.store.sessions("C3") == []
+
+
+def test_saving_again_moves_a_session_in_the_order(backend: Backend) -> None:
+    backend.store.save(A, "{}", updated=1.0)
+    backend.store.save(B, "{}", updated=2.0)
+    backend.store.save(A, "{}", updated=3.0)
+    assert backend.store.sessions() == [(B, 2.0), (A, 3.0)]
+    assert backend.store.sessions("C1") == [(B, 2.0), (A, 3.0)]
+
+
+def test_a_session_saved_by_one_replica_is_seen_by_another(backend: Backend) -> None:
+    backend.store.save(A, '{"from": "replica 1"}', updated=1.0)
+    other = backend.replica()
+    assert other.load(A) == '{"from": "replica 1"}'
+    assert other.sessions() == [(A, 1.0)]
+
+
+# message index
+
+
+def test_thread_of_an_indexed_message(backend: Backend) -> None:
+    backend.store.index_message("C1", "1700000005.000001", A, LONG)
+    assert backend.store.thread_of("C1", "1700000005.000001") == A
+    assert backend.store.thread_of("C2", "1700000005.000001") is None
+    assert backend.store.thread_of("C1", "1700000005.000002") is None
+
+
+def test_indexing_a_message_again_points_it_at_the_new_thread(backend: Backend) -> None:
+    backend.store.index_message("C1", "1.1", A, LONG)
+    backend.store.index_message("C1", "1.1", B, LONG)
+    assert backend.store.thread_of("C1", "1.1") == B
+
+
+def test_indexed_messages_expire_after_their_ttl(backend: Backend) -> None:
+    backend.store.index_message("C1", "1.1", A, SHORT)
+    backend.store.index_message("C1", "1.2", B, LONG)
+    backend.pass_time(PAST_SHORT)
+    assert backend.store.thread_of("C1", "1.1") is None
+    assert backend.store.thread_of("C1", "1.2") == B
+
+
+# dedupe
+
+
+def test_first_seen_is_true_once_per_token(backend: Backend) -> None:
+    assert backend.store.first_seen("Ev1", LONG) is True
+    assert backend.store.first_seen("Ev1", LONG) is False
+    assert backend.store.first_seen("Ev2", LONG) is True
+    assert backend.replica().first_seen("Ev1", LONG) is False
+
+
+def test_first_seen_is_true_again_after_the_ttl(backend: Backend) -> None:
+    assert backend.store.first_seen("short", SHORT)
+    assert backend.store.first_seen("long", LONG)
+    backend.pass_time(PAST_SHORT)
+    assert backend.store.first_seen("short", LONG) is True
+    assert backend.store.first_seen("long", LONG) is False
+
+
+def test_first_seen_racing_threads_see_exactly_one_true(backend: Backend) -> None:
+    stores = [backend.store, backend.replica()]
+    results = race(20, lambda i: stores[i % 2].first_seen("C1:1700000000.000100", LONG))
+    assert results.count(True) == 1
+    assert results.count(False) == 19
+
+
+# pending messages
+
+
+def test_pending_messages_drain_in_order_and_once(backend: Backend) -> None:
+    for item in ("one", "two", "three"):
+        backend.store.push_pending(A, item)
+    backend.store.push_pending(B, "other thread")
+    assert backend.store.drain_pending(A) == ["one", "two", "three"]
+    assert backend.store.drain_pending(A) == []
+    assert backend.store.drain_pending(B) == ["other thread"]
+
+
+def test_drain_of_an_empty_queue_is_empty(backend: Backend) -> None:
+    assert backend.store.drain_pending(A) == []
+
+
+def test_drain_loses_and_duplicates_nothing_under_concurrent_pushes(backend: Backend) -> None:
+    pushers, per_pusher = 4, 100
+    stores = [backend.store, backend.replica()]
+    drained: list[str] = []
+    done = threading.Event()
+
+    def drain_until_done() -> None:
+        while not done.is_set():
+            drained.extend(stores[1].drain_pending(A))
+
+    def push_all(pusher: int) -> None:
+        for n in range(per_pusher):
+            stores[0].push_pending(A, f"{pusher}:{n}")
+
+    drainer = threading.Thread(target=drain_until_done)
+    drainer.start()
+    try:
+        race(pushers, push_all)
+    finally:
+        done.set()
+        drainer.join()
+    drained.extend(backend.store.drain_pending(A))
+
+    expected = {f"{p}:{n}" for p in range(pushers) for n in range(per_pusher)}
+    assert len(drained) == len(expected)
+    assert set(drained) == expected
+    for p in range(pushers):  # each pusher's items come out in the order it pushed them
+        mine = [item for item in drained if item.startswith(f"{p}:")]
+        assert mine == [f"{p}:{n}" for n in range(per_pusher)]
+
+
+# blobs
+
+
+def test_binary_blobs_round_trip(backend: Backend) -> None:
+    data = bytes(range(256)) * 4096 + b"\x00\r\n\xff"  # every byte value, about 1 MiB
+    backend.store.put_blob("patch:A", data, None)
+    assert backend.store.get_blob("patch:A") == data
+    assert backend.replica().get_blob("patch:A") == data
+    assert backend.store.get_blob("patch:B") is None
+
+
+def test_empty_blob_is_not_a_missing_blob(backend: Backend) -> None:
+    backend.store.put_blob("empty", b"", None)
+    assert backend.store.get_blob("empty") == b""
+
+
+def test_put_blob_replaces_and_delete_blob_forgets(backend: Backend) -> None:
+    backend.store.put_blob("patch", b"v1", None)
+    backend.store.put_blob("patch", b"v2", None)
+    assert backend.store.get_blob("patch") == b"v2"
+    backend.store.delete_blob("patch")
+    assert backend.store.get_blob("patch") is None
+    backend.store.delete_blob("patch")  # a no-op
+
+
+def test_blobs_expire_after_their_ttl_unless_put_without_one(backend: Backend) -> None:
+    backend.store.put_blob("short", b"s", SHORT)
+    backend.store.put_blob("long", b"l", LONG)
+    backend.store.put_blob("kept", b"k", SHORT)
+    backend.store.put_blob("kept", b"k2", None)  # replacing without a TTL clears the old one
+    backend.pass_time(PAST_SHORT)
+    assert backend.store.get_blob("short") is None
+    assert backend.store.get_blob("long") == b"l"
+    assert backend.store.get_blob("kept") == b"k2"
+
+
+def test_ping_of_a_reachable_store_returns(backend: Backend) -> None:
+    backend.store.ping()
+
+
+# locks
+
+
+def test_a_lock_excludes_other_owners_until_released(backend: Backend) -> None:
+    other = backend.replica()
+    assert backend.store.acquire("thread:A", "owner-1", LONG) is True
+    assert backend.store.holder("thread:A") == "owner-1"
+    assert other.holder("thread:A") == "owner-1"
+    assert other.acquire("thread:A", "owner-2", LONG) is False
+    assert backend.store.acquire("thread:B", "owner-2", LONG) is True  # locks are per name
+    assert backend.store.release("thread:A", "owner-1") is True
+    assert backend.store.holder("thread:A") is None
+    assert other.acquire("thread:A", "owner-2", LONG) is True
+    assert backend.store.holder("thread:A") == "owner-2"
+
+
+def test_holder_of_a_free_lock_is_none(backend: Backend) -> None:
+    assert backend.store.holder("nobody") is None
+
+
+def test_acquire_is_idempotent_for_the_holder(backend: Backend) -> None:
+    assert backend.store.acquire("l", "owner-1", SHORT) is True
+    assert backend.store.acquire("l", "owner-1", LONG) is True  # and resets the lease
+    backend.pass_time(PAST_SHORT)
+    assert backend.store.holder("l") == "owner-1"
+
+
+def test_release_and_renew_by_another_owner_are_refused(backend: Backend) -> None:
+    backend.store.acquire("l", "owner-1", SHORT)
+    assert backend.store.release("l", "owner-2") is False
+    assert backend.store.renew("l", "owner-2", LONG) is False
+    assert backend.store.holder("l") == "owner-1"
+    backend.pass_time(PAST_SHORT)  # the refused renew did not extend the lease
+    assert backend.store.holder("l") is None
+
+
+def test_release_and_renew_of_a_free_lock_are_refused(backend: Backend) -> None:
+    assert backend.store.release("l", "owner-1") is False
+    assert backend.store.renew("l", "owner-1", LONG) is False
+    assert backend.store.holder("l") is None
+
+
+def test_renew_extends_the_holders_lease(backend: Backend) -> None:
+    backend.store.acquire("l", "owner-1", SHORT)
+    assert backend.store.renew("l", "owner-1", LONG) is True
+    backend.pass_time(PAST_SHORT)
+    assert backend.store.holder("l") == "owner-1"
+
+
+def test_an_expired_lock_can_be_taken_and_the_old_owner_is_locked_out(backend: Backend) -> None:
+    backend.store.acquire("l", "owner-1", SHORT)
+    backend.pass_time(PAST_SHORT)
+    assert backend.store.holder("l") is None
+    assert backend.store.renew("l", "owner-1", LONG) is False
+    assert backend.replica().acquire("l", "owner-2", LONG) is True
+    assert backend.store.release("l", "owner-1") is False
+    assert backend.store.renew("l", "owner-1", LONG) is False
+    assert backend.store.holder("l") == "owner-2"
+
+
+def test_racing_owners_get_the_lock_exactly_once(backend: Backend) -> None:
+    stores = [backend.store, backend.replica()]
+    results = race(20, lambda i: stores[i % 2].acquire("l", f"owner-{i}", LONG))
+    assert results.count(True) == 1
+    assert backend.store.holder("l") == f"owner-{results.index(True)}"
+
+
+# TTL validation
+
+
+@pytest.mark.parametrize("ttl", [0, -1.0, float("nan"), float("inf")])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda s, ttl: s.first_seen("t", ttl),
+        lambda s, ttl: s.index_message("C1", "1.1", A, ttl),
+        lambda s, ttl: s.put_blob("b", b"x", ttl),
+        lambda s, ttl: s.acquire("l", "o", ttl),
+        lambda s, ttl: s.renew("l", "o", ttl),
+    ],
+    ids=["first_seen", "index_message", "put_blob", "acquire", "renew"],
+)
+def test_ttls_must_be_positive_and_finite(
+    backend: Backend, call: Callable[[Store, float], object], ttl: float
+) -> None:
+    with pytest.raises(ValueError, match="ttl must be a positive number"):
+        call(backend.store, ttl)
