@@ -37,10 +37,14 @@ def _serve(args: argparse.Namespace) -> int:
 
     settings = load_settings()
     settings.require(settings.missing_for_serve(socket_mode=args.socket_mode))
-    raise UserError(
-        "serve: the Slack service is not part of this build yet; "
-        "use `tanka-bot chat` for the agent in a terminal"
-    )
+    from bot.app import serve
+    from bot.logs import configure_json_logging
+
+    configure_json_logging(logging.DEBUG if args.verbose else logging.INFO)
+    # slack_sdk and urllib3 log request details at debug level; keep them out of the service log.
+    for noisy in ("slack_sdk", "slack_bolt", "urllib3", "waitress.queue"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    return serve(settings, host=args.host, port=args.port, socket_mode=args.socket_mode)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

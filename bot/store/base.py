@@ -82,6 +82,10 @@ class SessionStore(Protocol):
         """Queue `item` for the thread's next turn."""
         ...
 
+    def has_pending(self, key: ThreadKey) -> bool:
+        """Whether items wait in the thread's queue (without taking them)."""
+        ...
+
     def drain_pending(self, key: ThreadKey) -> list[str]:
         """Take every queued item, oldest first, leaving the queue empty.
 

@@ -86,6 +86,10 @@ class MemoryStore:
         with self._lock:
             self._pending.setdefault(key, []).append(item)
 
+    def has_pending(self, key: ThreadKey) -> bool:
+        with self._lock:
+            return bool(self._pending.get(key))
+
     def drain_pending(self, key: ThreadKey) -> list[str]:
         with self._lock:
             return self._pending.pop(key, [])

@@ -132,6 +132,10 @@ class RedisStore:
         with self._reachable():
             self._client.rpush(self._key("pending", key.id), item.encode())
 
+    def has_pending(self, key: ThreadKey) -> bool:
+        with self._reachable():
+            return bool(self._client.llen(self._key("pending", key.id)))
+
     def drain_pending(self, key: ThreadKey) -> list[str]:
         queue = self._key("pending", key.id)
         with self._reachable():

@@ -178,6 +178,16 @@ def test_pending_messages_drain_in_order_and_once(backend: Backend) -> None:
     assert backend.store.drain_pending(B) == ["other thread"]
 
 
+def test_has_pending_looks_without_taking(backend: Backend) -> None:
+    assert not backend.store.has_pending(A)
+    backend.store.push_pending(A, "one")
+    assert backend.store.has_pending(A)
+    assert backend.store.has_pending(A)  # looking took nothing
+    assert not backend.store.has_pending(B)
+    assert backend.store.drain_pending(A) == ["one"]
+    assert not backend.store.has_pending(A)
+
+
 def test_drain_of_an_empty_queue_is_empty(backend: Backend) -> None:
     assert backend.store.drain_pending(A) == []
 

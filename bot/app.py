@@ -1,0 +1,223 @@
+"""The composition root of `tanka-bot serve`: settings in, a running service out.
+
+Builds the adapters (Slack client, store, repo cache, provider, code host) into `Services`, wires
+the Bolt listeners to the runner, and serves HTTP (Slack requests, health, readiness, metrics)
+under waitress, a production WSGI server. In Socket Mode the Slack traffic goes over the socket
+and the HTTP port still serves health, readiness and metrics.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from apscheduler.schedulers.background import BackgroundScheduler
+from pydantic import SecretStr
+from slack_bolt import App
+from slack_bolt.adapter.wsgi import SlackRequestHandler
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError, SlackClientError
+
+from bot.agent.budget import Budgets
+from bot.agent.loop import Agent
+from bot.agent.messages import LLMProvider
+from bot.agent.prompts import system_prompt
+from bot.approvals import GroupCache
+from bot.config import ConfigError, Settings
+from bot.dispatch import Dispatcher
+from bot.git.askpass import TokenCredentials
+from bot.git.workspace import RepoCache
+from bot.http import HealthApp, Readiness
+from bot.metrics import Metrics
+from bot.reaper import Reaper
+from bot.runner import Runner
+from bot.scheduler import CacheMaintenance
+from bot.services import Services
+from bot.slack.client import SlackChatClient, web_client
+from bot.slack.listeners import register
+from bot.store import build_store
+from bot.workspaces import Workspaces
+from tools.catalog import default_registry
+from tools.tanka.diff.base_tree import BaseTrees
+from tools.tanka.diff.revision import RevisionDiffer
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Service:
+    """A built service: what `serve` starts and stops, and what tests drive."""
+
+    svc: Services
+    runner: Runner
+    dispatcher: Dispatcher
+    bolt: App
+    readiness: Readiness
+    maintenance: CacheMaintenance
+    reaper: Reaper
+    schedulers: list[BackgroundScheduler] = field(default_factory=list)
+
+    def start_jobs(self, *, sweep_interval: float) -> None:
+        self.maintenance.start()
+        scheduler = BackgroundScheduler()
+        scheduler.add_job(self.reaper.sweep, "interval", seconds=sweep_interval, id="session-sweep",
+                          max_instances=1, coalesce=True)  # fmt: skip
+        scheduler.start()
+        self.schedulers.append(scheduler)
+
+    def stop(self, timeout: float) -> bool:
+        """Stop taking work and let running turns finish (up to `timeout` s)."""
+        finished = self.dispatcher.shutdown(timeout)
+        for scheduler in self.schedulers:
+            scheduler.shutdown(wait=False)
+        self.maintenance.shutdown()
+        self.svc.store.close()
+        return finished
+
+
+def _provider(settings: Settings) -> LLMProvider:
+    from bot.agent.providers import build_provider
+
+    return build_provider(settings)
+
+
+def _identity(client: WebClient) -> tuple[str, str]:
+    try:
+        data = client.auth_test().data
+    except SlackApiError as exc:
+        error = exc.response.get("error", "unknown_error")
+        raise ConfigError(
+            [f"SLACK_BOT_TOKEN: Slack refused the token ({error}); set a valid bot token"]
+        ) from None
+    except (SlackClientError, OSError) as exc:
+        reason = type(exc).__name__
+        raise ConfigError(
+            [f"TANKA_BOT_SLACK_API_URL: Slack could not be reached ({reason}); check the URL"]
+        ) from None
+    if not isinstance(data, dict):
+        raise ConfigError(["TANKA_BOT_SLACK_API_URL: auth.test answered with no JSON object"])
+    return str(data.get("user_id", "")), str(data.get("bot_id", ""))
+
+
+def build_service(
+    settings: Settings,
+    *,
+    socket_mode: bool = False,
+    provider_factory: Callable[[Settings], LLMProvider] = _provider,
+    workers: int = 8,
+    queue: int = 64,
+    lock_ttl: float = 60.0,
+) -> Service:
+    settings.require(settings.missing_for_serve(socket_mode=socket_mode))
+    metrics = Metrics()
+    client = web_client(_secret(settings.slack_bot_token), settings.slack_api_url)
+    bot_user_id, bot_id = _identity(client)
+    chat = SlackChatClient(client)
+    store = build_store(settings.redis_url.get_secret_value() if settings.redis_url else None)
+    token = settings.github_token
+    credentials = TokenCredentials(token.get_secret_value) if token is not None else None
+    cache = RepoCache(settings.workdir, settings.repo_url or "", credentials=credentials)
+    provider = provider_factory(settings)
+    agent = Agent(provider, default_registry(), system_prompt=system_prompt(),
+                  budgets=Budgets.from_settings(settings))  # fmt: skip
+    differ = RevisionDiffer(trees=BaseTrees(settings.workdir / "base-trees"))
+
+    def code_host() -> Any:
+        from bot.github.code_host import build_code_host
+
+        return build_code_host(settings)
+
+    svc = Services(
+        settings=settings,
+        store=store,
+        chat=chat,
+        workspaces=Workspaces(
+            cache, store, base_branch=settings.base_branch, ttl=settings.session_ttl
+        ),
+        agent=agent,
+        differ=differ,
+        metrics=metrics,
+        groups=GroupCache(chat.group_members),
+        code_host=code_host,
+        pull_requests=None,
+        bot_user_id=bot_user_id,
+        replica=f"{socket.gethostname()}-{os.getpid()}",
+        lock_ttl=lock_ttl,
+    )
+    dispatcher = Dispatcher(workers, queue, on_depth=metrics.queued.set)
+    runner = Runner(svc, dispatcher)
+    bolt = App(
+        client=client,
+        signing_secret=(settings.slack_signing_secret.get_secret_value()
+                        if settings.slack_signing_secret else None),
+        request_verification_enabled=not socket_mode,
+        token_verification_enabled=False,  # auth.test was called above, with a clear error
+        process_before_response=False,
+    )  # fmt: skip
+    register(bolt, runner, svc, bot_id=bot_id)
+    maintenance = CacheMaintenance(cache, base_branch=settings.base_branch)
+    readiness = Readiness(store=store, cache=cache, maintenance=maintenance)
+    return Service(svc, runner, dispatcher, bolt, readiness, maintenance, Reaper(svc))
+
+
+def serve(settings: Settings, *, host: str, port: int, socket_mode: bool) -> int:
+    """Run until SIGTERM or SIGINT; then finish running turns (up to the turn timeout)."""
+    from waitress.server import create_server
+
+    service = build_service(settings, socket_mode=socket_mode)
+    service.start_jobs(sweep_interval=min(max(settings.session_ttl / 4, 10.0), 300.0))
+    slack = None if socket_mode else _verified(SlackRequestHandler(service.bolt), service)
+    app = HealthApp(service.readiness, service.svc.metrics, slack=slack)
+    server = create_server(app, host=host, port=port, threads=16, ident="tanka-bot")
+    socket_handler = None
+    if socket_mode:
+        from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+        socket_handler = SocketModeHandler(service.bolt, _secret(settings.slack_app_token))
+        socket_handler.connect()  # type: ignore[no-untyped-call]
+    stopping = threading.Event()
+
+    def stop(signum: int, _frame: object) -> None:
+        if stopping.is_set():
+            return
+        stopping.set()
+        log.info("signal %d: no new work; finishing running turns", signum)
+        threading.Thread(target=server.close, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    log.info(
+        "tanka-bot serving on %s:%d (%s)", host, port, "socket mode" if socket_mode else "HTTP"
+    )
+    try:
+        server.run()
+    except OSError:
+        if not stopping.is_set():
+            raise
+    if socket_handler is not None:
+        socket_handler.close()  # type: ignore[no-untyped-call]
+    finished = service.stop(settings.turn_timeout)
+    log.info(
+        "stopped (%s)", "all turns finished" if finished else "turns still running were cut off"
+    )
+    return 0
+
+
+def _verified(handler: SlackRequestHandler, service: Service) -> Any:
+    from bot.http import SignatureGate
+
+    secret = _secret(service.svc.settings.slack_signing_secret)
+    return SignatureGate(handler, secret, service.svc.metrics)
+
+
+def _secret(value: SecretStr | None) -> str:
+    # Settings.missing_for_serve has already refused a missing one; this keeps types honest.
+    if value is None:
+        raise ConfigError(["a required secret is not set; see the README's configuration table"])
+    return value.get_secret_value()

@@ -1,0 +1,98 @@
+"""What a person asked for, from the words they typed. Pure.
+
+`/tanka` subcommands, and the in-thread words that are commands rather than requests to the
+agent (`cancel`, `stop`). Everything else is a request for the agent.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# An environment name as a directory under environments/: a path of simple segments.
+_ENV_NAME = re.compile(r"^[a-z0-9]([a-z0-9._-]{0,62})?(/[a-z0-9]([a-z0-9._-]{0,62})?){0,3}$")
+CANCEL_WORDS = frozenset({"cancel", "stop"})
+
+
+@dataclass(frozen=True, slots=True)
+class NewEnv:
+    name: str
+    instructions: str
+
+
+@dataclass(frozen=True, slots=True)
+class Help:
+    problem: str = ""  # why the help is shown (an unknown subcommand, a bad name), if not asked
+
+
+@dataclass(frozen=True, slots=True)
+class Envs:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    pass
+
+
+SlashAction = NewEnv | Help | Envs | Status
+
+
+def parse_slash(text: str) -> SlashAction:  # noqa: PLR0911 - one early return per rule reads best
+    words = text.split(maxsplit=2)
+    if not words:
+        return Help()
+    verb = words[0].lower()
+    if verb == "help":
+        return Help()
+    if verb == "envs":
+        return Envs()
+    if verb == "status":
+        return Status()
+    if verb == "new-env":
+        if len(words) < 2:
+            return Help("`new-env` needs a name, e.g. `/tanka new-env staging`")
+        name = words[1].strip("/")
+        if not _ENV_NAME.match(name) or ".." in name:
+            return Help(
+                f"`{words[1][:64]}` is not a usable environment name: use lower-case letters, "
+                "digits, `-`, `_` or `.` (e.g. `staging` or `eu-west/staging`)"
+            )
+        return NewEnv(name, words[2].strip() if len(words) > 2 else "")
+    return Help(f"unknown subcommand `{words[0][:32]}`")
+
+
+def is_cancel(text: str) -> bool:
+    """A reply that is only `cancel` or `stop` (any case, trailing punctuation allowed)."""
+    return text.strip().rstrip(".!").lower() in CANCEL_WORDS
+
+
+def new_env_prompt(action: NewEnv) -> str:
+    extra = f"\n\nAdditional instructions from the requester: {action.instructions}"
+    return (
+        f"Create a new Tanka environment named `{action.name}`. Follow the repository's existing "
+        "conventions: look at how the current environments are laid out (directory, spec.json or "
+        "inline environment, namespace, shared libraries, naming) and make the new one the same "
+        "way. Validate it renders, and summarise what you created."
+        + (extra if action.instructions else "")
+    )
+
+
+HELP_TEXT = "\n".join(
+    [
+        "*tanka-bot* prepares changes to this Tanka repository and opens pull requests; "
+        "it never applies anything.",
+        "• `@tanka-bot <request>`: start a session in a thread (reply in the thread to continue)",
+        "• `/tanka new-env <name> [instructions]`: create an environment following the "
+        "repository's conventions",
+        "• `/tanka envs`: list the environments · `/tanka status`: this channel's active sessions",
+        "• In a session thread: react with :{approve}: on the latest proposal to open a pull "
+        "request; react with :{cancel}: or reply `cancel` to stop the running turn "
+        "(edits are kept)",
+    ]
+)
+
+
+def help_text(approve_emoji: str, cancel_emoji: str, problem: str = "") -> str:
+    text = HELP_TEXT.format(approve=approve_emoji, cancel=cancel_emoji)
+    return f"{problem}\n\n{text}" if problem else text

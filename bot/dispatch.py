@@ -1,0 +1,73 @@
+"""A bounded pool for slow work: the Slack ack never waits, and a full pool says so.
+
+`submit` never blocks. It reports whether the job started at once, waits in the queue (the
+caller tells the thread it is queued), or was refused because the queue is full (the caller tells
+the thread to try again later). Nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from enum import StrEnum
+
+log = logging.getLogger(__name__)
+
+
+class Admission(StrEnum):
+    STARTED = "started"
+    QUEUED = "queued"
+    FULL = "full"
+
+
+class Dispatcher:
+    def __init__(
+        self, workers: int, queue: int, *, on_depth: Callable[[int], None] | None = None
+    ) -> None:
+        self.workers = workers
+        self.capacity = workers + queue
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="turn")
+        self._lock = threading.Lock()
+        self._pending = 0  # submitted and not finished
+        self._on_depth = on_depth or (lambda _depth: None)
+        self._closed = False
+
+    def submit(self, job: Callable[[], None]) -> Admission:
+        with self._lock:
+            if self._closed or self._pending >= self.capacity:
+                return Admission.FULL
+            self._pending += 1
+            admission = Admission.STARTED if self._pending <= self.workers else Admission.QUEUED
+            self._on_depth(max(self._pending - self.workers, 0))
+        self._pool.submit(self._run, job)
+        return admission
+
+    def _run(self, job: Callable[[], None]) -> None:
+        try:
+            job()
+        except Exception:  # a job's own error handling failed; never kill the worker
+            log.exception("job failed")
+        finally:
+            with self._lock:
+                self._pending -= 1
+                self._on_depth(max(self._pending - self.workers, 0))
+
+    @property
+    def busy(self) -> int:
+        with self._lock:
+            return self._pending
+
+    def shutdown(self, timeout: float) -> bool:
+        """Stop taking jobs and wait up to `timeout` s for running ones; whether all finished."""
+        with self._lock:
+            self._closed = True
+        done = threading.Event()
+
+        def wait() -> None:
+            self._pool.shutdown(wait=True, cancel_futures=False)
+            done.set()
+
+        threading.Thread(target=wait, daemon=True).start()
+        return done.wait(timeout)

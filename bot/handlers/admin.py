@@ -1,0 +1,78 @@
+"""`/tanka help`, `/tanka envs`, `/tanka status`: quick answers that need no agent."""
+
+from __future__ import annotations
+
+from bot.commands import help_text
+from bot.git.gitcmd import Git, GitError
+from bot.services import Services
+from bot.sessions import Session, SessionCorrupt
+
+MAX_LISTED = 60
+
+
+def help_message(svc: Services, problem: str = "") -> str:
+    return help_text(svc.settings.approve_emoji, svc.settings.cancel_emoji, problem)
+
+
+def environments_message(svc: Services) -> str:
+    """The environments on the base branch: directories holding a main.jsonnet, from the mirror."""
+    cache = svc.workspaces.cache
+    branch = svc.settings.base_branch
+    try:
+        commit = cache.commit_of(branch)
+        files = Git(cache.path, 60.0).out("ls-tree", "-r", "--name-only", commit).splitlines()
+    except GitError as exc:
+        return f"The environments could not be listed: {exc}"
+    envs = sorted(
+        f.removesuffix("/main.jsonnet")
+        for f in files
+        if f.endswith("/main.jsonnet") and "/vendor/" not in f and not f.startswith("vendor/")
+    )
+    if not envs:
+        return f"No environment (a directory with main.jsonnet) on `{branch}`."
+    shown = "\n".join(f"• `{e}`" for e in envs[:MAX_LISTED])
+    more = f"\n… and {len(envs) - MAX_LISTED} more" if len(envs) > MAX_LISTED else ""
+    return f"*Environments on `{branch}`* ({len(envs)}):\n{shown}{more}"
+
+
+def status_message(svc: Services, channel: str) -> str:
+    now = svc.clock()
+    lines = []
+    for key, updated in svc.store.sessions(channel):
+        raw = svc.store.load(key)
+        if raw is None:
+            continue
+        try:
+            session = Session.from_json(raw)
+        except SessionCorrupt:
+            lines.append(f"• {key.thread_ts}: unreadable session record")
+            continue
+        lines.append(_line(svc, session, now - updated))
+    if not lines:
+        return "No active sessions in this channel."
+    return f"*Active sessions* ({len(lines)}):\n" + "\n".join(lines[:MAX_LISTED])
+
+
+def _line(svc: Services, session: Session, idle: float) -> str:
+    link = svc.chat.permalink(session.channel, session.thread_ts)
+    title = session.request.splitlines()[0][:80] if session.request else "(no request)"
+    where = f"<{link}|{title}>" if link else title
+    state = "running" if session.state == "running" else f"idle {_age(idle)}"
+    pr = (
+        f" · PR <{session.pull_request.url}|#{session.pull_request.number}>"
+        if session.pull_request
+        else ""
+    )
+    tokens = session.input_tokens + session.output_tokens
+    return (
+        f"• {where} · <@{session.requester}> · {state} · {len(session.proposals)} proposal(s)"
+        f"{pr} · {tokens / 1000:.1f}k tokens"
+    )
+
+
+def _age(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -1,0 +1,176 @@
+"""A turn: the agent works on the session's checkout; then the answer and, if files changed, a
+proposal with the git diff and the rendered-manifest diff.
+
+Runs inside the thread's lease. Edits are saved to the store after every writing tool call and at
+the end, so neither a crash nor a cancel loses them.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+from bot.agent.cancel import CancelToken
+from bot.agent.loop import TurnResult
+from bot.agent.trim import trim_history
+from bot.git.checkout import Checkout
+from bot.git.gitcmd import GitError
+from bot.handlers.progress import CONTEXT_WINDOWS, Progress
+from bot.publish.pr_text import pr_title
+from bot.publish.proposal import make_proposal
+from bot.services import Services
+from bot.sessions import ProposalRecord, Session
+from bot.slack import blocks
+from tools.context import ToolContext
+from tools.registry import ToolError
+from tools.tanka.errors import TankaError
+
+log = logging.getLogger(__name__)
+
+Mask = Callable[[str], str]
+
+
+def run_turn(svc: Services, session: Session, prompt: str, cancel: CancelToken, mask: Mask) -> None:
+    key = session.key
+    checkout = svc.workspaces.open(session)
+    session.state = "running"
+    session.status_ts = svc.chat.post(key.channel, ":hourglass_flowing_sand: working on it…",
+                                      thread_ts=key.thread_ts)  # fmt: skip
+    svc.store.index_message(key.channel, session.status_ts, key, svc.settings.session_ttl)
+    _save(svc, session)
+
+    def saved_write() -> None:
+        svc.workspaces.save(session, checkout)
+        _save(svc, session)
+
+    def tool_done(name: str, ok: bool, seconds: float) -> None:
+        session.record_tool(name, ok, seconds)
+        svc.metrics.tool_calls.labels(name, "ok" if ok else "error").inc()
+
+    provider = svc.agent.provider
+    progress = Progress(
+        svc.chat, key.channel, session.status_ts,
+        window=CONTEXT_WINDOWS.get(provider.name, 128_000),
+        mask=mask, on_tool=tool_done, on_write=saved_write,
+    )  # fmt: skip
+    ctx = ToolContext(
+        root=checkout.root,
+        protected_paths=svc.settings.protected_paths,
+        base_commit=session.base_commit,
+        pull_requests=svc.pull_requests,
+        cancelled=cancel.is_set,
+    )
+    conversation = session.load_conversation()
+    window = CONTEXT_WINDOWS.get(provider.name, 128_000)
+    history = trim_history(conversation.history, int(window * 0.6))
+    started = time.monotonic()
+    result = svc.agent.run_turn(history, prompt, ctx, observer=progress, cancel=cancel)
+    seconds = time.monotonic() - started
+    conversation.history = (*history, *result.messages)
+    conversation.record((), result.usage)
+    session.store_conversation(conversation)
+    session.turns += 1
+    session.input_tokens += result.usage.input_tokens + result.usage.cache_read_tokens
+    session.output_tokens += result.usage.output_tokens
+    _count(svc, result, seconds)
+    svc.workspaces.save(session, checkout)
+    progress.finish(_status_line(result, cancel))
+    _answer(svc, session, result, seconds, mask)
+    _propose(svc, session, checkout, mask)
+
+
+def _count(svc: Services, result: TurnResult, seconds: float) -> None:
+    provider = svc.agent.provider
+    outcome = "ok" if result.ok else (result.error.kind.value if result.error else "error")
+    svc.metrics.turns.labels(outcome).inc()
+    svc.metrics.turn_seconds.observe(seconds)
+    u = result.usage
+    svc.metrics.tokens.labels(provider.name, provider.model, "input").inc(
+        u.input_tokens + u.cache_read_tokens + u.cache_write_tokens
+    )
+    svc.metrics.tokens.labels(provider.name, provider.model, "output").inc(u.output_tokens)
+
+
+def _status_line(result: TurnResult, cancel: CancelToken) -> str:
+    if result.ok:
+        return f":white_check_mark: done in {result.steps} step(s)"
+    if cancel.is_set():
+        return ":octagonal_sign: cancelled; edits made so far are kept"
+    return ":warning: the turn stopped early"
+
+
+def _answer(
+    svc: Services, session: Session, result: TurnResult, seconds: float, mask: Mask
+) -> None:
+    key = session.key
+    text = result.text.strip()
+    if result.error is not None:
+        text = (text + "\n\n" if text else "") + f":warning: {result.error}"
+    usage = blocks.usage_line(
+        input_tokens=result.usage.input_tokens + result.usage.cache_read_tokens,
+        output_tokens=result.usage.output_tokens,
+        tool_calls=result.tool_calls,
+        seconds=seconds,
+    )
+    message = blocks.plain(mask(text or "(the model gave no answer)"))
+    ts = svc.chat.post(key.channel, message.text, thread_ts=key.thread_ts,
+                       blocks=[*message.blocks, blocks.context(usage)])  # fmt: skip
+    svc.store.index_message(key.channel, ts, key, svc.settings.session_ttl)
+
+
+def _propose(svc: Services, session: Session, checkout: Checkout, mask: Mask) -> None:
+    """Post a proposal when the checkout differs from the base and from the last proposal."""
+    key = session.key
+    try:
+        proposal = make_proposal(
+            checkout.root, session.base_commit, title=pr_title(session.request)
+        )
+    except GitError as exc:
+        svc.chat.post(key.channel, mask(f":warning: could not read the changes: {exc}"),
+                      thread_ts=key.thread_ts)  # fmt: skip
+        return
+    latest = session.latest_proposal
+    if proposal.empty or (latest is not None and latest.diff_hash == proposal.diff_hash):
+        return
+    note = ""
+    envs = []
+    rendered = ""
+    try:
+        diff = svc.differ.diff(checkout.root, session.base_commit)
+        envs, rendered = diff.envs, diff.text()
+    except (TankaError, ToolError, OSError) as exc:
+        note = f":warning: rendered diff not available: {exc}"
+    view = blocks.ProposalView(
+        number=len(session.proposals) + 1,
+        files=proposal.files,
+        envs=envs,
+        git_diff=mask(proposal.diff),
+        rendered_diff=mask(rendered),
+        approve_emoji=svc.settings.approve_emoji,
+        review_note=mask(note),
+    )
+    message = blocks.proposal(view)
+    for snippet in message.snippets:
+        svc.chat.upload(key.channel, key.thread_ts, filename=snippet.filename,
+                        title=snippet.title, content=snippet.content)  # fmt: skip
+    ts = svc.chat.post(key.channel, mask(message.text), thread_ts=key.thread_ts,
+                       blocks=message.blocks)  # fmt: skip
+    svc.store.index_message(key.channel, ts, key, svc.settings.session_ttl)
+    session.proposals.append(
+        ProposalRecord(
+            ts=ts,
+            base_commit=proposal.base_commit,
+            tree=proposal.tree,
+            diff_hash=proposal.diff_hash,
+            files=proposal.files,
+            envs=tuple(e.env for e in envs if e.has_changes),
+            title=proposal.title,
+            created=svc.clock(),
+        )
+    )
+
+
+def _save(svc: Services, session: Session) -> None:
+    session.updated = svc.clock()
+    svc.store.save(session.key, session.to_json(), updated=session.updated)

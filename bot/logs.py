@@ -1,0 +1,49 @@
+"""Structured logs for the service: one JSON object a line, carrying the Slack thread key.
+
+The thread key travels in a context variable set by the runner, so every log line a turn causes
+(the agent, git, the engine) names its thread without passing it around.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+
+_THREAD: contextvars.ContextVar[str | None] = contextvars.ContextVar("thread", default=None)
+
+
+@contextmanager
+def thread_context(thread: str) -> Iterator[None]:
+    token = _THREAD.set(thread)
+    try:
+        yield
+    finally:
+        _THREAD.reset(token)
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, object] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        thread = _THREAD.get()
+        if thread:
+            entry["thread"] = thread
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return json.dumps(entry, ensure_ascii=False)
+
+
+def configure_json_logging(level: int) -> None:
+    handler = logging.StreamHandler()
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)

@@ -1,0 +1,48 @@
+"""Prometheus metrics of the Slack service, on their own registry (one per service instance)."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+
+class Metrics:
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry or CollectorRegistry()
+        r = self.registry
+        self.events = Counter(
+            "tanka_bot_events_total", "Slack events received", ["kind"], registry=r
+        )
+        self.deduplicated = Counter(
+            "tanka_bot_events_deduplicated_total", "Slack events dropped as duplicates", registry=r
+        )
+        self.turns = Counter(
+            "tanka_bot_turns_total", "Agent turns by outcome", ["outcome"], registry=r
+        )
+        self.tool_calls = Counter(
+            "tanka_bot_tool_calls_total", "Tool calls by tool and outcome", ["tool", "outcome"],
+            registry=r,
+        )  # fmt: skip
+        self.tokens = Counter(
+            "tanka_bot_tokens_total", "Model tokens", ["provider", "model", "direction"], registry=r
+        )
+        self.errors = Counter("tanka_bot_errors_total", "Errors by kind", ["kind"], registry=r)
+        self.approvals = Counter(
+            "tanka_bot_approvals_total", "Approval reactions by outcome", ["outcome"], registry=r
+        )
+        self.prs = Counter("tanka_bot_pull_requests_total", "Pull requests opened or updated",
+                           ["action"], registry=r)  # fmt: skip
+        self.ack_seconds = Histogram(
+            "tanka_bot_ack_seconds", "Time from receiving a Slack request to handing it off",
+            buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 3.0), registry=r,
+        )  # fmt: skip
+        self.turn_seconds = Histogram(
+            "tanka_bot_turn_seconds", "Wall time of agent turns",
+            buckets=(1, 5, 15, 30, 60, 120, 300, 600, 1200), registry=r,
+        )  # fmt: skip
+        self.sessions_active = Gauge(
+            "tanka_bot_sessions_active", "Sessions in the store", registry=r
+        )
+        self.queued = Gauge("tanka_bot_jobs_queued", "Jobs waiting for a worker", registry=r)
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

@@ -1,0 +1,96 @@
+"""The sweep over stored sessions: reap idle ones, and report turns a crash cut off.
+
+Runs on a schedule on every replica; the thread's lease makes each action happen once: only the
+replica that takes the lease reaps a session or reports its cut-off turn.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bot.lease import Lease, lock_name
+from bot.models import ThreadKey
+from bot.ports import ChatError
+from bot.services import Services
+from bot.sessions import Session, SessionCorrupt
+from bot.store.base import StoreUnavailable
+
+log = logging.getLogger(__name__)
+
+EXPIRED = (
+    ":wave: This session was idle for {hours:g} h and has been closed; its scratch checkout is "
+    "deleted. Mention me to start a new one."
+)
+CUT_OFF = (
+    ":warning: The turn running in this thread was cut off (the bot restarted or crashed). "
+    "Edits saved up to that point are kept; reply to continue."
+)
+
+
+class Reaper:
+    def __init__(self, svc: Services) -> None:
+        self.svc = svc
+
+    def sweep(self) -> tuple[int, int]:
+        """(sessions reaped, cut-off turns reported); never raises."""
+        reaped = reported = 0
+        try:
+            entries = self.svc.store.sessions()
+        except StoreUnavailable as exc:
+            log.warning("session sweep skipped: %s", exc)
+            return 0, 0
+        self.svc.metrics.sessions_active.set(len(entries))
+        now = self.svc.clock()
+        for key, updated in entries:
+            try:
+                if now - updated > self.svc.settings.session_ttl:
+                    reaped += self._reap(key)
+                else:
+                    reported += self._report_cut_off(key)
+            except (StoreUnavailable, ChatError, SessionCorrupt, OSError) as exc:
+                log.warning("sweep of %s failed (next sweep retries): %s", key.id, exc)
+        return reaped, reported
+
+    def _lease(self, key: ThreadKey) -> Lease:
+        return Lease(self.svc.store, key, ttl=self.svc.lock_ttl, replica=self.svc.replica)
+
+    def _reap(self, key: ThreadKey) -> int:
+        lease = self._lease(key)
+        if not lease.acquire():
+            return 0  # a turn runs: the session is not idle after all
+        try:
+            raw = self.svc.store.load(lease.key)
+            if raw is None:
+                return 0
+            session = Session.from_json(raw)
+            self.svc.workspaces.discard(session)
+            self.svc.store.delete(lease.key)
+            hours = self.svc.settings.session_ttl / 3600
+            self.svc.chat.post(session.channel, EXPIRED.format(hours=round(hours, 1)),
+                               thread_ts=session.thread_ts)  # fmt: skip
+            return 1
+        finally:
+            lease.release()
+
+    def _report_cut_off(self, key: ThreadKey) -> int:
+        lease = self._lease(key)
+        if self.svc.store.holder(lock_name(lease.key)) is not None:
+            return 0  # a live turn
+        raw = self.svc.store.load(lease.key)
+        if raw is None or Session.from_json(raw).state != "running":
+            return 0
+        if not lease.acquire():
+            return 0
+        try:
+            raw = self.svc.store.load(lease.key)
+            if raw is None:
+                return 0
+            session = Session.from_json(raw)
+            if session.state != "running":
+                return 0  # another replica reported it first
+            session.state = "idle"
+            self.svc.store.save(lease.key, session.to_json(), updated=session.updated)
+            self.svc.chat.post(session.channel, CUT_OFF, thread_ts=session.thread_ts)
+            return 1
+        finally:
+            lease.release()

@@ -1,0 +1,300 @@
+"""The runner: from a parsed Slack request to work done in its thread.
+
+Listeners hand it domain values after the ack. It owns the per-thread lease (one turn at a time
+per thread, across replicas), the queue of messages that arrive while a turn runs, loading and
+creating sessions, and it is the one place where errors become replies in the thread. The bot
+answers every request in its thread, even if only to say why it cannot help.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from bot.commands import NewEnv, is_cancel, new_env_prompt
+from bot.dispatch import Admission, Dispatcher
+from bot.handlers.approve import approve
+from bot.handlers.turn import run_turn
+from bot.lease import Lease, request_cancel
+from bot.logs import thread_context
+from bot.models import ThreadKey
+from bot.ports import ChatError
+from bot.publish.pr_text import branch_name
+from bot.services import Services
+from bot.sessions import Session, SessionCorrupt
+from bot.slack.masking import MaskingChat
+from bot.slack.payloads import Mention, Reaction, SlashCommand, ThreadReply
+from bot.store.base import StoreUnavailable
+from bot.workspaces import WorkspaceError
+
+log = logging.getLogger(__name__)
+
+STORE_DOWN = (
+    ":warning: I can't take work right now: my session store is unavailable ({error}). "
+    "Nothing was started; try again in a minute."
+)
+BUSY = (
+    ":hourglass: I'm at capacity right now, so this request was not started; "
+    "try again in a few minutes."
+)
+QUEUED = (
+    ":hourglass: Queued: other requests are running; "
+    "I'll start on this as soon as a worker is free."
+)
+NOTED = ":memo: Noted. I'll read this when the current step finishes."
+CUT_OFF = (
+    ":warning: The previous turn in this thread was cut off (the bot restarted or crashed). "
+    "Edits saved up to that point are kept; continuing from there."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    user: str
+    text: str
+    request: str = ""  # the session's title-worthy request, when it differs from `text`
+
+    def dump(self) -> str:
+        return json.dumps({"user": self.user, "text": self.text, "request": self.request})
+
+    @classmethod
+    def load(cls, raw: str) -> Pending:
+        data = json.loads(raw)
+        return cls(str(data["user"]), str(data["text"]), str(data.get("request", "")))
+
+
+class Runner:
+    def __init__(self, svc: Services, dispatcher: Dispatcher) -> None:
+        self.svc = svc
+        self.dispatcher = dispatcher
+        self._running: dict[str, Lease] = {}
+        self._lock = threading.Lock()
+
+    # --- entry points (listener threads, after the ack) -----------------------------------------
+
+    def accept_message(self, message: Mention | ThreadReply) -> None:
+        key = message.key
+        if is_cancel(message.text):
+            self.cancel(key, message.user)
+            return
+        self._submit(key, lambda: self._message(message))
+
+    def accept_reaction(self, reaction: Reaction) -> None:
+        s = self.svc.settings
+        if not reaction.added or reaction.name not in (s.approve_emoji, s.cancel_emoji):
+            return
+        try:
+            key = self._thread_of(reaction.channel, reaction.item_ts)
+        except StoreUnavailable as exc:
+            log.warning("reaction ignored, the store is down: %s", exc)
+            self._post_to_message(reaction, STORE_DOWN.format(error=exc))
+            return
+        if key is None:
+            return  # not a message of one of our threads
+        if reaction.name == s.cancel_emoji:
+            self.cancel(key, reaction.user)
+        else:
+            self._submit(key, lambda: self._approve(key, reaction))
+
+    def accept_new_env(self, command: SlashCommand, action: NewEnv) -> None:
+        def job() -> None:
+            request = f"/tanka new-env {action.name}" + (
+                f" {action.instructions}" if action.instructions else ""
+            )
+            try:
+                ts = self.svc.chat.post(
+                    command.channel,
+                    f"<@{command.user}> asked for a new environment `{action.name}`"
+                    + (f": {action.instructions}" if action.instructions else ""),
+                )
+            except ChatError as exc:
+                log.warning("new-env: could not post in %s: %s", command.channel, exc)
+                note = f"I could not post in this channel ({exc}); invite me with /invite."
+                self._ephemeral(command.channel, command.user, note)
+                return
+            key = ThreadKey(command.channel, ts)
+            pending = Pending(command.user, new_env_prompt(action), request=request)
+            self._guard(key, lambda: self._enqueue_and_drive(key, pending, new=True))
+
+        if self.dispatcher.submit(job) is Admission.FULL:
+            self._ephemeral(command.channel, command.user, BUSY)
+
+    def cancel(self, key: ThreadKey, user: str) -> None:
+        try:
+            running = request_cancel(self.svc.store, key, self._cancel_local)
+        except StoreUnavailable as exc:
+            self._post(key, STORE_DOWN.format(error=exc))
+            return
+        text = (
+            f":octagonal_sign: <@{user}> cancelled the running turn; edits made so far are kept."
+            if running
+            else "Nothing is running in this thread."
+        )
+        self._post(key, text)
+
+    # --- jobs (worker threads) ------------------------------------------------------------------
+
+    def _submit(self, key: ThreadKey, job: Callable[[], None]) -> None:
+        admission = self.dispatcher.submit(lambda: self._guard(key, job))
+        if admission is Admission.QUEUED:
+            self._post(key, QUEUED)
+        elif admission is Admission.FULL:
+            self._post(key, BUSY)
+
+    def _guard(self, key: ThreadKey, job: Callable[[], None]) -> None:
+        """Run a job for a thread; the one place its errors become replies."""
+        with thread_context(key.id):
+            try:
+                job()
+            except StoreUnavailable as exc:
+                log.warning("store unavailable: %s", exc)
+                self.svc.metrics.errors.labels("store").inc()
+                self._post(key, STORE_DOWN.format(error=exc))
+            except (WorkspaceError, SessionCorrupt) as exc:
+                self.svc.metrics.errors.labels("workspace").inc()
+                self._post(key, f":warning: {exc}")
+            except ChatError as exc:
+                self.svc.metrics.errors.labels("slack").inc()
+                log.warning("Slack call failed: %s", exc)
+            except Exception as exc:
+                self.svc.metrics.errors.labels("internal").inc()
+                log.exception("unexpected failure")
+                name = type(exc).__name__
+                self._post(key, f":warning: Something went wrong on my side ({name}); saved edits "
+                           "are kept. Reply to try again.")  # fmt: skip
+
+    def _message(self, message: Mention | ThreadReply) -> None:
+        key = message.key
+        exists = self.svc.store.load(key) is not None
+        if not exists and isinstance(message, ThreadReply):
+            return  # a conversation between people in a thread the bot is not part of
+        self._enqueue_and_drive(key, Pending(message.user, message.text), new=not exists)
+
+    def _enqueue_and_drive(self, key: ThreadKey, pending: Pending, *, new: bool) -> None:
+        if not pending.text.strip() and new:
+            self._post(key, "What should I do? Mention me with a request, e.g. "
+                            "`@tanka-bot raise loki's replicas to 3 in dev`.")  # fmt: skip
+            return
+        self.svc.store.push_pending(key, pending.dump())
+        if not self._drive(key):
+            self._post(key, NOTED)
+
+    def _drive(self, key: ThreadKey) -> bool:
+        """Run turns for the thread's queued messages; False if another turn holds the thread."""
+        first = True
+        while True:
+            lease = Lease(self.svc.store, key, ttl=self.svc.lock_ttl, replica=self.svc.replica)
+            if not lease.acquire():
+                return not first  # someone else will read the queue after their turn
+            first = False
+            with self._lock:
+                self._running[key.id] = lease
+            try:
+                while items := [Pending.load(r) for r in self.svc.store.drain_pending(key)]:
+                    self._turn(key, items, lease)
+            finally:
+                with self._lock:
+                    self._running.pop(key.id, None)
+                lease.release()
+            # A message queued between the last drain and the release would wait for the next
+            # one; look once more now that the lease is free.
+            if not self.svc.store.has_pending(key):
+                return True
+
+    def _turn(self, key: ThreadKey, items: list[Pending], lease: Lease) -> None:
+        svc = self.svc
+        raw = svc.store.load(key)
+        if raw is None:
+            first = items[0]
+            now = svc.clock()
+            session = Session(
+                channel=key.channel, thread_ts=key.thread_ts, requester=first.user,
+                request=first.request or first.text, created=now, updated=now,
+                base_branch=svc.settings.base_branch,
+                branch=branch_name(key.thread_ts, first.request or first.text),
+            )  # fmt: skip
+        else:
+            session = Session.from_json(raw)
+            if session.state == "running":
+                self._post(key, CUT_OFF)
+        mask = _identity
+        masked = replace(svc, chat=MaskingChat(svc.chat, mask))
+        try:
+            run_turn(masked, session, _prompt(session, items), lease.token, mask)
+        finally:
+            session.state = "idle"
+            session.updated = svc.clock()
+            svc.store.save(key, session.to_json(), updated=session.updated)
+
+    def _approve(self, key: ThreadKey, reaction: Reaction) -> None:
+        svc = self.svc
+        lease = Lease(svc.store, key, ttl=svc.lock_ttl, replica=svc.replica)
+        if not lease.acquire():
+            svc.metrics.approvals.labels("refused").inc()
+            self._post(key, f"<@{reaction.user}> a turn is running in this thread; approve again "
+                            "when it has finished and the proposal is final.")  # fmt: skip
+            return
+        try:
+            raw = svc.store.load(key)
+            if raw is None:
+                self._post(key, "This session has expired; mention me to start a new one.")
+                return
+            session = Session.from_json(raw)
+            masked = replace(svc, chat=MaskingChat(svc.chat, _identity))
+            approve(masked, session, reaction)
+            session.updated = svc.clock()
+            svc.store.save(key, session.to_json(), updated=session.updated)
+        finally:
+            lease.release()
+
+    # --- helpers --------------------------------------------------------------------------------
+
+    def _cancel_local(self, key: ThreadKey) -> bool:
+        with self._lock:
+            lease = self._running.get(key.id)
+        if lease is None:
+            return False
+        lease.token.cancel()
+        return True
+
+    def _thread_of(self, channel: str, ts: str) -> ThreadKey | None:
+        key = self.svc.store.thread_of(channel, ts)
+        if key is not None:
+            return key
+        try:
+            thread_ts = self.svc.chat.thread_of(channel, ts)
+        except ChatError as exc:
+            log.info("could not look up the thread of %s/%s: %s", channel, ts, exc)
+            return None
+        if thread_ts is None:
+            return None
+        candidate = ThreadKey(channel, thread_ts)
+        return candidate if self.svc.store.load(candidate) is not None else None
+
+    def _post(self, key: ThreadKey, text: str) -> None:
+        try:
+            self.svc.chat.post(key.channel, text, thread_ts=key.thread_ts)
+        except ChatError as exc:
+            log.warning("could not post in thread %s: %s", key.id, exc)
+
+    def _post_to_message(self, reaction: Reaction, text: str) -> None:
+        self._post(ThreadKey(reaction.channel, reaction.item_ts), text)
+
+    def _ephemeral(self, channel: str, user: str, text: str) -> None:
+        try:
+            self.svc.chat.ephemeral(channel, user, text)
+        except ChatError as exc:
+            log.warning("could not answer %s ephemerally: %s", user, exc)
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+def _prompt(session: Session, items: list[Pending]) -> str:
+    if len(items) == 1 and items[0].user == session.requester:
+        return items[0].text
+    return "\n\n".join(f"<@{i.user}> wrote: {i.text}" for i in items)

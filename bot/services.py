@@ -1,0 +1,36 @@
+"""Everything the runner and handlers use, built once by the composition root (bot.app)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bot.agent.loop import Agent
+from bot.approvals import GroupCache
+from bot.config import Settings
+from bot.metrics import Metrics
+from bot.ports import ChatClient
+from bot.publish.pipeline import PullRequestHost
+from bot.store.base import Store
+from bot.workspaces import Workspaces
+from tools.context import PullRequestSource
+from tools.tanka.diff.revision import RevisionDiffer
+
+
+@dataclass
+class Services:
+    settings: Settings
+    store: Store
+    chat: ChatClient
+    workspaces: Workspaces
+    agent: Agent
+    differ: RevisionDiffer
+    metrics: Metrics
+    groups: GroupCache
+    code_host: Callable[[], PullRequestHost | None]  # None: no GitHub credentials
+    pull_requests: PullRequestSource | None = None
+    bot_user_id: str = ""
+    replica: str = "replica"
+    lock_ttl: float = 60.0  # a turn's lease; renewed while it runs, expires after a crash
+    clock: Callable[[], float] = field(default=time.time)

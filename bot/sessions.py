@@ -1,0 +1,114 @@
+"""A Slack thread's session as it is stored: who asked, the conversation, the proposals, the PR.
+
+Stored as JSON (memory or Redis), so any replica can pick a thread up. The checkout itself is not
+stored: its patch is (`Session.revision` counts saves), and a replica whose local checkout is
+older than the stored revision rebuilds it from the base commit and the patch.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from bot.agent.codec import conversation_from_dict, conversation_to_dict
+from bot.agent.conversation import Conversation
+from bot.models import ThreadKey
+
+TRACE_LIMIT = 200  # tool calls kept per session for /tanka status and the audit of a thread
+
+
+class SessionCorrupt(ValueError):
+    """A stored session could not be read back; the message names the field."""
+
+
+class ProposalRecord(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    ts: str  # the proposal message: the approve reaction must be on this one
+    base_commit: str
+    tree: str
+    diff_hash: str
+    files: tuple[str, ...]
+    envs: tuple[str, ...] = ()
+    title: str = ""
+    summary: str = ""
+    created: float = 0.0
+
+
+class PullRequestRecord(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    number: int
+    url: str
+    branch: str
+
+
+class TraceEntry(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    tool: str
+    ok: bool
+    seconds: float
+
+
+class Session(BaseModel):
+    channel: str
+    thread_ts: str
+    requester: str
+    request: str  # the first request: the PR title and branch slug come from it
+    created: float
+    updated: float
+    base_branch: str
+    base_commit: str = ""
+    branch: str = ""
+    state: Literal["idle", "running"] = "idle"
+    revision: int = 0  # bumped on every saved patch
+    conversation: dict[str, Any] = Field(default_factory=dict)
+    proposals: list[ProposalRecord] = Field(default_factory=list)
+    pull_request: PullRequestRecord | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    turns: int = 0
+    trace: list[TraceEntry] = Field(default_factory=list)
+    status_ts: str | None = None  # the progress message edited in place
+
+    @property
+    def key(self) -> ThreadKey:
+        return ThreadKey(self.channel, self.thread_ts)
+
+    @property
+    def checkout_name(self) -> str:
+        # Directory names: letters, digits, '.', '_', '-' (RepoCache.session_path's rule).
+        return f"{self.channel}-{self.thread_ts}"
+
+    @property
+    def latest_proposal(self) -> ProposalRecord | None:
+        return self.proposals[-1] if self.proposals else None
+
+    def load_conversation(self) -> Conversation:
+        if not self.conversation:
+            return Conversation()
+        try:
+            return conversation_from_dict(self.conversation)
+        except ValueError as exc:
+            raise SessionCorrupt(f"conversation: {exc}") from None
+
+    def store_conversation(self, conversation: Conversation) -> None:
+        self.conversation = conversation_to_dict(conversation)
+
+    def record_tool(self, tool: str, ok: bool, seconds: float) -> None:
+        self.trace.append(TraceEntry(tool=tool, ok=ok, seconds=round(seconds, 3)))
+        del self.trace[:-TRACE_LIMIT]
+
+    def to_json(self) -> str:
+        return self.model_dump_json()
+
+    @classmethod
+    def from_json(cls, text: str) -> Session:
+        try:
+            return cls.model_validate_json(text)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ())) or "session"
+            raise SessionCorrupt(f"{where}: {first.get('msg', 'invalid')}") from None

@@ -1,0 +1,148 @@
+"""What the bot posts, as Slack text and blocks. Pure: values in, message payloads out.
+
+Slack's documented limits shape everything here: a section's text is at most 3,000 characters, a
+message at most 50 blocks, `text` is cut at 40,000 characters, and messages with more than about
+12,000 characters of blocks are refused. A diff that does not fit inline in one section goes into
+a snippet file instead, and is never split across messages (split code fences render broken).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tools.tanka.diff.resources import Change, EnvDiff
+
+SECTION_LIMIT = 3000
+INLINE_DIFF_LIMIT = 2500  # a diff inline in one section, with room for the fence and a heading
+TEXT_LIMIT = 3900  # fallback `text` and plain messages: short enough to read, far under 40,000
+SUMMARY_ENV_LINES = 20
+
+Block = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    filename: str
+    title: str
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """A message: fallback text, blocks, and snippet files to upload before it."""
+
+    text: str
+    blocks: list[Block]
+    snippets: tuple[Snippet, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ProposalView:
+    number: int  # 1 for the thread's first proposal
+    files: Sequence[str]
+    envs: Sequence[EnvDiff]
+    git_diff: str
+    rendered_diff: str  # the full rendered diff text (summary + unified diffs)
+    approve_emoji: str
+    review_note: str = ""  # e.g. why a rendered diff is not available
+
+
+def clip(text: str, limit: int, note: str = "\n… (cut; the full text is in the snippet)") -> str:
+    """`text` cut to `limit` characters at a line boundary when possible, with a note."""
+    if len(text) <= limit:
+        return text
+    room = max(limit - len(note), 0)
+    cut = text[:room]
+    newline = cut.rfind("\n")
+    if newline > room // 2:
+        cut = cut[:newline]
+    return cut + note[: max(limit - len(cut), 0)]
+
+
+def section(text: str) -> Block:
+    return {"type": "section", "text": {"type": "mrkdwn", "text": clip(text, SECTION_LIMIT)}}
+
+
+def context(text: str) -> Block:
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": clip(text, SECTION_LIMIT)}]}
+
+
+def _fence(body: str) -> str:
+    # A ``` inside the diff would close the fence early; a zero-width joiner keeps it visible.
+    return "```\n" + body.replace("```", "`\u200d``").rstrip("\n") + "\n```"
+
+
+def env_summary(env: EnvDiff) -> str:
+    if env.error is not None:
+        return f"• `{env.env}`: cannot render: {clip(env.error, 300, ' …')}"
+    counts = ", ".join(f"{env.count(c)} {c.value}" for c in Change)
+    tail = f" (environment {env.env_change.value})" if env.env_change is not None else ""
+    return f"• `{env.env}`: {counts}{tail}"
+
+
+def proposal(view: ProposalView) -> Rendered:
+    shown = [e for e in view.envs if e.has_changes or e.error is not None]
+    head = (
+        f"*Proposal {view.number}*: {len(view.files)} file(s) changed, "
+        f"{len(shown)} environment(s) affected"
+    )
+    lines = [env_summary(e) for e in shown[:SUMMARY_ENV_LINES]]
+    if len(shown) > SUMMARY_ENV_LINES:
+        lines.append(f"• … and {len(shown) - SUMMARY_ENV_LINES} more (see the rendered diff file)")
+    if not shown:
+        lines.append("• no Tanka environment renders differently")
+    if view.review_note:
+        lines.append(view.review_note)
+    blocks = [section(head + "\n" + "\n".join(lines))]
+    snippets: list[Snippet] = []
+    for title, filename, body in (
+        ("Git diff", "changes.diff", view.git_diff),
+        ("Rendered-manifest diff", "rendered.diff", view.rendered_diff if shown else ""),
+    ):
+        if not body.strip():
+            continue
+        if len(body) <= INLINE_DIFF_LIMIT:
+            blocks.append(section(f"*{title}*\n{_fence(body)}"))
+        else:
+            snippets.append(Snippet(filename, f"{title} (proposal {view.number})", body))
+            blocks.append(
+                section(f"*{title}*: {len(body.splitlines())} lines, in `{filename}` above")
+            )
+    approve = f"React with :{view.approve_emoji}: to open a pull request"
+    blocks.append(section(approve))
+    text = clip(f"{head}\n" + "\n".join(lines) + f"\n{approve}", TEXT_LIMIT, "\n…")
+    return Rendered(text, blocks, tuple(snippets))
+
+
+def plain(text: str) -> Rendered:
+    """A message of text: one section when it fits, else several (never over the block limit)."""
+    text = text.strip() or "(no answer)"
+    if len(text) <= SECTION_LIMIT:
+        return Rendered(text, [section(text)])
+    parts: list[str] = []
+    rest = text
+    while rest and len(parts) < 10:
+        piece = clip(rest, SECTION_LIMIT, "")
+        parts.append(piece)
+        rest = rest[len(piece) :].lstrip("\n")
+    if rest:
+        parts[-1] = clip(parts[-1], SECTION_LIMIT - 40, "") + "\n… (answer cut)"
+    return Rendered(clip(text, TEXT_LIMIT, "\n…"), [section(p) for p in parts])
+
+
+def usage_line(*, input_tokens: int, output_tokens: int, tool_calls: int, seconds: float) -> str:
+    return (
+        f"{_tokens(input_tokens)} tokens in · {_tokens(output_tokens)} out · "
+        f"{tool_calls} tool call(s) · {seconds:.0f} s"
+    )
+
+
+def _tokens(n: int) -> str:
+    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
+def progress(step: int, action: str, context_share: float | None) -> str:
+    share = f" · context {context_share:.0%}" if context_share is not None else ""
+    return f":hourglass_flowing_sand: step {step}: {clip(action, 200, '…')}{share}"

@@ -1,0 +1,101 @@
+"""Bolt listeners: validate, parse into a domain value, deduplicate, hand off. Nothing slow.
+
+Bolt acknowledges events before calling these; slash commands are acknowledged first thing.
+Deduplication marks an event seen only once it is accepted, so when one twin of a mention
+(`app_mention` / `message`) is filtered out the other one still counts.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from slack_bolt import Ack, App
+
+from bot.commands import Envs, Help, NewEnv, Status, parse_slash
+from bot.handlers.admin import environments_message, help_message, status_message
+from bot.runner import STORE_DOWN, Runner
+from bot.services import Services
+from bot.slack.payloads import (
+    Ignored,
+    Mention,
+    ThreadReply,
+    message_dedupe_key,
+    parse_command,
+    parse_event,
+)
+from bot.store.base import StoreUnavailable
+
+log = logging.getLogger(__name__)
+
+DEDUPE_TTL = 3600.0  # Slack's retries end within minutes of the first delivery
+
+
+def register(app: App, runner: Runner, svc: Services, *, bot_id: str = "") -> None:
+    def on_event(body: Mapping[str, Any], event: Mapping[str, Any]) -> None:
+        svc.metrics.events.labels(str(event.get("type", "unknown"))).inc()
+        parsed = parse_event(event, bot_user_id=svc.bot_user_id, bot_id=bot_id)
+        if isinstance(parsed, Ignored):
+            log.debug("ignored: %s", parsed.reason)
+            return
+        try:
+            fresh = _first_time(svc, body, parsed)
+        except StoreUnavailable as exc:
+            svc.metrics.errors.labels("store").inc()
+            if isinstance(parsed, Mention | ThreadReply):
+                runner._post(parsed.key, STORE_DOWN.format(error=exc))
+            return
+        if not fresh:
+            svc.metrics.deduplicated.inc()
+            return
+        if isinstance(parsed, Mention | ThreadReply):
+            runner.accept_message(parsed)
+        else:
+            runner.accept_reaction(parsed)
+
+    for kind in ("app_mention", "message", "reaction_added", "reaction_removed"):
+        app.event(kind)(on_event)
+
+    def on_command(ack: Ack, body: Mapping[str, Any]) -> None:
+        command = parse_command(body)
+        if isinstance(command, Ignored):
+            ack(text="This command could not be read; try again.")
+            return
+        action = parse_slash(command.text)
+        if isinstance(action, Help):
+            ack(text=help_message(svc, action.problem))
+        elif isinstance(action, NewEnv):
+            ack(text=f"Starting a session to create environment `{action.name}`…")
+            runner.accept_new_env(command, action)
+        else:
+            ack()
+            _answer_later(runner, command.channel, command.user,
+                          lambda: environments_message(svc) if isinstance(action, Envs)
+                          else status_message(svc, command.channel))  # fmt: skip
+        _ = Status  # every action is handled above
+
+    app.command("/tanka")(on_command)
+
+
+def _first_time(svc: Services, body: Mapping[str, Any], parsed: object) -> bool:
+    event_id = body.get("event_id")
+    if (
+        isinstance(event_id, str)
+        and event_id
+        and not svc.store.first_seen(f"event:{event_id}", DEDUPE_TTL)
+    ):
+        return False
+    if isinstance(parsed, Mention | ThreadReply):
+        key = message_dedupe_key(parsed)
+        if key is not None and not svc.store.first_seen(key, DEDUPE_TTL):
+            return False
+    return True
+
+
+def _answer_later(runner: Runner, channel: str, user: str, make: Callable[[], str]) -> None:
+    try:
+        text = make()
+    except StoreUnavailable as exc:
+        text = f"The session store is unavailable ({exc}); try again in a minute."
+    runner._ephemeral(channel, user, text)
