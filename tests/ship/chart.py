@@ -38,9 +38,7 @@ def render(values: dict[str, Any] | None = None) -> list[Obj]:
 
 def one(objects: list[Obj], kind: str, name: str | None = None) -> Obj:
     found = [
-        o
-        for o in objects
-        if o["kind"] == kind and (name is None or o["metadata"]["name"] == name)
+        o for o in objects if o["kind"] == kind and (name is None or o["metadata"]["name"] == name)
     ]
     assert len(found) == 1, f"{len(found)} {kind} {name or ''}"
     return found[0]

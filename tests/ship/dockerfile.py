@@ -80,7 +80,7 @@ def exec_form(args: str) -> list[str] | None:
 
 
 def env_names(args: str) -> list[str]:
-    """Variable names set by one ENV instruction (key=value pairs, or the legacy `ENV key value`)."""
+    """Names set by one ENV instruction (key=value pairs, or the legacy `ENV key value`)."""
     if "=" not in args.split(" ", 1)[0]:
         return [args.split(" ", 1)[0]]
     return re.findall(r"(?:^|\s)([A-Za-z_]\w*)=", args)

