@@ -428,3 +428,17 @@ def test_notes_tell_the_operator_what_is_missing() -> None:
     notes = c.render_files(VALUE_SETS["socket-mode"])["tanka-bot/templates/NOTES.txt"]
     assert "Socket Mode" in notes
     assert "WARNING: no value" not in notes
+
+
+def test_the_readme_values_example_installs() -> None:
+    readme = (CHART.parents[1] / "README.md").read_text()
+    block = re.search(r"```yaml\n# my-values.yaml\n(.*?)```", readme, re.DOTALL)
+    assert block, "README: the my-values.yaml example is gone"
+    values = yaml.safe_load(block.group(1))
+    objects = c.render(values)
+    ctr = c.container(c.bot(objects))
+    assert ctr["image"] == "registry.example.com/tanka-bot:0.1.0"
+    assert {"secretRef": {"name": "tanka-bot-tokens"}} in ctr["envFrom"]
+    assert c.one(objects, "Ingress")["spec"]["rules"][0]["host"] == "tanka-bot.example.com"
+    report = helm.lint(CHART, values, strict=True)
+    assert report["errors"] == []
