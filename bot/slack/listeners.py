@@ -54,8 +54,11 @@ def register(app: App, runner: Runner, svc: Services, *, bot_id: str = "") -> No
         else:
             runner.accept_reaction(parsed)
 
-    for kind in ("app_mention", "message", "reaction_added", "reaction_removed"):
-        app.event(kind)(on_event)
+    # Each subscribed event (slack-app-manifest.yaml) has a listener: Bolt answers 404 to an
+    # unhandled one, and Slack retries it.
+    app.event("app_mention")(on_event)
+    app.event("message")(on_event)
+    app.event("reaction_added")(on_event)
 
     def on_command(ack: Ack, body: Mapping[str, Any]) -> None:
         command = parse_command(body)
