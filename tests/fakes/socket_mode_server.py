@@ -52,6 +52,7 @@ class SocketModeServer:
         self._ticket_numbers = itertools.count(1)
         self._envelope_numbers = itertools.count(1)
         self._open: list[ServerConnection] = []
+        self._retiring: list[ServerConnection] = []  # to close when a new connection opens
         self._changed = threading.Condition()
         self._send_lock = threading.Lock()
         self._server: Server = serve(
@@ -147,7 +148,13 @@ class SocketModeServer:
         )
 
     def disconnect(self, reason: str = "refresh_requested") -> None:
-        """Ask the client to reconnect, as Slack does every few hours."""
+        """Ask the client to reconnect, as Slack does every few hours.
+
+        Like Slack, the server then closes the old connection once the client has opened a new
+        one; slack_sdk's builtin client would otherwise wait out a 3 s read timeout on it.
+        """
+        with self._changed:
+            self._retiring.extend(self._open)
         self.push({"type": "disconnect", "reason": reason, "debug_info": {"host": "fake"}})
 
     def wait_for_ack(self, envelope_id: str, timeout: float = 10.0) -> Ack:
@@ -184,10 +191,14 @@ class SocketModeServer:
 
     def _handle(self, connection: ServerConnection) -> None:
         with self._changed:
+            retiring, self._retiring = self._retiring, []
             self._open.append(connection)
             self.connection_count += 1
             number = self.connection_count
             self._changed.notify_all()
+        for old in retiring:
+            # close() waits for the closing handshake: not on this connection's thread.
+            threading.Thread(target=old.close, daemon=True).start()
         hello = {
             "type": "hello",
             "num_connections": number,
