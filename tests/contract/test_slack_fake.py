@@ -297,8 +297,8 @@ def test_block_limits_are_invalid_blocks(slack: SlackServer, client: WebClient) 
         client.chat_postMessage(channel=CHANNEL, markdown_text="m" * 12_001)
     with pytest.raises(SlackApiError, match="markdown_text_conflict"):
         client.chat_postMessage(channel=CHANNEL, text="t", markdown_text="m")
+    first = slack.messages(CHANNEL)[0].ts
     with pytest.raises(SlackApiError, match="invalid_blocks"):
-        first = slack.messages(CHANNEL)[0].ts
         client.chat_update(channel=CHANNEL, ts=first, text="t", blocks=[_section("y" * 3_001)])
 
     assert [v.error for v in slack.violations] == [
