@@ -16,7 +16,7 @@ from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import pytest
-from slack_bolt import Ack, App, Say
+from slack_bolt import Ack, App, Respond, Say
 from slack_bolt.adapter.socket_mode import SocketModeHandler
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_sdk import WebClient
@@ -401,8 +401,10 @@ def _bolt_app(slack: SlackServer, seen: list[dict[str, Any]]) -> App:
         say(text=f"on it, <@{event['user']}>", thread_ts=event.get("thread_ts") or event["ts"])
 
     @app.command("/tanka")
-    def tanka(ack: Ack, command: dict[str, Any]) -> None:
+    def tanka(ack: Ack, respond: Respond, command: dict[str, Any]) -> None:
         ack(text=f"got {command['text']}")
+        if command["text"] == "envs":
+            respond(text="environments/dev\nenvironments/prod")
 
     return app
 
@@ -461,6 +463,12 @@ def test_bolt_over_http_checks_signatures_and_answers_commands(
     answer = sender.command("new-env staging with 2 replicas", channel_id=CHANNEL, user_id="U0A")
     assert answer.response.status == 200
     assert answer.response.text == "got new-env staging with 2 replicas"
+    # respond() posts to the command's response_url, which the fake records.
+    url = slack.new_response_url()
+    sender.command("envs", channel_id=CHANNEL, user_id="U0A", response_url=url)
+    [later] = slack.wait_for(lambda: slack.responses)
+    assert later.body["text"] == "environments/dev\nenvironments/prod"
+
     raw = events.post_signed(bolt_url, b"{}", JSON, SECRET)
     assert raw.status == 404  # Bolt answers what no listener handles with 404
 

@@ -22,7 +22,8 @@ an oversized block field is `invalid_blocks`, blocks whose text adds up to more 
 `max_blocks_chars` is `msg_blocks_too_long`, and `markdown_text` over 12,000 characters is
 `msg_too_long` (Slack documents that limit without naming its error; the fake picks this one).
 
-`fail()` and `rate_limit()` make the next calls of one method fail; `wait_for()` polls any
+`new_response_url()` mints a slash command `response_url` on this server and `responses` holds
+what the bot posted to it. `fail()` and `rate_limit()` make the next calls of one method fail; `wait_for()` polls any
 condition, so tests never sleep blindly. With `socket_mode=True` the server also runs a
 `SocketModeServer` and answers `apps.connections.open` (app token `xapp-...`) with its URL.
 """
@@ -47,6 +48,7 @@ from tests.fakes.socket_mode_server import SocketModeServer
 __all__ = [
     "ApiCall",
     "AssistantStatus",
+    "CommandResponse",
     "Ephemeral",
     "SlackMessage",
     "SlackServer",
@@ -132,6 +134,14 @@ class Ephemeral:
     message_ts: str
     thread_ts: str | None
     blocks: list[JSONDict] | None
+
+
+@dataclass(frozen=True)
+class CommandResponse:
+    """A message posted to a slash command's `response_url` (as Bolt's `respond()` does)."""
+
+    url_key: str
+    body: Any  # {"text": ..., "response_type": "ephemeral" | "in_channel", ...}
 
 
 @dataclass(frozen=True)
@@ -271,6 +281,8 @@ class SlackServer(ScriptedHTTPServer):
         self._ephemerals: list[Ephemeral] = []
         self._statuses: list[AssistantStatus] = []
         self._files: dict[str, UploadedFile] = {}
+        self._response_urls: set[str] = set()
+        self._responses: list[CommandResponse] = []
         self._calls: list[ApiCall] = []
         self._failures: list[_Failure] = []
         self._ts = itertools.count(1)
@@ -319,6 +331,13 @@ class SlackServer(ScriptedHTTPServer):
                 raise KeyError(f"no message {channel}/{ts}")
             message.reactions.setdefault(name, []).append(user)
             self._changed.notify_all()
+
+    def new_response_url(self) -> str:
+        """A slash command's `response_url` on this server; what is posted to it is recorded."""
+        with self._state:
+            key = f"R{next(self._ids):08d}"
+            self._response_urls.add(key)
+        return f"{self.url}/response_url/{key}"
 
     def remove_bot_from(self, channel: str) -> None:
         """The bot is no longer in `channel`: posting there fails with `not_in_channel`."""
@@ -396,6 +415,12 @@ class SlackServer(ScriptedHTTPServer):
             return list(self._ephemerals)
 
     @property
+    def responses(self) -> list[CommandResponse]:
+        """What was posted to the `response_url`s from `new_response_url()`, in order."""
+        with self._state:
+            return list(self._responses)
+
+    @property
     def uploads(self) -> list[UploadedFile]:
         """Files whose upload was completed, in completion order."""
         with self._state:
@@ -433,6 +458,8 @@ class SlackServer(ScriptedHTTPServer):
         try:
             if request.path.startswith("/upload/"):
                 return self._receive_upload(request)
+            if request.path.startswith("/response_url/"):
+                return self._receive_response(request)
             if not request.path.startswith("/api/"):
                 return Reply(status=404, raw=b"not found")
             return self._api(request.path.removeprefix("/api/"), request)
@@ -484,6 +511,15 @@ class SlackServer(ScriptedHTTPServer):
                 None if (token == self.app_token) == wants_app_token else "not_allowed_token_type"
             )
         return "invalid_auth"
+
+    def _receive_response(self, request: RecordedRequest) -> Reply:
+        key = request.path.removeprefix("/response_url/").strip("/")
+        with self._state:
+            if key not in self._response_urls:
+                return Reply(status=404, raw=b"unknown response_url")
+            self._responses.append(CommandResponse(key, request.json))
+        # A response_url answers plain "ok", not the Web API's JSON.
+        return Reply(raw=b"ok")
 
     def _receive_upload(self, request: RecordedRequest) -> Reply:
         file_id = request.path.removeprefix("/upload/").strip("/")
