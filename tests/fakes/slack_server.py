@@ -23,9 +23,10 @@ an oversized block field is `invalid_blocks`, blocks whose text adds up to more 
 `msg_too_long` (Slack documents that limit without naming its error; the fake picks this one).
 
 `new_response_url()` mints a slash command `response_url` on this server and `responses` holds
-what the bot posted to it. `fail()` and `rate_limit()` make the next calls of one method fail; `wait_for()` polls any
-condition, so tests never sleep blindly. With `socket_mode=True` the server also runs a
-`SocketModeServer` and answers `apps.connections.open` (app token `xapp-...`) with its URL.
+what the bot posted to it. `fail()` and `rate_limit()` make the next calls of one method fail;
+`wait_for()` polls any condition, so tests never sleep blindly. With `socket_mode=True` the
+server also runs a `SocketModeServer` and answers `apps.connections.open` (app token
+`xapp-...`) with its URL.
 """
 
 from __future__ import annotations
