@@ -110,9 +110,7 @@ def build_service(
     *,
     socket_mode: bool = False,
     provider_factory: Callable[[Settings], LLMProvider] = _provider,
-    workers: int = 8,
     queue: int = 64,
-    lock_ttl: float = 60.0,
 ) -> Service:
     settings.require(settings.missing_for_serve(socket_mode=socket_mode))
     metrics = Metrics()
@@ -148,9 +146,9 @@ def build_service(
         pull_requests=None,
         bot_user_id=bot_user_id,
         replica=f"{socket.gethostname()}-{os.getpid()}",
-        lock_ttl=lock_ttl,
+        lock_ttl=settings.lease_ttl,
     )
-    dispatcher = Dispatcher(workers, queue, on_depth=metrics.queued.set)
+    dispatcher = Dispatcher(settings.workers, queue, on_depth=metrics.queued.set)
     runner = Runner(svc, dispatcher)
     bolt = App(
         client=client,

@@ -91,6 +91,10 @@ class Settings(BaseSettings):
     max_tokens: int = Field(400_000, alias="TANKA_BOT_MAX_TOKENS", gt=0)
     turn_timeout: float = Field(600.0, alias="TANKA_BOT_TURN_TIMEOUT", gt=0)
     session_ttl: float = Field(86_400.0, alias="TANKA_BOT_SESSION_TTL", gt=0)
+    # A thread's lease while a turn runs; renewed every third of it. After a crash another
+    # replica takes the thread over once it expires.
+    lease_ttl: float = Field(60.0, alias="TANKA_BOT_LEASE_TTL", ge=3)
+    workers: int = Field(8, alias="TANKA_BOT_WORKERS", gt=0, le=256)  # turns at once per replica
 
     @classmethod
     def settings_customise_sources(
