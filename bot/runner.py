@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -45,6 +46,7 @@ QUEUED = (
     "I'll start on this as soon as a worker is free."
 )
 NOTED = ":memo: Noted. I'll read this when the current step finishes."
+APPROVAL_WAIT = 10.0  # seconds an approval waits for the thread's turn to let go
 CUT_OFF = (
     ":warning: The previous turn in this thread was cut off (the bot restarted or crashed). "
     "Edits saved up to that point are kept; continuing from there."
@@ -232,7 +234,9 @@ class Runner:
     def _approve(self, key: ThreadKey, reaction: Reaction) -> None:
         svc = self.svc
         lease = Lease(svc.store, key, ttl=svc.lock_ttl, replica=svc.replica)
-        if not lease.acquire():
+        # The proposal is posted just before its turn lets go of the thread; an approval that
+        # quick waits a moment rather than being refused.
+        if not _acquire_within(lease, APPROVAL_WAIT):
             svc.metrics.approvals.labels("refused").inc()
             self._post(key, f"<@{reaction.user}> a turn is running in this thread; approve again "
                             "when it has finished and the proposal is final.")  # fmt: skip
@@ -288,6 +292,15 @@ class Runner:
             self.svc.chat.ephemeral(channel, user, text)
         except ChatError as exc:
             log.warning("could not answer %s ephemerally: %s", user, exc)
+
+
+def _acquire_within(lease: Lease, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not lease.acquire():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.2)
+    return True
 
 
 def _identity(text: str) -> str:
