@@ -21,12 +21,15 @@ _RETRYABLE = frozenset({"ratelimited", "service_unavailable", "internal_error", 
 
 
 def web_client(token: str, base_url: str, *, timeout: int = 30) -> WebClient:
-    """A WebClient that waits out 429s (Retry-After) and retries dropped connections."""
+    """A WebClient that waits out 429s (Retry-After) and retries dropped connections.
+
+    HTTPS_PROXY is honoured as the SDK does (it ignores NO_PROXY). No `proxy=""` to turn that
+    off: Socket Mode's client takes an empty proxy for a proxy at port 80 and never connects.
+    """
     return WebClient(
         token=token,
         base_url=base_url,
         timeout=timeout,
-        proxy="",  # the SDK ignores NO_PROXY; the bot talks to Slack directly
         retry_handlers=[
             ConnectionErrorRetryHandler(max_retry_count=2),
             RateLimitErrorRetryHandler(max_retry_count=3),

@@ -112,12 +112,13 @@ class Stack:
             if process.poll() is not None:
                 raise AssertionError(f"the bot exited with {process.returncode}:\n{bot.log()}")
             try:
-                if bot.get("/healthz")[0] == 200:
+                # Ready: the store answers and the repo cache is cloned (in the background).
+                if bot.get("/readyz")[0] == 200:
                     return bot
             except OSError:
                 pass
             time.sleep(0.05)
-        raise AssertionError(f"the bot did not start:\n{bot.log()}")
+        raise AssertionError(f"the bot did not get ready: {bot.get('/readyz')}\n{bot.log()}")
 
     @property
     def sender(self) -> SlackEventSender:
@@ -175,8 +176,10 @@ def _all_text(m: SlackMessage) -> str:
     return m.text + " " + str(m.blocks or "")
 
 
-def bot_env(tmp: Path, slack: SlackServer, model: AnthropicModel, github: FakeGitHub,
-            origin: Path, redis: RedisServer | None) -> dict[str, str]:  # fmt: skip
+def bot_env(
+    tmp: Path, *, slack: SlackServer, model: AnthropicModel, github: FakeGitHub,
+    origin: Path, redis: RedisServer | None,
+) -> dict[str, str]:  # fmt: skip
     keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "SYSTEMROOT")}
     env = {
         **keep,
@@ -212,6 +215,7 @@ def stack(
         project = make_project(tmp / "project")
         origin = tmp / "origin.git"
         git(tmp, "clone", "--bare", "--quiet", str(project), str(origin))
+        (tmp / "redis").mkdir()
         server = stack_.enter_context(RedisServer(tmp / "redis")) if redis else None
         (tmp / "home").mkdir()
         s = Stack(
@@ -221,7 +225,7 @@ def stack(
             github,
             origin,
             server,
-            bot_env(tmp, slack, model, github, origin, server),
+            bot_env(tmp, slack=slack, model=model, github=github, origin=origin, redis=server),
         )
         try:
             yield s

@@ -44,7 +44,8 @@ def test_mention_proposal_approval_pull_request(tmp_path: Path) -> None:
         repo = s.github.repos["acme/infra"]
         pull = next(iter(repo.pulls.values()))
         assert pull.head.startswith("tanka-bot/")
-        assert "U0ALICE" in pull.body and "U0BOB" in pull.body
+        assert "U0ALICE" in pull.body
+        assert "U0BOB" in pull.body
         assert f"#{pull.number}" in done.text
         assert "replicas=3" in git(s.origin, "show", f"{pull.head}:{DEV}")
         assert s.slack.violations == []

@@ -26,21 +26,25 @@ def slow(message: dict[str, object], seconds: float) -> Reply:
     return Reply(events=stream_events(message), delay=seconds)
 
 
-def _edit(model_stack: Stack, call_id: str, path: str, old: str, new: str, answer: str) -> None:
-    model_stack.model.calls(Call(call_id, "file_edit", {"path": path, "old_text": old, "new_text": new}))
+def _edit(model_stack: Stack, call_id: str, path: str, old: str, new: str, *, answer: str) -> None:
+    model_stack.model.calls(
+        Call(call_id, "file_edit", {"path": path, "old_text": old, "new_text": new})
+    )
     model_stack.model.answer(answer)
 
 
-def test_a_follow_up_reply_continues_the_session_and_updates_the_same_pull_request(tmp_path: Path) -> None:
+def test_a_follow_up_reply_continues_the_session_and_updates_the_same_pull_request(
+    tmp_path: Path,
+) -> None:
     with stack(tmp_path) as s:
         s.start_bot()
-        _edit(s, "c1", DEV, "replicas=1", "replicas=3", "Dev now runs 3.")
+        _edit(s, "c1", DEV, "replicas=1", "replicas=3", answer="Dev now runs 3.")
         root = s.mention("scale grafana in dev to 3")
         first = s.proposal(root.ts, 1)
         s.react(first.ts, "white_check_mark", user=BOB)
         s.wait_text(root.ts, "Opened pull request #1")
 
-        _edit(s, "c2", PROD, "replicas=2", "replicas=4", "Prod now runs 4.")
+        _edit(s, "c2", PROD, "replicas=2", "replicas=4", answer="Prod now runs 4.")
         s.reply(root.ts, "and prod to 4 please")  # no mention: the thread has a session
         second = s.proposal(root.ts, 2)
         assert "environments/prod" in str(second.blocks)
@@ -57,7 +61,7 @@ def test_a_follow_up_reply_continues_the_session_and_updates_the_same_pull_reque
 
 def test_retries_and_the_mention_twin_cause_one_turn(tmp_path: Path) -> None:
     with stack(tmp_path) as s:
-        s.start_bot()
+        bot = s.start_bot()
         s.model.answer("Nothing to change.")
         root = s.slack.add_message(CHANNEL, "<@U0BOT> what is deployed in dev?", user=ALICE)
         sent = s.sender.app_mention(root)
@@ -65,19 +69,25 @@ def test_retries_and_the_mention_twin_cause_one_turn(tmp_path: Path) -> None:
         s.sender.retry(sent, 2)
         s.sender.send(message(channel=CHANNEL, user=ALICE, text=root.text, ts=root.ts))  # the twin
         s.wait_text(root.ts, "Nothing to change.")
-        s.slack.wait_for(lambda: "tanka_bot_events_deduplicated_total 3.0" in s.bot.get("/metrics")[1])  # type: ignore[union-attr]
+        s.slack.wait_for(
+            lambda: "tanka_bot_events_deduplicated_total 3.0" in bot.get("/metrics")[1]
+        )
         assert s.model.request_count() == 1
-        assert [t for t in s.bot_texts(root.ts) if "Nothing to change." in t] == ["Nothing to change."]
+        assert [t for t in s.bot_texts(root.ts) if "Nothing to change." in t] == [
+            "Nothing to change."
+        ]
 
 
 def test_approval_after_the_checkout_changed_opens_nothing(tmp_path: Path) -> None:
     with stack(tmp_path) as s:
         s.start_bot()
-        _edit(s, "c1", DEV, "replicas=1", "replicas=3", "Done.")
+        _edit(s, "c1", DEV, "replicas=1", "replicas=3", answer="Done.")
         root = s.mention("scale grafana in dev to 3")
         proposal = s.proposal(root.ts)
         checkout = next((tmp_path / "work" / "sessions").iterdir())
-        (checkout / DEV).write_text((checkout / DEV).read_text().replace("replicas=3", "replicas=9"))
+        (checkout / DEV).write_text(
+            (checkout / DEV).read_text().replace("replicas=3", "replicas=9")
+        )
         s.react(proposal.ts, "white_check_mark", user=BOB)
         s.wait_text(root.ts, "the checkout changed since the proposal was shown")
         assert s.github.repos["acme/infra"].pulls == {}
@@ -86,7 +96,7 @@ def test_approval_after_the_checkout_changed_opens_nothing(tmp_path: Path) -> No
 def test_the_requester_may_not_approve_when_self_approval_is_off(tmp_path: Path) -> None:
     with stack(tmp_path) as s:
         s.start_bot({"TANKA_BOT_ALLOW_SELF_APPROVAL": "false"})
-        _edit(s, "c1", DEV, "replicas=1", "replicas=3", "Done.")
+        _edit(s, "c1", DEV, "replicas=1", "replicas=3", answer="Done.")
         root = s.mention("scale grafana in dev to 3")
         proposal = s.proposal(root.ts)
         s.react(proposal.ts, "white_check_mark", user=ALICE)
@@ -97,10 +107,18 @@ def test_the_requester_may_not_approve_when_self_approval_is_off(tmp_path: Path)
 def test_cancel_stops_the_running_turn_and_keeps_its_edits(tmp_path: Path) -> None:
     with stack(tmp_path) as s:
         s.start_bot()
-        s.model.calls(Call("c1", "file_edit", {"path": DEV, "old_text": "replicas=1", "new_text": "replicas=3"}))
+        s.model.calls(
+            Call(
+                "c1", "file_edit", {"path": DEV, "old_text": "replicas=1", "new_text": "replicas=3"}
+            )
+        )
         later = anthropic_message(
             text_block("Now prod."),
-            tool_use_block("c2", "file_edit", {"path": PROD, "old_text": "replicas=2", "new_text": "replicas=5"}),
+            tool_use_block(
+                "c2",
+                "file_edit",
+                {"path": PROD, "old_text": "replicas=2", "new_text": "replicas=5"},
+            ),
         )
         s.model.fake.script(slow(later, 60))  # the model "thinks" for a minute
         root = s.mention("scale everything")
@@ -129,10 +147,13 @@ def test_a_reply_during_a_turn_is_queued_and_answered_in_the_next_turn(tmp_path:
 def test_slash_new_env_creates_an_environment_that_renders(tmp_path: Path) -> None:
     with stack(tmp_path) as s:
         s.start_bot()
-        main = "local app = import 'app.libsonnet';\n\n{\n  grafana: app.deployment('grafana'),\n}\n"
+        main = (
+            "local app = import 'app.libsonnet';\n\n{\n  grafana: app.deployment('grafana'),\n}\n"
+        )
         spec = Path(tmp_path / "project" / "environments" / "dev" / "spec.json").read_text()
         s.model.calls(
-            Call("w1", "file_write", {"path": "environments/staging/main.jsonnet", "content": main}),
+            Call("w1", "file_write", {"path": "environments/staging/main.jsonnet",
+                                      "content": main}),
             Call("w2", "file_write", {"path": "environments/staging/spec.json",
                                       "content": spec.replace("dev", "staging")}),
         )  # fmt: skip
@@ -141,7 +162,10 @@ def test_slash_new_env_creates_an_environment_that_renders(tmp_path: Path) -> No
         assert response.response.status == 200
         assert "staging" in response.response.text
         root = s.slack.wait_for(
-            lambda: next((m for m in s.slack.messages(CHANNEL) if "new environment `staging`" in m.text), None)
+            lambda: next(
+                (m for m in s.slack.messages(CHANNEL) if "new environment `staging`" in m.text),
+                None,
+            )
         )
         proposal = s.proposal(root.ts)
         assert "environments/staging" in str(proposal.blocks)
@@ -159,12 +183,16 @@ def test_slash_help_envs_and_status(tmp_path: Path) -> None:
         unknown = s.sender.command("deploy prod", channel_id=CHANNEL, user_id=ALICE).response
         assert "unknown subcommand" in unknown.text
         s.sender.command("envs", channel_id=CHANNEL, user_id=ALICE)
-        envs = s.slack.wait_for(lambda: next((e for e in s.slack.ephemerals if "Environments" in e.text), None))
+        envs = s.slack.wait_for(
+            lambda: next((e for e in s.slack.ephemerals if "Environments" in e.text), None)
+        )
         assert "environments/dev" in envs.text
         assert "environments/prod" in envs.text
         s.model.answer("Hello.")
         root = s.mention("hi")
         s.wait_text(root.ts, "Hello.")
         s.sender.command("status", channel_id=CHANNEL, user_id=ALICE)
-        status = s.slack.wait_for(lambda: next((e for e in s.slack.ephemerals if "Active sessions" in e.text), None))
+        status = s.slack.wait_for(
+            lambda: next((e for e in s.slack.ephemerals if "Active sessions" in e.text), None)
+        )
         assert "<@U0ALICE>" in status.text
