@@ -29,6 +29,7 @@ from bot.agent.conversation import Conversation
 from bot.agent.loop import Agent
 from bot.agent.messages import LLMProvider
 from bot.agent.prompts import system_prompt
+from bot.chat.changes import ChatChanges
 from bot.chat.ignores import check_global_ignores
 from bot.chat.masked import MaskedWriter
 from bot.chat.repl import ChatSession, LineReader, repl, report, run_in_foreground
@@ -36,7 +37,7 @@ from bot.config import Settings, load_settings
 from bot.errors import UserError
 from tools.catalog import default_registry
 from tools.context import PullRequestSource, ToolContext
-from tools.git import run_git, working_diff
+from tools.git import run_git
 from tools.redaction import SecretMask, scrub_credentials
 from tools.registry import ToolError, ToolRegistry
 
@@ -149,6 +150,7 @@ def _session(
     base = head_commit(root)  # every diff of this chat compares with where it started
     mask = SecretMask()
     shown = MaskedWriter(out, mask)
+    changes = ChatChanges(root, base, mask)
     from tools.agent.tanka_render import configure_base_trees
 
     configure_base_trees(settings.workdir / "base-trees")  # not /tmp: it may be small or shared
@@ -168,8 +170,9 @@ def _session(
             secret_mask=mask,
         ),
         out=shown,
-        show_changes=lambda: show_changes(root, base, shown, mask),
+        show_changes=lambda: changes.show(shown),
         conversation=Conversation(),
+        changes=changes,
     )
 
 
@@ -188,20 +191,20 @@ def _approval(
     from bot.chat.approve import ChatApproval, attach
 
     root, base, out = session.ctx.root, session.ctx.base_commit, session.out
-    mask = session.ctx.secret_mask
+    changes = session.changes or ChatChanges(root, base, session.ctx.secret_mask)
     approval = ChatApproval(
         root=root,
         base=base,
         settings=settings,
         out=out,
         code_host_factory=deps.code_host_factory,
-        print_changes=lambda proposal: print_changes(root, base, out, proposal.diff, mask),
+        print_changes=lambda proposal: changes.print(out, proposal.diff),
         remote_url=remote_url,
         environ=deps.environ if deps.environ is not None else os.environ,
-        mask=mask,
+        mask=session.ctx.secret_mask,
     )
 
-    attach(session, approval, fallback_show=lambda: show_changes(root, base, out, mask))
+    attach(session, approval, fallback_show=lambda: changes.show(out))
     return approval
 
 
@@ -297,44 +300,3 @@ def head_commit(root: Path) -> str | None:
         return run_git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}").strip() or None
     except ToolError:
         return None
-
-
-def show_changes(root: Path, base: str | None, out: TextIO, mask: SecretMask) -> None:
-    """The git diff since the session began, then the rendered-manifest diff."""
-    print_changes(root, base, out, working_diff(root, base), mask)
-
-
-def print_changes(root: Path, base: str | None, out: TextIO, patch: str, mask: SecretMask) -> None:
-    """`patch` (the git diff since `base`), then the rendered-manifest diff, both masked.
-
-    The rendered diff comes first, unseen: rendering the affected environments at the base and in
-    the working tree teaches `mask` their Secret values, which the git diff may show too (a
-    source file holding one, a ConfigMap copying one).
-    """
-    if not patch.strip():
-        out.write("no changes in the checkout\n")
-        return
-    rendered = rendered_diff_text(root, base, mask)
-    out.write("\n── git diff ──\n")
-    out.write(mask.apply(patch if patch.endswith("\n") else patch + "\n"))
-    if rendered is not None:
-        out.write("\n── rendered diff ──\n" + mask.apply(rendered))
-    out.flush()
-
-
-def rendered_diff_text(root: Path, base: str | None, mask: SecretMask) -> str | None:
-    """The rendered-manifest diff of the environments the change affects, Secrets redacted by
-    kind, their values added to `mask`; None without a base commit to compare with."""
-    if base is None:
-        return None  # nothing to compare with in a repository without commits
-    from tools.agent.tanka_render import shared_differ
-    from tools.tanka.diff.revision import rendered_change
-    from tools.tanka.errors import TankaError
-
-    try:
-        diff = rendered_change(root, base, mask, differ=shared_differ())
-    except (TankaError, ToolError, OSError) as exc:
-        return f"not available: {exc}\n"
-    if not diff.envs:
-        return "no Tanka environment is affected by this change\n"
-    return diff.text().rstrip("\n") + "\n"  # the summary first, then each unified diff
