@@ -70,20 +70,24 @@ class SecretMask:
         pattern = self._current()
         if pattern is None or not text:
             return text
-        spans: list[list[int]] = []
-        for match in pattern.finditer(text):
-            start, end = match.start(), match.end(1)
-            if spans and start <= spans[-1][1]:  # overlaps or touches the previous run
-                spans[-1][1] = max(spans[-1][1], end)
-            else:
-                spans.append([start, end])
-        if not spans:
+        parts, last, pos = [], 0, 0
+        while (found := pattern.search(text, pos)) is not None:
+            start, end = found.span()
+            # A value starting inside this one may run past its end: the run covers it too, so
+            # no tail of it shows after the marker.
+            inside = start + 1
+            while inside < end:
+                longer = pattern.match(text, inside)
+                if longer is not None:
+                    end = max(end, longer.end())
+                inside += 1
+            if start > last or not parts:
+                parts.append(text[last:start])
+                parts.append(REDACTED)
+            # else: it touches the previous run, whose marker stands for both
+            last = pos = end
+        if not parts:
             return text
-        parts, last = [], 0
-        for start, end in spans:
-            parts.append(text[last:start])
-            parts.append(REDACTED)
-            last = end
         parts.append(text[last:])
         return "".join(parts)
 
