@@ -1,5 +1,10 @@
 """One compiled regex that finds, at any position, the longest of many literal strings.
 
+Literal but for line breaks: a space in a literal also matches a line break followed by a unified
+diff's `+`/`-`/` ` prefix and indentation, and so does a newline. YAML folds a long plain scalar at
+a space (tanka_show prints `k: a long value` over two lines), and a diff puts each line of a value
+behind its own prefix; either way the value is still found, and masked as one run.
+
 A plain alternation of a thousand literals makes Python's regex engine try every one of them at
 every position of the text (about 0.2 MB/s in bench/redaction.py); the same literals arranged as a
 prefix tree (`ab(?:c|d)` rather than `abc|abd`) fail after a character or two at most positions
@@ -21,6 +26,8 @@ import re
 from collections.abc import Collection
 
 _TREE_DEPTH = 6
+_LINE_BREAK = r"\n[-+ ]?[ \t]*"
+_FLEXIBLE = {" ": f"(?: |{_LINE_BREAK})", "\n": _LINE_BREAK}
 
 
 def compile_literals(literals: Collection[str]) -> re.Pattern[str] | None:
@@ -40,7 +47,7 @@ def _node(words: list[str], depth: int) -> str:
     for word in words:
         if len(word) > depth:
             children.setdefault(word[depth], []).append(word)
-    alternatives = [re.escape(c) + _node(group, depth + 1) for c, group in children.items()]
+    alternatives = [_literal(c) + _node(group, depth + 1) for c, group in children.items()]
     return _optional(alternatives, ends_here)
 
 
@@ -48,7 +55,13 @@ def _tails(words: list[str], depth: int) -> str:
     tails = {w[depth:] for w in words}
     # Longest first: the engine takes the first alternative that matches.
     longest_first = sorted((t for t in tails if t), key=lambda t: (-len(t), t))
-    return _optional([re.escape(t) for t in longest_first], "" in tails)
+    return _optional([_literal(t) for t in longest_first], "" in tails)
+
+
+def _literal(text: str) -> str:
+    if " " not in text and "\n" not in text:
+        return re.escape(text)
+    return "".join(_FLEXIBLE.get(c) or re.escape(c) for c in text)
 
 
 def _optional(alternatives: list[str], may_end: bool) -> str:

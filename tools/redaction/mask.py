@@ -8,7 +8,9 @@ prefix, no length, no per-value tag.
 
 For each value it knows several forms, since a value is rarely written only one way:
 
-- the value, and the value without surrounding whitespace (a file's trailing newline);
+- the value without surrounding whitespace (a file's trailing newline): masking the whitespace
+  too would swallow the line break and the next line's start (literals.py lets a newline match
+  a diff's line prefix);
 - its base64 form, padded and not (as it would sit in a Secret's `data`, or in `std.base64`'s
   output quoted elsewhere), and for a `data` value its decoded text;
 - its JSON/YAML double-quoted escaped form, when that differs (quotes, backslashes, newlines);
@@ -119,7 +121,7 @@ def plain_forms(value: str) -> set[str]:
     stripped = value.strip()
     if len(stripped) < MIN_VALUE_LENGTH:
         return set()
-    forms = {value, stripped}
+    forms = {stripped}
     for text in (value, stripped):
         encoded = base64.b64encode(text.encode("utf-8")).decode("ascii")
         forms |= {encoded, encoded.rstrip("=")}

@@ -60,6 +60,7 @@ def test_no_tool_result_shows_a_value_once_rendered(ctx: ToolContext) -> None:
     assert f"leaked: {REDACTED}" in shown
     assert f"leaked_b64: {REDACTED}" in shown
     assert "key: <redacted>" in shown  # the lower-case kind, by kind
+    assert f"  phrase: {REDACTED}\n  token: {REDACTED}\n" in shown  # folded by YAML, one run
 
     diff = run(ctx, "tanka_diff", env_path=ENV)  # renders the base: the old password too
     assert leaks(diff) == []

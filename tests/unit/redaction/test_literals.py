@@ -47,9 +47,20 @@ def test_long_and_deeply_shared_literals_compile() -> None:
     assert leftmost(prefixes, "p" * 500)[0] == (0, "p" * 399)
 
 
-@given(
-    st.lists(st.text(alphabet="ab.c\n", min_size=1, max_size=12), min_size=1, max_size=20),
-    st.text(alphabet="ab.c\nx", max_size=60),
+def test_spaces_and_newlines_also_match_a_line_break_behind_a_diff_prefix() -> None:
+    pattern = compile_literals(["one two three", "a\nb"])
+    assert pattern is not None
+    for text in ("one two three", "one\n+    two three", "one two\n three", "one\ntwo\n-three"):
+        found = pattern.match(text)
+        assert found is not None
+        assert found.group() == text
+    assert pattern.match("one  two three") is None
+    assert pattern.match("a\n+  b") is not None
+
+
+@given(  # without spaces and newlines, which also match line breaks (tested above)
+    st.lists(st.text(alphabet="ab.c*", min_size=1, max_size=12), min_size=1, max_size=20),
+    st.text(alphabet="ab.c*x", max_size=60),
 )
 def test_same_as_trying_every_literal_at_every_position(literals: list[str], text: str) -> None:
     pattern = compile_literals(literals)

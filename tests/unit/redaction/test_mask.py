@@ -61,10 +61,15 @@ def test_short_values_are_not_masked() -> None:
 
 def test_multi_line_value_whole_and_line_by_line_in_a_diff() -> None:
     mask = SecretMask([CERT])
-    diff = "".join(f"+    {line}\n" for line in CERT.splitlines()) + "-  short\n"
-    assert mask.apply(diff) == f"+    {REDACTED}\n" * 4 + "-  short\n"
+    added = "".join(f"+    {line}\n" for line in CERT.splitlines()) + "-  short\n"
+    assert mask.apply(added) == f"+    {REDACTED}\n-  short\n"  # the whole value, one run
+    lines = CERT.splitlines()
+    changed = f"     {lines[0]}\n-    {lines[1]}\n+    other\n     {lines[2]}\n"
+    assert mask.apply(changed) == (
+        f"     {REDACTED}\n-    {REDACTED}\n+    other\n     {REDACTED}\n"
+    )
     assert mask.apply(f"ca: {CERT!r}") == f"ca: '{REDACTED}'"  # escaped, as in JSON or Python
-    assert mask.apply(f"[{CERT}]") == f"[{REDACTED}]"
+    assert mask.apply(f"[{CERT}]") == f"[{REDACTED}\n]"  # the trailing newline stays
 
 
 def test_short_lines_of_a_multi_line_value_are_not_masked() -> None:
@@ -166,3 +171,18 @@ def test_no_value_between_markers(case: tuple[list[str], str]) -> None:
     shown = SecretMask(values).apply(text).split(REDACTED)
     for value in _long_enough(values):
         assert not any(value in part for part in shown)
+
+
+def test_a_value_folded_over_lines_is_masked_whole() -> None:
+    # YAML folds a long plain scalar at a space; a diff then puts each part behind a prefix.
+    value = "dummy passphrase " * 6 + "end"
+    mask = SecretMask([value])
+    folded = value.replace(" dummy passphrase end", "\n+    dummy passphrase end")
+    assert mask.apply(f"+  k: {folded}\n+  other: shown\n") == (
+        f"+  k: {REDACTED}\n+  other: shown\n"
+    )
+
+
+def test_a_trailing_newline_does_not_swallow_the_next_line() -> None:
+    mask = SecretMask([PASSWORD + "\n"])
+    assert mask.apply(f"-  a: {PASSWORD}\n+  b: kept\n") == f"-  a: {REDACTED}\n+  b: kept\n"
