@@ -72,7 +72,8 @@ class SecretMask:
         pattern = self._current()
         if pattern is None or not text:
             return text
-        parts, last, pos = [], 0, 0
+        parts: list[str] = []
+        last = pos = 0
         while (found := pattern.search(text, pos)) is not None:
             start, end = found.span()
             # A value starting inside this one may run past its end: the run covers it too, so
