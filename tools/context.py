@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from tools.redaction.mask import SecretMask
+
 
 @dataclass(frozen=True, slots=True)
 class PullRequestInfo:
@@ -41,3 +43,6 @@ class ToolContext:
     pull_requests: PullRequestSource | None = None
     # Long tools poll this so a cancelled turn stops promptly.
     cancelled: Callable[[], bool] = field(default=_never)
+    # The session's Secret values: renders add to it, and every tool result is masked with it
+    # (tools/registry.py). Front ends share it to mask what they show.
+    secret_mask: SecretMask = field(default_factory=SecretMask)

@@ -56,6 +56,20 @@ class Tool(Generic[InputT]):
         return ToolSpec(self.name, self.description, input_schema(self.input_model))
 
     def invoke(self, ctx: ToolContext, arguments: Mapping[str, Any]) -> ToolOutcome:
+        """Run the tool; its result, or its error, with the session's Secret values masked.
+
+        Masking here rather than in each tool covers every result alike: a rendered manifest, a
+        git diff or a file_read of a source file that holds a value the session has rendered,
+        and an error text that quotes one. It comes before truncation, which could otherwise cut
+        a value in two and leave a part of it unmasked.
+        """
+        outcome = self._outcome(ctx, arguments)
+        content = ctx.secret_mask.apply(outcome.content)
+        if outcome.is_error:
+            return ToolOutcome(content, is_error=True)
+        return ToolOutcome(truncate(content, hint=self.page_hint))
+
+    def _outcome(self, ctx: ToolContext, arguments: Mapping[str, Any]) -> ToolOutcome:
         try:
             params = self.input_model.model_validate(dict(arguments))
         except ValidationError as exc:
@@ -69,7 +83,7 @@ class Tool(Generic[InputT]):
             return ToolOutcome(
                 f"{self.name} failed unexpectedly ({type(exc).__name__}: {exc})", is_error=True
             )
-        return ToolOutcome(truncate(output, hint=self.page_hint))
+        return ToolOutcome(output)
 
 
 def input_schema(model: type[BaseModel]) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from bot.git.gitcmd import GitError
 from bot.publish.pipeline import PullRequestHost, publish
 from bot.publish.pr_text import branch_name, pr_body, pr_title
 from bot.publish.proposal import Proposal, ProposalChanged, check_unchanged, make_proposal
+from tools.redaction import SecretMask
 
 SUMMARY_LIMIT = 4000  # characters of the agent's answer quoted in the PR description
 GITHUB_VARIABLES = (
@@ -54,6 +55,9 @@ class ChatApproval:
     print_changes: Callable[[Proposal], None]
     remote_url: str | None = None  # None: the checkout's origin
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    # The chat's Secret values: the pull request's title and body quote the request and the
+    # answer, which must not carry one to GitHub.
+    mask: SecretMask = field(default_factory=SecretMask)
     key: str = field(default_factory=lambda: f"chat-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
     shown: Proposal | None = None
     request: str = ""
@@ -109,14 +113,16 @@ class ChatApproval:
             self.show()
             raise
         who = local_user(self.root, self.environ)
-        branch = self.branch or branch_name(self.key, self.request or "change")
-        title = pr_title(self.request)
+        # Masked before anything is cut or slugged: either could leave part of a value readable.
+        request = self.mask.apply(self.request)
+        branch = self.branch or branch_name(self.key, request or "change")
+        title = pr_title(request)
         body = pr_body(
-            summary=self.answer[:SUMMARY_LIMIT],
+            summary=self.mask.apply(self.answer)[:SUMMARY_LIMIT],
             files=shown.files,
             requester=who.label,
             approver=who.label,
-            request=self.request,
+            request=request,
         )
         published = publish(
             self.root, shown, code_host=host, base_branch=self.settings.base_branch,

@@ -6,6 +6,8 @@
 One-shot prints the tool calls, the answer and token use, then the git diff of the checkout since
 it started (new files included) and the rendered-manifest diff; it exits 0 when the turn finished,
 non-zero with a one-line error otherwise (edits made so far stay). No Slack and no Redis needed.
+Everything it prints passes the session's SecretMask (bot.chat.masked): the value of any Secret
+the session rendered, at the base or in the working tree, is hidden wherever it appears.
 `/approve` in the REPL, or `--approve` one-shot, opens the pull request (bot.chat.approve).
 """
 
@@ -27,13 +29,16 @@ from bot.agent.conversation import Conversation
 from bot.agent.loop import Agent
 from bot.agent.messages import LLMProvider
 from bot.agent.prompts import system_prompt
+from bot.chat.changes import ChatChanges
 from bot.chat.ignores import check_global_ignores
+from bot.chat.masked import MaskedWriter
 from bot.chat.repl import ChatSession, LineReader, repl, report, run_in_foreground
 from bot.config import Settings, load_settings
 from bot.errors import UserError
 from tools.catalog import default_registry
 from tools.context import PullRequestSource, ToolContext
-from tools.git import run_git, working_diff
+from tools.git import run_git
+from tools.redaction import SecretMask, scrub_credentials
 from tools.registry import ToolError, ToolRegistry
 
 if TYPE_CHECKING:  # PyGithub and the publish step load only when a chat approves
@@ -143,6 +148,9 @@ def _session(
     pull_requests: PullRequestSource | None,
 ) -> ChatSession:
     base = head_commit(root)  # every diff of this chat compares with where it started
+    mask = SecretMask()
+    shown = MaskedWriter(out, mask)
+    changes = ChatChanges(root, base, mask)
     from tools.agent.tanka_render import configure_base_trees
 
     configure_base_trees(settings.workdir / "base-trees")  # not /tmp: it may be small or shared
@@ -159,10 +167,12 @@ def _session(
             protected_paths=settings.protected_paths,
             base_commit=base,
             pull_requests=pull_requests,
+            secret_mask=mask,
         ),
-        out=out,
-        show_changes=lambda: show_changes(root, base, out),
+        out=shown,
+        show_changes=lambda: changes.show(shown),
         conversation=Conversation(),
+        changes=changes,
     )
 
 
@@ -181,22 +191,31 @@ def _approval(
     from bot.chat.approve import ChatApproval, attach
 
     root, base, out = session.ctx.root, session.ctx.base_commit, session.out
+    changes = session.changes or ChatChanges(root, base, session.ctx.secret_mask)
     approval = ChatApproval(
         root=root,
         base=base,
         settings=settings,
         out=out,
         code_host_factory=deps.code_host_factory,
-        print_changes=lambda proposal: print_changes(root, base, out, proposal.diff),
+        print_changes=lambda proposal: changes.print(out, proposal.diff),
         remote_url=remote_url,
         environ=deps.environ if deps.environ is not None else os.environ,
+        mask=session.ctx.secret_mask,
     )
 
-    attach(session, approval, fallback_show=lambda: show_changes(root, base, out))
+    attach(session, approval, fallback_show=lambda: changes.show(out))
     return approval
 
 
 def one_shot(session: ChatSession, prompt: str, approval: ChatApproval | None = None) -> int:
+    try:
+        return _one_shot(session, prompt, approval)
+    except UserError as exc:  # printed by the CLI, past the session's masked stream
+        raise UserError(session.ctx.secret_mask.apply(str(exc))) from None
+
+
+def _one_shot(session: ChatSession, prompt: str, approval: ChatApproval | None) -> int:
     result = run_in_foreground(session, prompt)
     report(session, result)
     session.show_changes()
@@ -218,7 +237,7 @@ def scratch_checkout(url: str, settings: Settings) -> Path:
     inspected (its path is printed), and a later chat reuses the cache.
     """
     from bot.git.askpass import TokenCredentials
-    from bot.git.gitcmd import GitError, redact
+    from bot.git.gitcmd import GitError
     from bot.git.workspace import RepoCache
 
     token = settings.github_token
@@ -230,7 +249,7 @@ def scratch_checkout(url: str, settings: Settings) -> Path:
         checkout = cache.start(name, base_branch=settings.base_branch, branch=f"tanka-bot/{name}")
     except GitError as exc:
         raise UserError(
-            f"--repo {redact(url)}: {exc}; check the URL, TANKA_BOT_BASE_BRANCH "
+            f"--repo {scrub_credentials(url)}: {exc}; check the URL, TANKA_BOT_BASE_BRANCH "
             f"({settings.base_branch}) and GITHUB_TOKEN"
         ) from None
     except OSError as exc:  # the workdir cannot hold the cache or the checkout
@@ -281,38 +300,3 @@ def head_commit(root: Path) -> str | None:
         return run_git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}").strip() or None
     except ToolError:
         return None
-
-
-def show_changes(root: Path, base: str | None, out: TextIO) -> None:
-    """The git diff since the session began, then the rendered-manifest diff."""
-    print_changes(root, base, out, working_diff(root, base))
-
-
-def print_changes(root: Path, base: str | None, out: TextIO, patch: str) -> None:
-    """`patch` (the git diff since `base`), then the rendered-manifest diff."""
-    if not patch.strip():
-        out.write("no changes in the checkout\n")
-        return
-    out.write("\n── git diff ──\n")
-    out.write(patch if patch.endswith("\n") else patch + "\n")
-    show_rendered_diff(root, base, out)
-    out.flush()
-
-
-def show_rendered_diff(root: Path, base: str | None, out: TextIO) -> None:
-    """The rendered-manifest diff of the environments the change affects, Secrets redacted."""
-    if base is None:
-        return  # nothing to compare with in a repository without commits
-    from tools.agent.tanka_render import shared_differ
-    from tools.tanka.errors import TankaError
-
-    try:
-        diff = shared_differ().diff(root, base)
-    except (TankaError, ToolError, OSError) as exc:
-        out.write(f"\n── rendered diff ──\nnot available: {exc}\n")
-        return
-    out.write("\n── rendered diff ──\n")
-    if not diff.envs:
-        out.write("no Tanka environment is affected by this change\n")
-        return
-    out.write(diff.text().rstrip("\n") + "\n")  # the summary first, then each unified diff

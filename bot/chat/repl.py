@@ -18,6 +18,7 @@ from typing import TextIO
 from bot.agent.cancel import CancelToken
 from bot.agent.conversation import Conversation
 from bot.agent.loop import Agent, TurnResult
+from bot.chat.changes import ChatChanges
 from bot.chat.terminal import TerminalObserver, describe_usage
 from bot.errors import UserError
 from tools.context import ToolContext
@@ -53,6 +54,9 @@ class ChatSession:
     approve: Callable[[], None] | None = None
     # Called after each REPL turn with its prompt and result (the chat shows a new change).
     after_turn: Callable[[str, TurnResult], None] | None = None
+    # The change as printed; before a turn's answer is printed it teaches the output's mask the
+    # Secret values of the change (the answer may quote one the agent never rendered).
+    changes: ChatChanges | None = None
 
     def say(self, text: str) -> None:
         self.out.write(text.rstrip("\n") + "\n")
@@ -99,6 +103,8 @@ def run_in_foreground(session: ChatSession, prompt: str) -> TurnResult:
 
 def report(session: ChatSession, result: TurnResult) -> None:
     """The answer (or why there is none) and what the turn cost."""
+    if session.changes is not None:
+        session.changes.learn()
     if result.text.strip():
         session.say(f"\n{result.text.strip()}\n")
     if result.error is not None:

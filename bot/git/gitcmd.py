@@ -3,26 +3,24 @@
 Every call goes through `Git.run`. The environment is `tools.sandbox.git_env`: no system or global
 git config (so no credential helper, url rewrite or alias from the host can act), no hooks, no
 terminal prompt. Credentials arrive only through `extra_env` from `bot.git.askpass`, and every
-message this module builds is passed through `redact` so a token never reaches a log or a user.
+message this module builds is passed through `scrub_credentials` so a token never reaches a log or
+a user.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools import sandbox
+from tools.redaction import has_url_userinfo, scrub_credentials
 from tools.registry import ToolError
 
 log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT = 120.0
-# userinfo in a URL (https://user:secret@host) is a credential even if we never put one there:
-# an operator might have, and git repeats URLs in its messages.
-_URL_USERINFO = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)[^/@\s]+@", re.IGNORECASE)
 
 
 class GitError(Exception):
@@ -36,22 +34,13 @@ class GitError(Exception):
         super().__init__(f"git {subcommand} failed{status}: {reason}")
 
 
-def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """`text` with URL userinfo and every given secret replaced by ***."""
-    text = _URL_USERINFO.sub(r"\g<scheme>***@", text)
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    return text
-
-
 def refuse_url_credentials(url: str) -> None:
     """Credentials go through askpass only: a URL that carries them is a configuration mistake."""
-    if _URL_USERINFO.match(url.strip()) and not url.strip().lower().startswith("ssh://"):
+    if has_url_userinfo(url) and not url.strip().lower().startswith("ssh://"):
         raise GitError(
             "remote",
-            f"the repository URL {redact(url)} carries credentials; remove them from the URL "
-            "and set GITHUB_TOKEN (or the GitHub App settings) instead",
+            f"the repository URL {scrub_credentials(url)} carries credentials; remove them from "
+            "the URL and set GITHUB_TOKEN (or the GitHub App settings) instead",
         )
 
 
@@ -84,16 +73,16 @@ class Git:
     def run(self, *args: str, input_bytes: bytes | None = None) -> sandbox.CommandResult:
         """Run `git <args>`; GitError unless it exits 0."""
         sub = _subcommand(args)
-        log.debug("git %s in %s", redact(" ".join(args), self.secrets), self.cwd)
+        log.debug("git %s in %s", scrub_credentials(" ".join(args), self.secrets), self.cwd)
         env = sandbox.git_env(dict(self.extra_env))
         try:
             result = sandbox.run(
                 ["git", *args], cwd=self.cwd, timeout=self.timeout, env=env, input_bytes=input_bytes
             )
         except ToolError as exc:  # timeout or git missing
-            raise GitError(sub, redact(str(exc), self.secrets)) from None
+            raise GitError(sub, scrub_credentials(str(exc), self.secrets)) from None
         if not result.ok:
-            reason = redact(result.error_text() or result.text().strip(), self.secrets)
+            reason = scrub_credentials(result.error_text() or result.text().strip(), self.secrets)
             raise GitError(sub, _last_lines(reason) or "no message", returncode=result.returncode)
         return result
 

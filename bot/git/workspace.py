@@ -26,7 +26,8 @@ from pathlib import Path
 
 from bot.git.askpass import TokenCredentials, askpass_env
 from bot.git.checkout import Checkout, Identity, PushResult
-from bot.git.gitcmd import Git, GitError, redact, refuse_url_credentials
+from bot.git.gitcmd import Git, GitError, refuse_url_credentials
+from tools.redaction import scrub_credentials
 
 __all__ = ["Checkout", "GitError", "Identity", "PushResult", "RepoCache"]
 
@@ -36,7 +37,7 @@ _STAMP = "tanka-bot-fetched"
 
 def _cache_name(url: str) -> str:
     # Readable (last path segment) and unique (hash of the full URL, credentials stripped).
-    clean = redact(url)
+    clean = scrub_credentials(url)
     tail = re.sub(r"[^A-Za-z0-9._-]+", "-", clean.rstrip("/").rsplit("/", 1)[-1])[:40]
     return (
         f"{tail.removesuffix('.git') or 'repo'}-{hashlib.sha256(clean.encode()).hexdigest()[:12]}"
@@ -130,13 +131,14 @@ class RepoCache:
         ref = f"refs/heads/{branch}^{{commit}}"
         git = Git(self.path, self.timeout)
         if not git.ok("rev-parse", "--verify", "--quiet", ref):
-            raise GitError("rev-parse", f"branch {branch!r} does not exist in {redact(self.url)}")
+            where = scrub_credentials(self.url)
+            raise GitError("rev-parse", f"branch {branch!r} does not exist in {where}")
         return git.out("rev-parse", ref)
 
     def problem(self) -> str | None:
         """Why the cache cannot be used right now (for /readyz), or None."""
         if not self._complete():
-            return f"the repo cache of {redact(self.url)} has not been cloned yet"
+            return f"the repo cache of {scrub_credentials(self.url)} has not been cloned yet"
         if not Git(self.path, 30.0).ok("rev-parse", "--git-dir"):
             return f"the repo cache at {self.path} is not a readable git repository"
         return None

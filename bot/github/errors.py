@@ -2,7 +2,7 @@
 
 Callers choose between retrying (RateLimited, Unavailable), telling the user to fix a setting
 (AuthError, PermissionDenied, NotFound) and reporting a refused request (Conflict). Every message
-says what failed and how to fix it, and never contains a token: `translate` redacts the secrets
+says what failed and how to fix it, and never contains a token: `translate` scrubs the secrets
 it is given from anything GitHub sent back.
 """
 
@@ -16,7 +16,7 @@ import requests
 from github import GithubException
 
 from bot.errors import UserError
-from bot.github.logs import scrub as redact
+from tools.redaction import scrub_credentials
 
 
 class CodeHostError(UserError):
@@ -93,12 +93,12 @@ def translate(
     if isinstance(exc, requests.Timeout):
         return Unavailable(f"{action}: GitHub did not answer in time; try again later")
     if isinstance(exc, requests.ConnectionError):
-        detail = redact(str(exc), hidden)
+        detail = scrub_credentials(str(exc), hidden)
         return Unavailable(
             f"{action}: cannot reach GitHub ({detail}); check GITHUB_API_URL and the network"
         )
     if not isinstance(exc, GithubException):
-        detail = redact(f"{type(exc).__name__}: {exc}", hidden)
+        detail = scrub_credentials(f"{type(exc).__name__}: {exc}", hidden)
         return CodeHostError(f"{action}: unexpected failure ({detail})")
     return _from_status(exc, action, missing, hidden)
 
@@ -107,7 +107,7 @@ def _from_status(
     exc: GithubException, action: str, missing: str, secrets: tuple[str, ...]
 ) -> CodeHostError:
     status = exc.status
-    said = redact(_github_message(exc.data), secrets)
+    said = scrub_credentials(_github_message(exc.data), secrets)
     if status in (401, 403, 429):
         headers = {k.lower(): v for k, v in (exc.headers or {}).items()}
         return _refused(action, status, said, headers)
@@ -209,4 +209,4 @@ def _github_errors(data: Any, secrets: tuple[str, ...]) -> list[str]:
             phrases.append(f"field {item['field']}: {item.get('code', 'invalid')}")
         elif isinstance(item, str):
             phrases.append(item)
-    return [redact(p, secrets) for p in phrases]
+    return [scrub_credentials(p, secrets) for p in phrases]

@@ -6,6 +6,7 @@ import re
 from urllib.parse import urlsplit
 
 from bot.errors import UserError
+from tools.redaction import scrub_credentials
 
 _PART = re.compile(r"^[A-Za-z0-9_.-]+$")
 # scp-like ssh: [user@]host:owner/name(.git)
@@ -54,11 +55,6 @@ def _split_path(url: str, path: str) -> tuple[str, str]:
 
 def _cannot_parse(url: str, why: str) -> UserError:
     return UserError(
-        f"cannot tell the GitHub owner/name from {_without_credentials(url)!r} ({why}); "
+        f"cannot tell the GitHub owner/name from {scrub_credentials(url)!r} ({why}); "
         "set TANKA_BOT_GITHUB_REPO=owner/name"
     )
-
-
-def _without_credentials(url: str) -> str:
-    # https://user:token@host/... must never be echoed with its token.
-    return re.sub(r"(?<=://)[^/@]*@", "***@", url)

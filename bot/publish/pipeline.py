@@ -17,11 +17,12 @@ from typing import Protocol, TypeVar
 from bot.errors import UserError
 from bot.git.askpass import TokenCredentials
 from bot.git.checkout import Checkout, Identity
-from bot.git.gitcmd import GitError, redact
+from bot.git.gitcmd import GitError
 from bot.github.code_host import PullRequestRef
 from bot.github.errors import CodeHostError
 from bot.publish.pr_text import branch_name, pr_body
 from bot.publish.proposal import Proposal, ProposalChanged, check_unchanged
+from tools.redaction import scrub_credentials
 from tools.sandbox import glob_match
 
 __all__ = [
@@ -214,7 +215,7 @@ def _push(checkout: Checkout, remote_url: str, credentials: TokenCredentials) ->
         return checkout.push(remote_url, credentials=credentials).commit
     except GitError as exc:  # messages are already redacted by Git
         raise PushFailed(
-            f"could not push branch {checkout.branch} to {redact(remote_url)}: {exc}; "
+            f"could not push branch {checkout.branch} to {scrub_credentials(remote_url)}: {exc}; "
             "no pull request was opened; check the remote and the token's write access, "
             "then approve again"
         ) from None

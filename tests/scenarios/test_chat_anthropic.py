@@ -173,7 +173,7 @@ def test_an_error_that_echoes_the_key_is_redacted(
     assert run.code == 1
     assert ANTHROPIC_KEY not in run.out + run.err
     assert run.err.count("\n") == 1
-    assert "(HTTP 401: key [redacted] is revoked); check ANTHROPIC_API_KEY" in run.err
+    assert "(HTTP 401: key <redacted> is revoked); check ANTHROPIC_API_KEY" in run.err
 
 
 def test_step_budget_stops_the_turn_keeps_the_edit_and_exits_non_zero(

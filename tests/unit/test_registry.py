@@ -8,11 +8,13 @@ import pytest
 from pydantic import BaseModel, Field
 
 from tools.context import ToolContext
+from tools.redaction import REDACTED, SecretMask
 from tools.registry import (
     TRUNCATE_HEAD,
     TRUNCATE_TAIL,
     Tool,
     ToolError,
+    ToolOutcome,
     ToolRegistry,
     input_schema,
     truncate,
@@ -149,6 +151,27 @@ def test_long_output_keeps_head_and_tail_with_a_byte_count(
     assert marker == (
         "[... 5000 bytes dropped from the middle of this output; use offset=N to page ...]"
     )
+
+
+def test_results_and_errors_are_masked_with_the_sessions_secret_values(
+    registry: ToolRegistry, tmp_path: Path
+) -> None:
+    ctx = ToolContext(root=tmp_path, secret_mask=SecretMask(["lib/creds.libsonnet", "escapes"]))
+    assert registry.execute(ctx, "file_read", {"path": "lib/creds.libsonnet"}).content == (
+        f"{REDACTED}@0+500"
+    )
+    refused = registry.execute(ctx, "refuse", {})
+    assert refused == ToolOutcome(f"refuse failed: path {REDACTED} the checkout", is_error=True)
+    assert ToolContext(root=tmp_path).secret_mask.size == 0  # a fresh mask per context
+
+
+def test_masking_comes_before_truncation(registry: ToolRegistry, tmp_path: Path) -> None:
+    # A value straddling the cut would leave its first part in the head if truncation came first.
+    ctx = ToolContext(root=tmp_path, secret_mask=SecretMask(["H" * 10 + "M" * 10]))
+    head, _, tail = registry.execute(ctx, "long", {}).content.split("\n")
+    assert head == ("H" * (TRUNCATE_HEAD - 10) + REDACTED)[:TRUNCATE_HEAD]
+    assert "M" not in head
+    assert tail == "T" * TRUNCATE_TAIL
 
 
 def test_truncation_counts_bytes_and_never_splits_a_character() -> None:

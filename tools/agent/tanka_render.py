@@ -1,8 +1,9 @@
 """The agent's rendering tools: find environments, show one rendered, diff one against the base.
 
 Paths the model gives are confined to the checkout by `tools.sandbox`; outputs name directories
-relative to the checkout root. Rendered Secret values are redacted in every result (redact.py),
-and error texts have the checkout's absolute path removed.
+relative to the checkout root. Rendered Secret values are redacted in every result (redact.py)
+and added to the session's mask, which hides them by value in every tool result (registry.py);
+error texts have the checkout's absolute path removed.
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ def show_environment(ctx: ToolContext, params: EnvInput) -> str:
 
     path = _env_dir(ctx, params.env_path)
     try:
-        text = show(path, redact=True, settings=_settings(ctx))
+        text = show(path, redact=True, settings=_settings(ctx), mask=ctx.secret_mask)
     except TankaError as exc:
         raise _fail(ctx, exc) from None
     return text or f"{params.env_path} renders no resources."
@@ -117,7 +118,9 @@ def diff_environment(ctx: ToolContext, params: EnvInput) -> str:
     path = sandbox.resolve(ctx.root, params.env_path)
     rel = sandbox.relative(ctx.root, path)
     try:
-        result = shared_differ().diff(ctx.root, ctx.base_commit or "HEAD", [rel])
+        result = shared_differ().diff(
+            ctx.root, ctx.base_commit or "HEAD", [rel], mask=ctx.secret_mask
+        )
     except TankaError as exc:
         raise _fail(ctx, exc) from None
     base = result.base[:12]

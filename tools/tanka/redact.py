@@ -1,5 +1,9 @@
 """Keep Kubernetes Secret values out of everything we show: tool results, diffs, Slack.
 
+This is masking by kind; `learn_secret_values` feeds a `SecretMask` (tools/redaction/mask.py) with
+the same values, which hides them by value wherever else they turn up (a copy in a ConfigMap, a
+source file in a git diff).
+
 A rendered `Secret` keeps its keys (a reviewer needs to see which keys exist) but every value under
 `data` and `stringData` becomes a marker. When two revisions of a Secret are compared, a value that
 differs is marked differently on the new side, so the diff says "this value changed" without
@@ -9,18 +13,32 @@ cached and shared.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-REDACTED = "<redacted>"
+from tools.redaction.marker import REDACTED
+from tools.redaction.mask import SecretMask
+
+__all__ = [
+    "REDACTED",
+    "REDACTED_CHANGED",
+    "is_secret",
+    "learn_secret_values",
+    "redact_against",
+    "redact_all",
+    "redact_deep",
+    "redact_manifest",
+]
 REDACTED_CHANGED = "<redacted, value changed>"
 SECRET_FIELDS = ("data", "stringData")
 
 
 def is_secret(manifest: Mapping[str, Any]) -> bool:
-    """Kind Secret, whatever the apiVersion: a CRD named Secret is redacted too, since a false
+    """Kind Secret in any letter case, whatever the apiVersion: a CRD named Secret, or a `secret`
+    the API server would refuse, is redacted too. Someone meant it as a Secret, and a false
     positive only hides a value while a false negative leaks one."""
-    return manifest.get("kind") == "Secret"
+    kind = manifest.get("kind")
+    return isinstance(kind, str) and kind.lower() == "secret"
 
 
 def redact_manifest(manifest: Mapping[str, Any]) -> dict[str, Any]:
@@ -76,3 +94,31 @@ def redact_deep(value: Any, *, inside_secret: bool = False) -> Any:
     if isinstance(value, list):
         return [redact_deep(item, inside_secret=inside_secret) for item in value]
     return REDACTED if inside_secret and value is not None else value
+
+
+def learn_secret_values(manifests: Iterable[Mapping[str, Any]], mask: SecretMask) -> None:
+    """Teach `mask` every value of every Secret in `manifests`: `data` values are base64 (the mask
+    learns their decoded text too), `stringData` values are plain."""
+    plain: list[str] = []
+    for manifest in manifests:
+        if not is_secret(manifest):
+            continue
+        for value in _scalars(manifest.get("data")):
+            mask.add_encoded(value)
+        plain.extend(_scalars(manifest.get("stringData")))
+    mask.add_all(plain)
+
+
+def _scalars(value: Any) -> Iterable[str]:
+    """Every scalar under `value` as text: a valid Secret has a map of strings, but an invalid
+    one's numbers, lists or nested maps are shown just the same and must be hidden too."""
+    if isinstance(value, Mapping):
+        for item in value.values():
+            yield from _scalars(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _scalars(item)
+    elif isinstance(value, str):
+        yield value
+    elif value is not None and not isinstance(value, bool):
+        yield str(value)

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tools.tanka.diff.resources import RenderedEnv
 from tools.tanka.environments import EvalSettings, LoadedEnvironment, load_environment
@@ -23,8 +23,11 @@ from tools.tanka.goyaml.emit import dump_yaml, show_output
 from tools.tanka.manifests import extract
 from tools.tanka.process import ProcessOptions, process
 from tools.tanka.project import SPEC_FILE, resolve_env_paths
-from tools.tanka.redact import redact_all
+from tools.tanka.redact import learn_secret_values, redact_all
 from tools.tanka.spec import Environment
+
+if TYPE_CHECKING:
+    from tools.redaction.mask import SecretMask
 
 Manifest = Mapping[str, Any]
 T = TypeVar("T")
@@ -100,9 +103,13 @@ def show(
     targets: Sequence[str] = (),
     settings: EvalSettings | None = None,
     redact: bool = False,
+    mask: SecretMask | None = None,
 ) -> str:
-    """`tk show --dangerous-allow-redirect` output; `redact` hides Secret values (agent tools)."""
+    """`tk show --dangerous-allow-redirect` output; `redact` hides Secret values (agent tools),
+    and `mask` learns them, to hide them wherever else they appear."""
     rendered = render_path(env_path, name=name, targets=targets, settings=settings)
+    if mask is not None:
+        learn_secret_values(rendered.manifests, mask)
     manifests = redact_all(rendered.manifests) if redact else list(rendered.manifests)
     return show_output(manifests)
 

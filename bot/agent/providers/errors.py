@@ -3,7 +3,7 @@
 Every adapter extracts (status, provider error type, detail, headers) from its SDK's exception
 and hands them to `ErrorMapper`, so the three providers classify alike. The loop owns retries:
 `retryable` and `retry_after` are its inputs. Messages never contain the API key: the mapper
-scrubs it from any text a provider echoes back.
+scrubs it (and anything else credential-shaped) from any text a provider echoes back.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bot.agent.errors import AgentError, ErrorKind
+from tools.redaction import scrub_credentials
 
 _DETAIL_LIMIT = 300
 
@@ -142,9 +143,7 @@ class ErrorMapper:
         return f"{name} rejected the request ({http}): {detail}"
 
     def _clean(self, text: str) -> str:
-        if self.secret:
-            text = text.replace(self.secret, "[redacted]")
-        text = " ".join(text.split())
+        text = " ".join(scrub_credentials(text, (self.secret,)).split())
         if len(text) > _DETAIL_LIMIT:
             text = text[:_DETAIL_LIMIT] + "..."
         return text or "no details"

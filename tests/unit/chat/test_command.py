@@ -317,9 +317,11 @@ def test_one_shot_prints_the_rendered_diff_with_secrets_redacted(
     assert "environments/prod" in rendered
     assert "-  replicas: 1" in rendered
     assert "+  replicas: 3" in rendered
-    # The Jsonnet source is in the git diff as written; the rendered Secret never shows.
-    assert "hunter2" not in rendered
+    # The rendered Secret never shows, nor do its values in the source the git diff shows.
+    assert "hunter2" not in h.text
     assert "password: <redacted, value changed>" in rendered
+    assert "+  secret: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' }," in h.text
+    assert " stringData: { password: '<redacted>' } },\n" in h.text
 
 
 def test_a_url_is_worked_on_in_a_scratch_checkout(
@@ -600,3 +602,41 @@ def test_files_only_the_users_global_gitignore_hides_stop_a_local_chat(
     (repo / ".git" / "info" / "exclude").write_text(".env\n")  # the fix the message names
     assert main(["chat", "--repo", str(repo), "look around"]) == 0
     assert "hunter2-secret" not in h.text
+
+
+SECRET_ENV = (
+    "{\n"
+    "  deployment: { apiVersion: 'apps/v1', kind: 'Deployment',"
+    " metadata: { name: 'web' }, spec: { replicas: %d } },\n"
+    "  secret: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' },"
+    " stringData: { password: 'dummy-pass-Quux9' } },\n"
+    "}\n"
+)
+
+
+def test_approve_never_publishes_a_secret_value_in_title_branch_or_body(
+    published_repo: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, github: FakeGitHub
+) -> None:
+    repo, _ = published_repo
+    env = repo / "environments" / "prod"
+    (repo / "tkrc.yaml").write_text("")
+    (env / "spec.json").write_text(
+        '{"apiVersion": "tanka.dev/v1alpha1", "kind": "Environment",'
+        ' "spec": {"namespace": "prod"}}\n'
+    )
+    (env / "main.jsonnet").write_text(SECRET_ENV % 1)
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "a Secret")
+    write = call("file_write", path="environments/prod/main.jsonnet", content=SECRET_ENV % 3)
+    answer = "Scaled web to 3; the password dummy-pass-Quux9 is unchanged."
+    h = Harness(monkeypatch, [tools(write), reply(answer)])
+    with_github(monkeypatch, github)
+
+    prompt = "dummy-pass-Quux9 is the db password; scale web to 3"
+    assert main(["chat", "--repo", str(repo), "--approve", prompt]) == 0
+
+    [pull] = github.repos["acme/infra"].pulls.values()
+    for shown in (pull.title, pull.head, pull.body, h.text):
+        assert "quux9" not in shown.lower()
+    assert pull.title == "<redacted> is the db password; scale web to 3"
+    assert "Scaled web to 3; the password <redacted> is unchanged." in pull.body

@@ -13,7 +13,7 @@ import pytest
 
 from bot.git.askpass import TokenCredentials, askpass_env
 from bot.git.checkout import Identity
-from bot.git.gitcmd import Git, GitError, redact
+from bot.git.gitcmd import Git, GitError
 from bot.git.workspace import RepoCache
 from tests.unit.git.conftest import git
 
@@ -166,10 +166,3 @@ def _record_git_argv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     wrapper.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bindir}:{os.environ['PATH']}")
     return log_file
-
-
-def test_redact_strips_userinfo_and_known_secrets() -> None:
-    text = f"fatal: unable to access 'https://x:{TOKEN}@github.com/a/b.git/': {TOKEN}"
-    assert redact(text, [TOKEN]) == (
-        "fatal: unable to access 'https://***@github.com/a/b.git/': ***"
-    )

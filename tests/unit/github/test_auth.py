@@ -14,7 +14,7 @@ from bot.errors import UserError
 from bot.github.auth import AppCredentials, InstallationTokens, read_private_key
 from bot.github.code_host import GitHubCodeHost
 from bot.github.errors import AuthError, NotFound
-from bot.github.logs import SecretFilter, scrub
+from bot.github.logs import SecretFilter
 from tests.fakes.github_server import FakeGitHub, new_app_key
 
 APP_ID = "31337"
@@ -176,12 +176,6 @@ def test_secret_filter_rewrites_records_that_carry_tokens() -> None:
     assert "ghs_0123456789abcdef" not in text
     assert "mine" not in text
     assert text.startswith("POST /app/installations/1/access_tokens")
-
-
-def test_scrub_leaves_ordinary_text() -> None:
-    assert scrub("list the open pull requests of acme/infra") == (
-        "list the open pull requests of acme/infra"
-    )
 
 
 # --- the private key -------------------------------------------------------------------

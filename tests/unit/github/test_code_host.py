@@ -257,7 +257,7 @@ def test_no_error_or_debug_log_contains_the_token(
             call()
         messages.append(str(caught.value))
     assert all(TOKEN not in m for m in messages)
-    assert "[redacted]" in messages[0]
+    assert "<redacted>" in messages[0]
     assert caplog.records  # PyGithub did log the requests
     assert TOKEN not in caplog.text
 

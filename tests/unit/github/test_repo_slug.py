@@ -53,7 +53,7 @@ def test_error_never_echoes_credentials_of_the_url() -> None:
     with pytest.raises(UserError) as caught:
         parse_repo_slug("https://user:ghp_supersecret99@github.com/only-owner")
     assert "ghp_supersecret99" not in str(caught.value)
-    assert "***@github.com" in str(caught.value)
+    assert "<redacted>@github.com" in str(caught.value)
 
 
 def test_setting_wins_over_the_url() -> None:

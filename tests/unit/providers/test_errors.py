@@ -71,7 +71,7 @@ def test_rejections_say_what_to_fix(status: int, hint: str) -> None:
 def test_secret_is_scrubbed_and_detail_is_bounded() -> None:
     error = MAPPER.status(400, "bad key sk-1 " + "x" * 1000)
     assert "sk-1" not in error.message
-    assert "[redacted]" in error.message
+    assert "<redacted>" in error.message
     assert len(error.message) < 400
 
 

@@ -1,16 +1,22 @@
-"""Secret values never survive redaction; everything else is left exactly as it was."""
+"""Secret values never survive redaction; everything else is left exactly as it was; the
+values of every Secret-like object are what a SecretMask learns."""
 
 from __future__ import annotations
 
+import base64
 import copy
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tools.redaction import SecretMask
 from tools.tanka.redact import (
     REDACTED,
     REDACTED_CHANGED,
+    is_secret,
+    learn_secret_values,
     redact_against,
     redact_all,
     redact_manifest,
@@ -69,3 +75,30 @@ def test_no_value_survives(data: dict[str, str], string_data: dict[str, str]) ->
     for field in ("data", "stringData"):
         assert set(out[field]) == set(secret(data=data, stringData=string_data)[field])
         assert set(out[field].values()) <= {REDACTED, REDACTED_CHANGED}
+
+
+@pytest.mark.parametrize("kind", ["secret", "SECRET", "sEcReT"])
+def test_kind_is_matched_in_any_letter_case(kind: str) -> None:
+    out = redact_manifest({"kind": kind, "data": {"k": "dmFsdWU="}, "stringData": {"s": "v"}})
+    assert out["data"] == {"k": REDACTED}
+    assert out["stringData"] == {"s": REDACTED}
+    assert not is_secret({"kind": "SecretStore"})
+    assert not is_secret({"kind": None})
+
+
+def test_learn_secret_values_of_secrets_only() -> None:
+    mask = SecretMask()
+    learn_secret_values(
+        [
+            secret(
+                data={"password": base64.b64encode(b"dummy-pass-1").decode()},
+                stringData={"token": "dummy-token-2", "port": 54321, "nested": {"x": ["dummy-3x"]}},
+            ),
+            {"kind": "secret", "stringData": {"lower": "dummy-lower-4"}},
+            {"kind": "ConfigMap", "data": {"shown": "dummy-not-a-secret"}},
+        ],
+        mask,
+    )
+    text = "dummy-pass-1 dummy-token-2 54321 dummy-3x dummy-lower-4 dummy-not-a-secret"
+    masked = " ".join([REDACTED] * 5)
+    assert mask.apply(text) == f"{masked} dummy-not-a-secret"

@@ -13,10 +13,16 @@ from pathlib import Path
 
 import pytest
 
+from tools.redaction import REDACTED, SecretMask
 from tools.tanka.diff.base_tree import BaseTrees, RevisionError
 from tools.tanka.diff.render_cache import RenderCache
 from tools.tanka.diff.resources import Change, RenderedEnv
-from tools.tanka.diff.revision import EnvPathError, RevisionDiffer, render_in_repository
+from tools.tanka.diff.revision import (
+    EnvPathError,
+    RevisionDiffer,
+    render_in_repository,
+    rendered_change,
+)
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "repo"
 SECRET_VALUES = ("UFJPRFBBU1NXT1JE", "prod-token-value", "TkVXUEFTUw==", "new-token")
@@ -105,6 +111,22 @@ def test_secret_values_never_in_output(differ: RevisionDiffer, repo: Path) -> No
     assert "+  token: <redacted, value changed>" in text.splitlines()
     for value in SECRET_VALUES:
         assert value not in text
+
+
+def test_mask_learns_both_sides_cached_base_included(
+    differ: RevisionDiffer, renderer: CountingRenderer, repo: Path
+) -> None:
+    edit(repo / "environments/prod/main.jsonnet", "UFJPRFBBU1NXT1JE", "TkVXUEFTUw==")
+    edit(repo / "environments/prod/main.jsonnet", "prod-token-value", "new-token")
+    differ.diff(repo, "HEAD")  # the base side is cached from here on
+    mask = SecretMask()
+    result = rendered_change(repo, "HEAD", mask, differ=differ)
+    assert result.has_changes
+    assert len(renderer.calls) == 3  # base once, working tree twice
+    # PRODPASSWORD / NEWPASS are the decoded `data` values.
+    for value in (*SECRET_VALUES, "PRODPASSWORD", "NEWPASS"):
+        assert mask.apply(f"<{value}>") == f"<{REDACTED}>"
+    assert mask.apply("nginx:1.25") == "nginx:1.25"
 
 
 def test_env_added_and_removed_with_deleted_files(differ: RevisionDiffer, repo: Path) -> None:

@@ -7,15 +7,18 @@
    (commit, entrypoint), so only the working tree is rendered again on the next diff.
 4. Environments are matched by name, resources by identity (diff.py); an environment that exists
    on one side only shows all its resources added or removed.
+5. Given a `SecretMask`, every Secret value rendered on either side is added to it, so whoever
+   shows the diff (or anything else of the change) can hide those values wherever they appear.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tools.tanka.diff.base_tree import BaseTrees, resolve_commit
 from tools.tanka.diff.render_cache import RenderCache, Rendered
@@ -32,6 +35,10 @@ from tools.tanka.errors import TankaError
 from tools.tanka.evaluation.pool import default_pool
 from tools.tanka.imports.changed import FileChanges, affected_entrypoints, changed_files
 from tools.tanka.project import DEFAULT_ENTRYPOINT
+from tools.tanka.redact import learn_secret_values
+
+if TYPE_CHECKING:
+    from tools.redaction.mask import SecretMask
 
 # Renders every environment of one entrypoint (an absolute main.jsonnet path); imports may not
 # leave the second argument, the repository (or base tree) it belongs to.
@@ -95,11 +102,19 @@ class RevisionDiffer:
         self.dump: Dump = dump
         self.workers = workers or default_pool().size
 
-    def diff(self, repo: Path, base: str, env_paths: Sequence[str] = ()) -> RevisionDiff:
+    def diff(
+        self,
+        repo: Path,
+        base: str,
+        env_paths: Sequence[str] = (),
+        *,
+        mask: SecretMask | None = None,
+    ) -> RevisionDiff:
         """Diff `base` (any revision name) against the working tree of `repo`.
 
         `env_paths` are environment directories or entrypoint files, relative to the repository
-        or absolute inside it; empty means every environment the changes affect.
+        or absolute inside it; empty means every environment the changes affect. `mask` learns
+        the Secret values of both sides.
         """
         repo = Path(os.path.realpath(repo))
         commit = resolve_commit(repo, base)
@@ -112,6 +127,8 @@ class RevisionDiffer:
             entrypoints = affected_entrypoints(repo, tree, changes)
             result = RevisionDiff(commit, changes=changes)
         sides = self._render_all(repo, tree, commit, sorted(set(entrypoints)))
+        if mask is not None:
+            _learn(mask, sides.values())
         for rel in sorted(set(entrypoints)):
             old, new = sides[(True, rel)], sides[(False, rel)]
             result.envs.extend(self._compare(rel, old, new, (tree, repo)))
@@ -164,6 +181,23 @@ class RevisionDiffer:
             )
             diffs.append(env)
         return diffs
+
+
+def rendered_change(
+    root: Path, base: str, mask: SecretMask, *, differ: RevisionDiffer
+) -> RevisionDiff:
+    """For front ends, before they show anything of a change: the rendered diff of the
+    environments the change affects, with every Secret value rendered at `base` or in the working
+    tree of `root` added to `mask`. Then `mask.apply` every text shown (the git diff, this diff,
+    the agent's answer, error texts, a pull request's body)."""
+    return differ.diff(root, base, mask=mask)
+
+
+def _learn(mask: SecretMask, sides: Iterable[Rendered]) -> None:
+    for rendered in sides:
+        if not isinstance(rendered, str):  # an error text has no manifests
+            for env in rendered:
+                learn_secret_values(env.manifests, mask)
 
 
 def _env_change(was: RenderedEnv | None, now: RenderedEnv | None) -> Change | None:
