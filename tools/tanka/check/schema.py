@@ -68,25 +68,30 @@ def bundled_versions() -> tuple[str, ...]:
     return tuple(f"{a}.{b}" for a, b in sorted(found))
 
 
+def version_problem(wanted: str) -> str | None:
+    """Why `wanted` names no bundled schema version (None when it does)."""
+    versions = bundled_versions()
+    shown = f"{versions[0]} to {versions[-1]}"
+    minor = _minor(wanted)
+    if minor is None:
+        return f"not a Kubernetes version; set a minor version such as {versions[-1]} ({shown})"
+    if f"{minor[0]}.{minor[1]}" not in versions:
+        return (
+            f"no schemas bundled for Kubernetes {minor[0]}.{minor[1]}; set one of {shown}, or "
+            "unset it for the newest"
+        )
+    return None
+
+
 def resolve_version(wanted: str | None) -> str:
     """The bundled minor version to use for TANKA_BOT_KUBERNETES_VERSION (None: the newest)."""
-    versions = bundled_versions()
     if not wanted:
-        return versions[-1]
+        return bundled_versions()[-1]
+    problem = version_problem(wanted)
     minor = _minor(wanted)
-    shown = f"{versions[0]} to {versions[-1]}"
-    if minor is None:
-        raise SchemaSettingError(
-            f"TANKA_BOT_KUBERNETES_VERSION={wanted!r} is not a version; set it to a Kubernetes "
-            f"minor version such as {versions[-1]} (bundled: {shown})"
-        )
-    text = f"{minor[0]}.{minor[1]}"
-    if text not in versions:
-        raise SchemaSettingError(
-            f"TANKA_BOT_KUBERNETES_VERSION={wanted}: no schemas bundled for Kubernetes {text}; "
-            f"set one of {shown}, or unset it for the newest"
-        )
-    return text
+    if problem is not None or minor is None:
+        raise SchemaSettingError(f"TANKA_BOT_KUBERNETES_VERSION={wanted}: {problem}")
+    return f"{minor[0]}.{minor[1]}"
 
 
 def split_api_version(api_version: str) -> tuple[str, str]:
