@@ -159,6 +159,8 @@ def _session(
             protected_paths=settings.protected_paths,
             base_commit=base,
             pull_requests=pull_requests,
+            policy_dir=settings.policy_dir,
+            kubernetes_version=settings.kubernetes_version,
         ),
         out=out,
         show_changes=lambda: show_changes(root, base, out),
