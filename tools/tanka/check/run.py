@@ -144,9 +144,11 @@ def check_manifests(
     for manifest in manifests:
         obj = dict(manifest)
         ref = ObjectRef.of(obj)
-        found = _schema_findings(label, obj, ref, catalog, unchecked)
-        if policy is not None:
-            found += _policy_findings(label, obj, ref, policy)
+        problems = _schema_findings(label, obj, catalog)
+        if problems is None:
+            unchecked[(ref.api_version, ref.kind)] += 1
+        result = policy.evaluate(obj) if policy is not None else {}
+        found = (problems or []) + _policy_findings(label, obj, ref, result)
         invalid += any(f.level == Level.ERROR for f in found)
         findings += found
     for (api_version, kind), count in sorted(unchecked.items()):
@@ -155,16 +157,13 @@ def check_manifests(
 
 
 def _schema_findings(
-    label: str,
-    obj: dict[str, Any],
-    ref: ObjectRef,
-    catalog: SchemaCatalog,
-    unchecked: Counter[tuple[str, str]],
-) -> list[Finding]:
+    label: str, obj: dict[str, Any], catalog: SchemaCatalog
+) -> list[Finding] | None:
+    """None when the kind has no schema."""
     problems = catalog.validate(obj)
     if problems is None:
-        unchecked[(ref.api_version, ref.kind)] += 1
-        return []
+        return None
+    ref = ObjectRef.of(obj)
     return [
         Finding(label, ref, Level.ERROR, Source.SCHEMA, scrub(p.message, obj), path=p.path)
         for p in problems
@@ -172,9 +171,8 @@ def _schema_findings(
 
 
 def _policy_findings(
-    label: str, obj: dict[str, Any], ref: ObjectRef, policy: CompiledPolicy
+    label: str, obj: dict[str, Any], ref: ObjectRef, result: Mapping[str, Any]
 ) -> list[Finding]:
-    result = policy.evaluate(obj)
     return [
         Finding(label, ref, r.level, Source.POLICY, scrub(r.message, obj), rule=r.rule)
         for r in rule_results(result, ref.kind)
