@@ -165,3 +165,12 @@ def test_settings_and_paths(repo: Path) -> None:
         "Certificate",
         "ServiceMonitor",
     }
+
+
+def test_text_can_be_cut_for_a_proposal(bad: CheckReport) -> None:
+    lines = bad.text(limit=3).splitlines()
+    assert lines[0] == bad.summary()
+    assert lines[1].startswith("error: environments/bad: Certificate/bad/web spec.dnsNames")
+    assert len(lines) == 5
+    assert lines[-1] == "... and 7 more (run `tanka-bot tk check` for all)"
+    assert bad.text(limit=100) == bad.text()

@@ -79,12 +79,15 @@ class CheckReport:
             parts.append(_plural(len(self.render_errors), "environment") + " failed to render")
         return "checks: " + ", ".join(parts)
 
-    def text(self) -> str:
-        """The summary, then one line per finding (errors first) and per render error."""
-        lines = [self.summary()]
-        lines += [f"error: {e.env}: {e.error}" for e in self.render_errors]
+    def text(self, limit: int | None = None) -> str:
+        """The summary, then one line per render error and per finding (errors first); with
+        `limit`, at most that many lines after the summary and a count of the rest (Slack)."""
+        lines = [f"error: {e.env}: {e.error}" for e in self.render_errors]
         lines += [f.line() for f in self.sorted_findings()]
-        return "\n".join(lines) + "\n"
+        if limit is not None and len(lines) > limit:
+            rest = len(lines) - limit
+            lines = [*lines[:limit], f"... and {rest} more (run `tanka-bot tk check` for all)"]
+        return "\n".join([self.summary(), *lines]) + "\n"
 
     def to_json(self) -> dict[str, Any]:
         return {
