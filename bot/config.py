@@ -96,6 +96,9 @@ class Settings(BaseSettings):
     lease_ttl: float = Field(60.0, alias="TANKA_BOT_LEASE_TTL", ge=3)
     workers: int = Field(8, alias="TANKA_BOT_WORKERS", gt=0, le=256)  # turns at once per replica
 
+    policy_dir: str = Field("policy", alias="TANKA_BOT_POLICY_DIR", min_length=1)
+    kubernetes_version: str | None = Field(None, alias="TANKA_BOT_KUBERNETES_VERSION")
+
     @classmethod
     def settings_customise_sources(
         cls,
@@ -131,6 +134,27 @@ class Settings(BaseSettings):
         # Absolute: git and the render engine run in other directories (the checkout), where a
         # relative path would put caches and base trees inside the user's repository.
         return Path(os.path.abspath(value.expanduser()))
+
+    @field_validator("policy_dir")
+    @classmethod
+    def _check_policy_dir(cls, value: str) -> str:
+        # Relative to each repository the bot works on, and inside it.
+        path = Path(value)
+        if path.is_absolute() or ".." in path.parts:
+            raise ValueError("must be a folder relative to the repository root, inside it")
+        return value
+
+    @field_validator("kubernetes_version")
+    @classmethod
+    def _check_kubernetes_version(cls, value: str | None) -> str | None:
+        if not value:
+            return None
+        from tools.tanka.check.schema import resolve_version, version_problem
+
+        problem = version_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return resolve_version(value)
 
     @field_validator("slack_api_url", "github_api_url")
     @classmethod

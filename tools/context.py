@@ -41,6 +41,10 @@ class ToolContext:
     # The commit the session started from: rendered diffs compare against it.
     base_commit: str | None = None
     pull_requests: PullRequestSource | None = None
+    # tanka_check: the Rego policy folder (relative to root) and the Kubernetes schema version
+    # (TANKA_BOT_POLICY_DIR / TANKA_BOT_KUBERNETES_VERSION; None: the newest bundled).
+    policy_dir: str = "policy"
+    kubernetes_version: str | None = None
     # Long tools poll this so a cancelled turn stops promptly.
     cancelled: Callable[[], bool] = field(default=_never)
     # The session's Secret values: renders add to it, and every tool result is masked with it

@@ -35,8 +35,9 @@ only for new files or complete rewrites.
 - Always validate: after changing files, call tanka_validate_jsonnet on every changed .jsonnet \
 or .libsonnet file and fix what it reports. Check the blast radius with tanka_importers on the \
 changed files, then review tanka_diff for each affected environment (it compares rendered \
-manifests with the session's base commit; no cluster is needed). Use git_diff to review your \
-own change.
+manifests with the session's base commit; no cluster is needed). Then call tanka_check \
+(Kubernetes schemas and the repository's policies) and fix every error it reports before you \
+finish. Use git_diff to review your own change.
 - If a request is ambiguous, risky, or would need a change outside this repository, say so and \
 ask instead of guessing.
 

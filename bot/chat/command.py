@@ -168,6 +168,8 @@ def _session(
             base_commit=base,
             pull_requests=pull_requests,
             secret_mask=mask,
+            policy_dir=settings.policy_dir,
+            kubernetes_version=settings.kubernetes_version,
         ),
         out=shown,
         show_changes=lambda: changes.show(shown),

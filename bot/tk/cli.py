@@ -1,7 +1,8 @@
 """`tanka-bot tk ...`: Tanka's read-only commands on the in-process engine.
 
 env list, show, export, diff, importers, fmt and lint behave like their `tk` namesakes (show and
-export byte-identical); `diff` is the cluster-less rendered diff against a git revision. Engine
+export byte-identical); `diff` is the cluster-less rendered diff against a git revision; `check`
+validates rendered objects against Kubernetes schemas and the repository's Rego policies. Engine
 errors become one UserError each, so the CLI prints a message and never a traceback.
 """
 
@@ -44,6 +45,13 @@ def add_parser(sub: Any) -> None:
         "--base", metavar="REV", help="revision to compare with (default: merge-base)"
     )
     diff.add_argument("env_paths", nargs="*", metavar="ENV_PATH", help="default: affected envs")
+    check = cmds.add_parser(
+        "check", help="validate rendered objects: Kubernetes schemas (strict) and Rego policies"
+    )
+    check.add_argument("env_paths", nargs="*", metavar="ENV_PATH", help="default: affected envs")
+    check.add_argument(
+        "--output", choices=("text", "json"), default="text", help="json: for machines"
+    )
     imp = cmds.add_parser("importers", help="environments that import the given files")
     imp.add_argument("files", nargs="+", metavar="FILE", help="changed files; deleted:FILE if gone")
     imp.add_argument("--root", default=".", help="repository root to search (default: .)")
@@ -81,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
         "show": _show,
         "export": _export,
         "diff": _diff,
+        "check": _check,
         "importers": _importers,
         "fmt": _fmt,
         "lint": _lint,
@@ -169,6 +178,12 @@ def _diff(args: argparse.Namespace) -> int:
     from bot.tk.diff import run_diff
 
     return run_diff(base=args.base, env_paths=args.env_paths, cwd=Path.cwd())
+
+
+def _check(args: argparse.Namespace) -> int:
+    from bot.tk.check import run_check
+
+    return run_check(env_paths=args.env_paths, output=args.output, cwd=Path.cwd())
 
 
 def _importers(args: argparse.Namespace) -> int:

@@ -23,6 +23,7 @@ CONTRACT_TOOLS = {
     "tanka_validate_jsonnet",
     "tanka_format_jsonnet",
     "tanka_importers",
+    "tanka_check",
     "jb_init",
     "jb_install",
     "jb_update",
@@ -35,7 +36,13 @@ _TOOL_LIKE = re.compile(r"\b(?:file|git|tanka|jb|github)_[a-z_]+\b")
 def test_every_tool_named_in_the_prompt_exists() -> None:
     named = set(_TOOL_LIKE.findall(SYSTEM_PROMPT))
     assert named <= CONTRACT_TOOLS, named - CONTRACT_TOOLS
-    for required in ("tanka_validate_jsonnet", "tanka_diff", "tanka_importers", "file_edit"):
+    for required in (
+        "tanka_validate_jsonnet",
+        "tanka_diff",
+        "tanka_importers",
+        "tanka_check",
+        "file_edit",
+    ):
         assert required in named
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.tanka.diff.base_tree import git
+from tools.tanka.diff.base_tree import BaseTrees, git, resolve_commit
 from tools.tanka.imports.importers import importers
 
 
@@ -69,3 +69,14 @@ def _relative(paths: Iterable[str], root: Path) -> Iterable[str]:
         rel = os.path.relpath(path, top)
         if not rel.startswith(".."):
             yield Path(rel).as_posix()
+
+
+def affected_now(repo: Path, commit: str, trees: BaseTrees | None = None) -> list[str]:
+    """The entrypoints (relative to `repo`) the changes since `commit` affect that still exist
+    in the working tree: the environments a check of the change renders. `trees` reuses a
+    caller's materialised base commits (the agent's shared differ has one)."""
+    repo = Path(os.path.realpath(repo))
+    full = resolve_commit(repo, commit)
+    tree = (trees or BaseTrees()).tree(repo, full)
+    found = affected_entrypoints(repo, tree, changed_files(repo, full))
+    return [rel for rel in found if (repo / rel).is_file()]
