@@ -30,6 +30,7 @@ from bot.slack.masking import MaskingChat
 from bot.slack.payloads import Mention, Reaction, SlashCommand, ThreadReply
 from bot.store.base import StoreUnavailable
 from bot.workspaces import WorkspaceError
+from tools.redaction import SecretMask
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,7 @@ QUEUED = (
     "I'll start on this as soon as a worker is free."
 )
 NOTED = ":memo: Noted. I'll read this when the current step finishes."
+MASKS_KEPT = 1000  # threads whose Secret values this replica remembers
 APPROVAL_WAIT = 10.0  # seconds an approval waits for the thread's turn to let go
 CUT_OFF = (
     ":warning: The previous turn in this thread was cut off (the bot restarted or crashed). "
@@ -73,6 +75,7 @@ class Runner:
         self.svc = svc
         self.dispatcher = dispatcher
         self._running: dict[str, Lease] = {}
+        self._masks: dict[str, SecretMask] = {}
         self._lock = threading.Lock()
 
     # --- entry points (listener threads, after the ack) -----------------------------------------
@@ -222,8 +225,8 @@ class Runner:
             session = Session.from_json(raw)
             if session.state == "running":
                 self._post(key, CUT_OFF)
-        mask = _identity
-        masked = replace(svc, chat=MaskingChat(svc.chat, mask))
+        mask = self._mask(key)
+        masked = replace(svc, chat=MaskingChat(svc.chat, mask.apply))
         try:
             run_turn(masked, session, _prompt(session, items), lease.token, mask)
         finally:
@@ -247,14 +250,25 @@ class Runner:
                 self._post(key, "This session has expired; mention me to start a new one.")
                 return
             session = Session.from_json(raw)
-            masked = replace(svc, chat=MaskingChat(svc.chat, _identity))
-            approve(masked, session, reaction)
+            mask = self._mask(key)
+            masked = replace(svc, chat=MaskingChat(svc.chat, mask.apply))
+            approve(masked, session, reaction, mask.apply)
             session.updated = svc.clock()
             svc.store.save(key, session.to_json(), updated=session.updated)
         finally:
             lease.release()
 
     # --- helpers --------------------------------------------------------------------------------
+
+    def _mask(self, key: ThreadKey) -> SecretMask:
+        """The thread's Secret values seen so far (in memory only: values never go to the store;
+        after a restart the next render teaches them again)."""
+        with self._lock:
+            mask = self._masks.pop(key.id, None) or SecretMask()
+            self._masks[key.id] = mask  # most recently used last
+            while len(self._masks) > MASKS_KEPT:
+                self._masks.pop(next(iter(self._masks)))
+            return mask
 
     def _cancel_local(self, key: ThreadKey) -> bool:
         with self._lock:
@@ -301,10 +315,6 @@ def _acquire_within(lease: Lease, seconds: float) -> bool:
             return False
         time.sleep(0.2)
     return True
-
-
-def _identity(text: str) -> str:
-    return text
 
 
 def _prompt(session: Session, items: list[Pending]) -> str:

@@ -7,10 +7,11 @@ user groups, GitHub) refuses: nothing is pushed on a guess.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from bot.approvals import refusal
-from bot.publish.pipeline import PublishError, publish
+from bot.publish.pipeline import Published, PublishError, publish
 from bot.publish.pr_text import pr_body, pr_title
 from bot.publish.proposal import Proposal, ProposalChanged
 from bot.services import Services
@@ -49,11 +50,13 @@ def check_approval(svc: Services, session: Session, reaction: Reaction) -> Propo
     return record
 
 
-def approve(svc: Services, session: Session, reaction: Reaction) -> None:
+def approve(
+    svc: Services, session: Session, reaction: Reaction, mask: Callable[[str], str]
+) -> None:
     key = session.key
     try:
         record = check_approval(svc, session, reaction)
-        published = _publish(svc, session, record, reaction.user)
+        published = _publish(svc, session, record, reaction.user, mask)
     except Refused as exc:
         svc.metrics.approvals.labels("refused").inc()
         svc.chat.post(key.channel, f"<@{reaction.user}> not opened: {exc}", thread_ts=key.thread_ts)
@@ -72,7 +75,10 @@ def approve(svc: Services, session: Session, reaction: Reaction) -> None:
     )
 
 
-def _publish(svc: Services, session: Session, record: ProposalRecord, approver: str):  # type: ignore[no-untyped-def]
+def _publish(
+    svc: Services, session: Session, record: ProposalRecord, approver: str,
+    mask: Callable[[str], str],
+) -> Published:  # fmt: skip
     code_host = svc.code_host()
     if code_host is None:
         raise Refused("GitHub credentials are not configured (GITHUB_TOKEN or a GitHub App)")
@@ -110,8 +116,8 @@ def _publish(svc: Services, session: Session, record: ProposalRecord, approver: 
             code_host=code_host,
             base_branch=s.base_branch,
             branch=session.branch,
-            title=pr_title(session.request),
-            body=body,
+            title=mask(pr_title(session.request)),
+            body=mask(body),
             remote_url=s.repo_url,
             protected=s.protected_paths,
         )

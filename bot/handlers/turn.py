@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 
 from bot.agent.cancel import CancelToken
 from bot.agent.loop import TurnResult
@@ -18,20 +17,26 @@ from bot.git.checkout import Checkout
 from bot.git.gitcmd import GitError
 from bot.handlers.progress import CONTEXT_WINDOWS, Progress
 from bot.publish.pr_text import pr_title
-from bot.publish.proposal import make_proposal
+from bot.publish.proposal import Proposal, make_proposal
 from bot.services import Services
 from bot.sessions import ProposalRecord, Session
 from bot.slack import blocks
 from tools.context import ToolContext
+from tools.redaction import SecretMask
 from tools.registry import ToolError
+from tools.tanka.check import CheckOptions, CheckSetupError, check_environments
+from tools.tanka.diff.revision import RevisionDiff, rendered_change
 from tools.tanka.errors import TankaError
 
 log = logging.getLogger(__name__)
 
-Mask = Callable[[str], str]
+CHECK_TEXT_LIMIT = 1500
 
 
-def run_turn(svc: Services, session: Session, prompt: str, cancel: CancelToken, mask: Mask) -> None:
+def run_turn(
+    svc: Services, session: Session, prompt: str, cancel: CancelToken, mask: SecretMask
+) -> None:
+    """One turn; `svc.chat` must already mask with `mask` (the runner wraps it)."""
     key = session.key
     checkout = svc.workspaces.open(session)
     session.state = "running"
@@ -52,7 +57,7 @@ def run_turn(svc: Services, session: Session, prompt: str, cancel: CancelToken, 
     progress = Progress(
         svc.chat, key.channel, session.status_ts,
         window=CONTEXT_WINDOWS.get(provider.name, 128_000),
-        mask=mask, on_tool=tool_done, on_write=saved_write,
+        mask=mask.apply, on_tool=tool_done, on_write=saved_write,
     )  # fmt: skip
     ctx = ToolContext(
         root=checkout.root,
@@ -60,6 +65,9 @@ def run_turn(svc: Services, session: Session, prompt: str, cancel: CancelToken, 
         base_commit=session.base_commit,
         pull_requests=svc.pull_requests,
         cancelled=cancel.is_set,
+        policy_dir=svc.settings.policy_dir,
+        kubernetes_version=svc.settings.kubernetes_version,
+        secret_mask=mask,
     )
     conversation = session.load_conversation()
     window = CONTEXT_WINDOWS.get(provider.name, 128_000)
@@ -76,8 +84,12 @@ def run_turn(svc: Services, session: Session, prompt: str, cancel: CancelToken, 
     _count(svc, result, seconds)
     svc.workspaces.save(session, checkout)
     progress.finish(_status_line(result, cancel))
-    _answer(svc, session, result, seconds, mask)
-    _propose(svc, session, checkout, mask)
+    # Render the change before anything is posted: that teaches the mask every Secret value of
+    # the affected environments, at the base and now, so the answer cannot show one either.
+    change = _change(svc, session, checkout, mask)
+    _answer(svc, session, result, seconds)
+    if change is not None:
+        _propose(svc, session, checkout, change)
 
 
 def _count(svc: Services, result: TurnResult, seconds: float) -> None:
@@ -100,9 +112,7 @@ def _status_line(result: TurnResult, cancel: CancelToken) -> str:
     return ":warning: the turn stopped early"
 
 
-def _answer(
-    svc: Services, session: Session, result: TurnResult, seconds: float, mask: Mask
-) -> None:
+def _answer(svc: Services, session: Session, result: TurnResult, seconds: float) -> None:
     key = session.key
     text = result.text.strip()
     if result.error is not None:
@@ -113,49 +123,77 @@ def _answer(
         tool_calls=result.tool_calls,
         seconds=seconds,
     )
-    message = blocks.plain(mask(text or "(the model gave no answer)"))
+    message = blocks.plain(text or "(the model gave no answer)")
     ts = svc.chat.post(key.channel, message.text, thread_ts=key.thread_ts,
                        blocks=[*message.blocks, blocks.context(usage)])  # fmt: skip
     svc.store.index_message(key.channel, ts, key, svc.settings.session_ttl)
 
 
-def _propose(svc: Services, session: Session, checkout: Checkout, mask: Mask) -> None:
-    """Post a proposal when the checkout differs from the base and from the last proposal."""
+Change = tuple[Proposal, RevisionDiff | None, str]
+
+
+def _change(svc: Services, session: Session, checkout: Checkout, mask: SecretMask) -> Change | None:
+    """The checkout's change when it is new (differs from the base and the last proposal)."""
     key = session.key
     try:
         proposal = make_proposal(
             checkout.root, session.base_commit, title=pr_title(session.request)
         )
     except GitError as exc:
-        svc.chat.post(key.channel, mask(f":warning: could not read the changes: {exc}"),
-                      thread_ts=key.thread_ts)  # fmt: skip
-        return
+        svc.chat.post(
+            key.channel, f":warning: could not read the changes: {exc}", thread_ts=key.thread_ts
+        )
+        return None
     latest = session.latest_proposal
     if proposal.empty or (latest is not None and latest.diff_hash == proposal.diff_hash):
-        return
-    note = ""
-    envs = []
-    rendered = ""
+        return None
     try:
-        diff = svc.differ.diff(checkout.root, session.base_commit)
-        envs, rendered = diff.envs, diff.text()
+        return (
+            proposal,
+            rendered_change(checkout.root, session.base_commit, mask, differ=svc.differ),
+            "",
+        )
     except (TankaError, ToolError, OSError) as exc:
-        note = f":warning: rendered diff not available: {exc}"
+        return proposal, None, f":warning: rendered diff not available: {exc}"
+
+
+def _checks(svc: Services, checkout: Checkout, diff: RevisionDiff) -> str:
+    """Schema and policy findings for the environments that render differently."""
+    # Labels of inline environments end in " [name]"; the check takes the directory.
+    envs = sorted({e.env.split(" [", 1)[0] for e in diff.envs if e.has_changes})
+    if not envs:
+        return ""
+    options = CheckOptions(svc.settings.policy_dir, svc.settings.kubernetes_version)
+    try:
+        report = check_environments(checkout.root, envs, options)
+    except CheckSetupError as exc:
+        return f":warning: checks not run: {exc}"
+    except (TankaError, ToolError, OSError) as exc:
+        return f":warning: checks failed: {exc}"
+    mark = ":x:" if report.failed else ":white_check_mark:"
+    return f"{mark} {report.text(limit=CHECK_TEXT_LIMIT)}"
+
+
+def _propose(svc: Services, session: Session, checkout: Checkout, change: Change) -> None:
+    """Post the proposal: snippets for long diffs first, then the message people react on."""
+    key = session.key
+    proposal, diff, note = change
+    envs = diff.envs if diff is not None else []
     view = blocks.ProposalView(
         number=len(session.proposals) + 1,
         files=proposal.files,
         envs=envs,
-        git_diff=mask(proposal.diff),
-        rendered_diff=mask(rendered),
+        git_diff=proposal.diff,
+        rendered_diff=diff.text() if diff is not None else "",
         approve_emoji=svc.settings.approve_emoji,
-        review_note=mask(note),
+        review_note=note,
+        checks=_checks(svc, checkout, diff) if diff is not None else "",
     )
     message = blocks.proposal(view)
     for snippet in message.snippets:
         svc.chat.upload(key.channel, key.thread_ts, filename=snippet.filename,
                         title=snippet.title, content=snippet.content)  # fmt: skip
-    ts = svc.chat.post(key.channel, mask(message.text), thread_ts=key.thread_ts,
-                       blocks=message.blocks)  # fmt: skip
+    ts = svc.chat.post(key.channel, message.text, thread_ts=key.thread_ts, blocks=message.blocks)
     svc.store.index_message(key.channel, ts, key, svc.settings.session_ttl)
     session.proposals.append(
         ProposalRecord(

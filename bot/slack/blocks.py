@@ -47,6 +47,7 @@ class ProposalView:
     rendered_diff: str  # the full rendered diff text (summary + unified diffs)
     approve_emoji: str
     review_note: str = ""  # e.g. why a rendered diff is not available
+    checks: str = ""  # schema and policy findings (tk check), summary first
 
 
 def clip(text: str, limit: int, note: str = "\n… (cut; the full text is in the snippet)") -> str:
@@ -110,6 +111,11 @@ def proposal(view: ProposalView) -> Rendered:
             blocks.append(
                 section(f"*{title}*: {len(body.splitlines())} lines, in `{filename}` above")
             )
+    if view.checks:
+        head_line, _, rest = view.checks.partition("\n")
+        blocks.append(
+            section(f"*Checks* {head_line}" + (f"\n{_fence(rest)}" if rest.strip() else ""))
+        )
     approve = f"React with :{view.approve_emoji}: to open a pull request"
     blocks.append(section(approve))
     text = clip(f"{head}\n" + "\n".join(lines) + f"\n{approve}", TEXT_LIMIT, "\n…")

@@ -205,16 +205,21 @@ def bot_env(
 
 @contextmanager
 def stack(
-    tmp: Path, *, redis: bool = False, slack_options: Mapping[str, Any] | None = None
+    tmp: Path,
+    *,
+    redis: bool = False,
+    slack_options: Mapping[str, Any] | None = None,
+    project: Callable[[Path], Path] = make_project,
 ) -> Iterator[Stack]:
+    """The fakes, and a bare origin holding `project(dir)` (the scenarios' small Tanka repo)."""
     with ExitStack() as stack_:
         slack = stack_.enter_context(SlackServer(**(slack_options or {})))
         model = AnthropicModel(stack_.enter_context(FakeAnthropic(api_key=ANTHROPIC_KEY)))
         github = stack_.enter_context(FakeGitHub(tokens=(GITHUB_TOKEN,)))
         github.add_repo("acme", "infra")
-        project = make_project(tmp / "project")
+        source = project(tmp / "project")
         origin = tmp / "origin.git"
-        git(tmp, "clone", "--bare", "--quiet", str(project), str(origin))
+        git(tmp, "clone", "--bare", "--quiet", str(source), str(origin))
         (tmp / "redis").mkdir()
         server = stack_.enter_context(RedisServer(tmp / "redis")) if redis else None
         (tmp / "home").mkdir()

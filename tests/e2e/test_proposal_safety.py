@@ -1,0 +1,93 @@
+"""What a proposal may show: no Secret value in any form, and the checks before approval."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.e2e.harness import BOB, CHANNEL, Stack, stack
+from tests.scenarios.models import Call
+from tests.scenarios.project import commit_all, make_project
+from tests.secret_repo import (
+    CREDS,
+    ENV,
+    NEW_PASSWORD,
+    NEW_VISIBLE,
+    PASSWORD,
+    VISIBLE,
+    leaks,
+    make_secret_repo,
+)
+
+DEV = "environments/dev/main.jsonnet"
+
+
+def _everything_posted(s: Stack) -> str:
+    parts = [m.text + str(m.blocks or "") for m in s.slack.messages(CHANNEL)]
+    for thread_root in {m.thread_root for m in s.slack.messages(CHANNEL)}:
+        parts += [m.text + str(m.blocks or "") for m in s.slack.thread(CHANNEL, thread_root)]
+    parts += [f"{u.title} {u.text}" for u in s.slack.uploads]
+    return "\n".join(parts)
+
+
+def test_secret_values_never_reach_slack_or_the_pull_request(tmp_path: Path) -> None:
+    with stack(tmp_path, project=make_secret_repo) as s:
+        s.start_bot()
+        s.model.calls(
+            Call("e1", "file_edit", {"path": CREDS, "old_text": PASSWORD, "new_text": NEW_PASSWORD}),
+            Call("e2", "file_edit", {"path": f"{ENV}/main.jsonnet", "old_text": f"'{VISIBLE}'",
+                                     "new_text": f"'{NEW_VISIBLE}'"}),
+        )  # fmt: skip
+        s.model.calls(Call("d1", "tanka_diff", {"env_path": ENV}))
+        s.model.answer(f"Rotated the password from {PASSWORD} to {NEW_PASSWORD}.")
+        root = s.mention("rotate the db password")
+        proposal = s.proposal(root.ts)
+        s.wait_text(root.ts, "Rotated the password")
+        # The rendered diff the model got was masked too.
+        assert "<redacted>" in str(s.model.results(2))
+        assert leaks(str(s.model.results(2))) == []
+        posted = _everything_posted(s)
+        assert leaks(posted) == []
+        assert NEW_VISIBLE in posted  # what is not secret stays visible
+        assert "<redacted>" in posted
+
+        s.react(proposal.ts, "white_check_mark", user=BOB)
+        s.wait_text(root.ts, "Opened pull request #1")
+        pull = next(iter(s.github.repos["acme/infra"].pulls.values()))
+        assert leaks(pull.body + pull.title) == []
+
+
+DENY_REPLICAS = """\
+package main
+
+import rego.v1
+
+deny contains msg if {
+  input.kind == "Deployment"
+  input.spec.replicas > 5
+  msg := sprintf("%s: more than 5 replicas needs a capacity review", [input.metadata.name])
+}
+"""
+
+
+def _project_with_policy(root: Path) -> Path:
+    make_project(root)
+    (root / "policy").mkdir()
+    (root / "policy" / "replicas.rego").write_text(DENY_REPLICAS)
+    commit_all(root, "a policy")
+    return root
+
+
+def test_the_proposal_shows_the_checks_before_anyone_approves(tmp_path: Path) -> None:
+    with stack(tmp_path, project=_project_with_policy) as s:
+        s.start_bot()
+        s.model.calls(
+            Call(
+                "e1", "file_edit", {"path": DEV, "old_text": "replicas=1", "new_text": "replicas=9"}
+            )
+        )
+        s.model.answer("Dev runs 9 now.")
+        root = s.mention("scale grafana in dev to 9")
+        proposal = s.proposal(root.ts)
+        blocks = str(proposal.blocks)
+        assert "*Checks* :x:" in blocks
+        assert "more than 5 replicas needs a capacity review" in blocks
