@@ -33,7 +33,8 @@ def test_secret_values_never_reach_slack_or_the_pull_request(tmp_path: Path) -> 
     with stack(tmp_path, project=make_secret_repo) as s:
         s.start_bot()
         s.model.calls(
-            Call("e1", "file_edit", {"path": CREDS, "old_text": PASSWORD, "new_text": NEW_PASSWORD}),
+            Call("e1", "file_edit",
+                 {"path": CREDS, "old_text": PASSWORD, "new_text": NEW_PASSWORD}),
             Call("e2", "file_edit", {"path": f"{ENV}/main.jsonnet", "old_text": f"'{VISIBLE}'",
                                      "new_text": f"'{NEW_VISIBLE}'"}),
         )  # fmt: skip
