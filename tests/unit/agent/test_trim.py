@@ -40,7 +40,9 @@ def problems(history: Sequence[Message]) -> list[str]:
         calls = message.tool_calls
         if calls and i + 1 < len(history):
             answered = {r.call_id for r in history[i + 1].tool_results}
-            found.extend(f"{i}: call {c.id} without a result" for c in calls if c.id not in answered)
+            found.extend(
+                f"{i}: call {c.id} without a result" for c in calls if c.id not in answered
+            )
     if history and history[0].role != "user":
         found.append("0: does not start with a user message")
     return found
@@ -52,8 +54,11 @@ def contents(history: Sequence[Message]) -> list[str]:
 
 def test_estimate_counts_text_calls_and_results() -> None:
     c = ToolCall("1", "abcd", {})  # 4 + len("{}")
-    history = [Message.user("x" * 40), Message("assistant", (c,)),
-               Message("user", (ToolResult("1", "abcd", "y" * 34),))]  # fmt: skip
+    history = [
+        Message.user("x" * 40),
+        Message("assistant", (c,)),
+        Message("user", (ToolResult("1", "abcd", "y" * 34),)),
+    ]
     assert estimate_tokens(history) == (40 + 6 + 34) // 4
 
 
@@ -78,8 +83,11 @@ def test_dropped_results_keep_their_call_ids_and_error_flags() -> None:
     trimmed = trim_history(history, 10)
     [result] = trimmed[2].tool_results
     assert (result.call_id, result.name, result.content, result.is_error) == (
-        c.id, c.name, DROPPED, True,
-    )  # fmt: skip
+        c.id,
+        c.name,
+        DROPPED,
+        True,
+    )
     assert trimmed[1] == history[1]  # the call itself is kept
 
 
@@ -143,9 +151,12 @@ def build(spec: list[tuple[str, list[list[str]], bool]]) -> list[Message]:
         for outputs in rounds:
             calls = [call() for _ in outputs]
             messages.append(Message("assistant", tuple(calls)))
-            messages.append(Message("user", tuple(
-                ToolResult(c.id, c.name, o) for c, o in zip(calls, outputs, strict=True)
-            )))  # fmt: skip
+            messages.append(
+                Message(
+                    "user",
+                    tuple(ToolResult(c.id, c.name, o) for c, o in zip(calls, outputs, strict=True)),
+                )
+            )
         if answered:
             messages.append(Message("assistant", (Text("answer"),)))
     return messages
@@ -163,7 +174,9 @@ def test_trimmed_history_is_always_well_formed(
     assert trimmed, "never empty"
     # A suffix of the history, whole exchanges cut from the front, outputs replaced in place.
     tail = history[len(history) - len(trimmed) :]
-    assert trimmed[0] == tail[0] and trimmed[0].role == "user" and not trimmed[0].tool_results
+    assert trimmed[0] == tail[0]
+    assert trimmed[0].role == "user"
+    assert not trimmed[0].tool_results
     for kept, original in zip(trimmed, tail, strict=True):
         assert kept.role == original.role
         assert [type(p) for p in kept.parts] == [type(p) for p in original.parts]

@@ -23,7 +23,11 @@ def check(
     user: str, approvers: list[str], *, allow_self: bool = True, lookup: object = members
 ) -> str | None:
     return refusal(
-        user, requester=REQUESTER, approvers=approvers, allow_self=allow_self, members=lookup  # type: ignore[arg-type]
+        user,
+        requester=REQUESTER,
+        approvers=approvers,
+        allow_self=allow_self,
+        members=lookup,  # type: ignore[arg-type]
     )
 
 

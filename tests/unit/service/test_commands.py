@@ -91,7 +91,7 @@ def test_refusal_quotes_at_most_64_characters_of_the_name() -> None:
 def test_unknown_subcommands_show_help_with_the_problem(text: str) -> None:
     action = parse_slash(text)
     assert isinstance(action, Help)
-    assert action.problem == f"unknown subcommand `{text.split()[0]}`"
+    assert action.problem == f"unknown subcommand `{text.split(maxsplit=1)[0]}`"
 
 
 @pytest.mark.parametrize(

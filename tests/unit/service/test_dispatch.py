@@ -44,10 +44,15 @@ def test_started_up_to_workers_then_queued_then_full(gate: Gate) -> None:
     dispatcher = Dispatcher(2, 2, on_depth=depths.append)
     results = [dispatcher.submit(gate.job()) for _ in range(5)]
     assert results == [
-        Admission.STARTED, Admission.STARTED, Admission.QUEUED, Admission.QUEUED, Admission.FULL,
-    ]  # fmt: skip
+        Admission.STARTED,
+        Admission.STARTED,
+        Admission.QUEUED,
+        Admission.QUEUED,
+        Admission.FULL,
+    ]
     assert dispatcher.busy == 4
-    assert gate.started[0].wait(WAIT) and gate.started[1].wait(WAIT)
+    assert gate.started[0].wait(WAIT)
+    assert gate.started[1].wait(WAIT)
     assert not gate.started[4].is_set()
     assert depths == [0, 0, 1, 2]
     gate.release.set()

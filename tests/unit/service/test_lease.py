@@ -53,8 +53,14 @@ def leases() -> Iterator[list[Lease]]:
         lease.release()
 
 
-def lease(store: MemoryStore, leases: list[Lease], *, replica: str, key: ThreadKey = KEY,
-          ttl: float = 60.0) -> Lease:  # fmt: skip
+def lease(
+    store: MemoryStore,
+    leases: list[Lease],
+    *,
+    replica: str,
+    key: ThreadKey = KEY,
+    ttl: float = 60.0,
+) -> Lease:
     made = Lease(store, key, ttl=ttl, replica=replica)
     leases.append(made)
     return made

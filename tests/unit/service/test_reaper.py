@@ -63,8 +63,9 @@ class FakeChat:
     def ephemeral(self, channel: str, user: str, text: str, *, thread_ts: Any = None) -> None:
         raise AssertionError("not used by the reaper")
 
-    def upload(self, channel: str, thread_ts: str, *, filename: str, title: str,
-               content: str) -> None:  # fmt: skip
+    def upload(
+        self, channel: str, thread_ts: str, *, filename: str, title: str, content: str
+    ) -> None:
         raise AssertionError("not used by the reaper")
 
     def group_members(self, group_id: str) -> frozenset[str]:
@@ -114,10 +115,15 @@ class Env:
     def save(self, key: ThreadKey, *, idle_for: float, state: str = "idle") -> Session:
         updated = NOW - idle_for
         session = Session(
-            channel=key.channel, thread_ts=key.thread_ts, requester="U0REQUEST",
-            request="scale prod", created=updated, updated=updated, base_branch="main",
+            channel=key.channel,
+            thread_ts=key.thread_ts,
+            requester="U0REQUEST",
+            request="scale prod",
+            created=updated,
+            updated=updated,
+            base_branch="main",
             state=state,  # type: ignore[arg-type]
-        )  # fmt: skip
+        )
         self.store.save(key, session.to_json(), updated=updated)
         return session
 
@@ -185,6 +191,13 @@ def test_a_running_session_without_a_lease_gets_one_cut_off_notice(env: Env) -> 
     assert env.workspaces.discarded == []
 
 
+def _sweep_after(
+    reaper: Reaper, barrier: threading.Barrier, results: list[tuple[int, int]]
+) -> None:
+    barrier.wait()
+    results.append(reaper.sweep())
+
+
 def test_two_reapers_sweeping_at_once_report_a_cut_off_turn_once(env: Env) -> None:
     for _ in range(20):  # several rounds to give the race a chance
         env.chat.posts.clear()
@@ -192,12 +205,9 @@ def test_two_reapers_sweeping_at_once_report_a_cut_off_turn_once(env: Env) -> No
         reapers = [env.reaper("r1"), env.reaper("r2")]
         barrier = threading.Barrier(len(reapers))
         results: list[tuple[int, int]] = []
-
-        def sweep(reaper: Reaper) -> None:
-            barrier.wait()
-            results.append(reaper.sweep())
-
-        threads = [threading.Thread(target=sweep, args=(r,)) for r in reapers]
+        threads = [
+            threading.Thread(target=_sweep_after, args=(r, barrier, results)) for r in reapers
+        ]
         for t in threads:
             t.start()
         for t in threads:

@@ -31,8 +31,12 @@ def session() -> Session:
 
 
 def conversation() -> Conversation:
-    call = ToolCall("toolu_1", "file_read", {"path": "environments/prod/main.jsonnet", "limit": 50},
-                    signature=b"\x00sig\xff")  # fmt: skip
+    call = ToolCall(
+        "toolu_1",
+        "file_read",
+        {"path": "environments/prod/main.jsonnet", "limit": 50},
+        signature=b"\x00sig\xff",
+    )
     return Conversation(
         [
             Message.user("set prod replicas to 5"),
@@ -52,10 +56,17 @@ def test_round_trip_with_a_conversation_and_records() -> None:
     original.revision = 3
     original.base_commit = "a" * 40
     original.proposals.append(
-        ProposalRecord(ts="1700000200.000300", base_commit="a" * 40, tree="b" * 40,
-                       diff_hash="c" * 64, files=("environments/prod/main.jsonnet",),
-                       envs=("environments/prod",), title="Scale prod", created=1.5)
-    )  # fmt: skip
+        ProposalRecord(
+            ts="1700000200.000300",
+            base_commit="a" * 40,
+            tree="b" * 40,
+            diff_hash="c" * 64,
+            files=("environments/prod/main.jsonnet",),
+            envs=("environments/prod",),
+            title="Scale prod",
+            created=1.5,
+        )
+    )
     original.pull_request = PullRequestRecord(
         number=42, url="https://github.com/acme/deploy/pull/42", branch="tanka-bot/x"
     )
@@ -138,14 +149,28 @@ def test_missing_field_is_named() -> None:
             "conversation: messages.0.parts.0",
         ),
         (
-            {"version": 1, "messages": [{"role": "assistant", "parts": [
-                {"type": "tool_call", "id": "1", "name": "n", "arguments": {}, "signature": "%%"}
-            ]}]},
+            {
+                "version": 1,
+                "messages": [
+                    {
+                        "role": "assistant",
+                        "parts": [
+                            {
+                                "type": "tool_call",
+                                "id": "1",
+                                "name": "n",
+                                "arguments": {},
+                                "signature": "%%",
+                            }
+                        ],
+                    }
+                ],
+            },
             "conversation: ",
         ),
         ({"version": 1, "messages": [], "usage": [1, 2]}, "conversation: usage"),
     ],
-)  # fmt: skip
+)
 def test_corrupt_conversation_is_named(conversation_data: dict[str, object], where: str) -> None:
     data = json.loads(session().to_json()) | {"conversation": conversation_data}
     restored = Session.from_json(json.dumps(data))  # the envelope is fine

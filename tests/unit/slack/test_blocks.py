@@ -76,7 +76,9 @@ def view(**change: Any) -> ProposalView:
         "files": ["environments/prod/main.jsonnet"],
         "envs": [env("environments/prod", Change.CHANGED), env("environments/dev")],
         "git_diff": GIT_DIFF,
-        "rendered_diff": "environments/prod: 0 added, 1 changed, 0 removed\n-replicas: 1\n+replicas: 5\n",
+        "rendered_diff": (
+            "environments/prod: 0 added, 1 changed, 0 removed\n-replicas: 1\n+replicas: 5\n"
+        ),
         "approve_emoji": "white_check_mark",
     }
     values.update(change)
@@ -252,25 +254,24 @@ _env = st.builds(
 
 @settings(max_examples=150, deadline=None)
 @given(
-    number=st.integers(1, 10_000),
-    files=st.lists(st.text(max_size=200), max_size=300),
-    envs=st.lists(_env, max_size=60),
-    git_diff=_diff_text,
-    rendered_diff=_diff_text,
-    review_note=st.text(max_size=5000),
-    emoji=st.sampled_from(["white_check_mark", "approve", "+1"]),
+    view=st.builds(
+        ProposalView,
+        number=st.integers(1, 10_000),
+        files=st.lists(st.text(max_size=200), max_size=300),
+        envs=st.lists(_env, max_size=60),
+        git_diff=_diff_text,
+        rendered_diff=_diff_text,
+        approve_emoji=st.sampled_from(["white_check_mark", "approve", "+1"]),
+        review_note=st.text(max_size=5000),
+    )
 )
-def test_proposal_always_within_limits(
-    number: int,
-    files: list[str],
-    envs: list[EnvDiff],
-    git_diff: str,
-    rendered_diff: str,
-    review_note: str,
-    emoji: str,
-) -> None:
-    rendered = proposal(
-        ProposalView(number, files, envs, git_diff, rendered_diff, emoji, review_note)
+def test_proposal_always_within_limits(view: ProposalView) -> None:
+    rendered = proposal(view)
+    envs, git_diff, rendered_diff, emoji = (
+        view.envs,
+        view.git_diff,
+        view.rendered_diff,
+        view.approve_emoji,
     )
     assert_within_limits(rendered)
     assert rendered.blocks[-1]["text"]["text"] == f"React with :{emoji}: to open a pull request"

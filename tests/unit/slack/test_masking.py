@@ -37,7 +37,9 @@ class RecordingChat:
     def update(
         self, channel: str, ts: str, text: str, *, blocks: Sequence[dict[str, Any]] | None = None
     ) -> None:
-        self.calls.append(("update", {"channel": channel, "ts": ts, "text": text, "blocks": blocks}))
+        self.calls.append(
+            ("update", {"channel": channel, "ts": ts, "text": text, "blocks": blocks})
+        )
 
     def ephemeral(
         self, channel: str, user: str, text: str, *, thread_ts: str | None = None
@@ -50,9 +52,17 @@ class RecordingChat:
         self, channel: str, thread_ts: str, *, filename: str, title: str, content: str
     ) -> None:
         self.calls.append(
-            ("upload", {"channel": channel, "thread_ts": thread_ts, "filename": filename,
-                        "title": title, "content": content})
-        )  # fmt: skip
+            (
+                "upload",
+                {
+                    "channel": channel,
+                    "thread_ts": thread_ts,
+                    "filename": filename,
+                    "title": title,
+                    "content": content,
+                },
+            )
+        )
 
     def group_members(self, group_id: str) -> frozenset[str]:
         return self.members[group_id]
@@ -73,19 +83,24 @@ def nested_blocks() -> list[dict[str, Any]]:
                 {"type": "mrkdwn", "text": "plain"},
                 {"type": "plain_text", "text": f"x{SECRET}y", "emoji": True},
             ],
-            "accessory": {"type": "button", "text": {"type": "plain_text", "text": SECRET},
-                          "value": f"v={SECRET}"},
-        },  # fmt: skip
+            "accessory": {
+                "type": "button",
+                "text": {"type": "plain_text", "text": SECRET},
+                "value": f"v={SECRET}",
+            },
+        },
         {"type": "context", "elements": ({"type": "mrkdwn", "text": f"{SECRET} {SECRET}"},)},
         {"type": "divider"},
         {
             "type": "rich_text",
             "elements": [
-                {"type": "rich_text_preformatted",
-                 "elements": [{"type": "text", "text": f"data:\n  key: {SECRET}\n"}],
-                 "border": 0},
+                {
+                    "type": "rich_text_preformatted",
+                    "elements": [{"type": "text", "text": f"data:\n  key: {SECRET}\n"}],
+                    "border": 0,
+                },
             ],
-        },  # fmt: skip
+        },
     ]
 
 
@@ -153,8 +168,9 @@ def test_a_whole_proposal_with_snippets_is_masked() -> None:
     inner = RecordingChat()
     chat = MaskingChat(inner, mask)
     for snippet in rendered.snippets:
-        chat.upload("C1", "1.2", filename=snippet.filename, title=snippet.title,
-                    content=snippet.content)  # fmt: skip
+        chat.upload(
+            "C1", "1.2", filename=snippet.filename, title=snippet.title, content=snippet.content
+        )
     chat.post("C1", rendered.text, thread_ts="1.2", blocks=rendered.blocks)
     assert SECRET in json.dumps(rendered.blocks) + long_diff  # the input had it
     assert SECRET not in json.dumps(inner.calls)

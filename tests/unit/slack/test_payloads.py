@@ -1,4 +1,4 @@
-"""bot.slack.payloads on the payload shapes Slack really sends (reference/slack.md 2.5, 2.6, 3.x)."""
+"""bot.slack.payloads on the payload shapes Slack really sends (reference/slack.md 2.5-3.x)."""
 
 from __future__ import annotations
 
@@ -287,7 +287,9 @@ def reaction(name: str, *, item: dict[str, Any] | None = None) -> dict[str, Any]
         "user": "U024BE7LH",
         "reaction": name,
         "item_user": BOT,
-        "item": item if item is not None else {"type": "message", "channel": CHANNEL, "ts": REPLY_TS},
+        "item": item
+        if item is not None
+        else {"type": "message", "channel": CHANNEL, "ts": REPLY_TS},
         "event_ts": "1700000300.000400",
     }
 
@@ -393,13 +395,28 @@ def test_strip_mentions_without_a_bot_id_keeps_the_text() -> None:
 
 _json = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 _fields = st.sampled_from(
-    ["type", "subtype", "user", "text", "ts", "thread_ts", "channel", "bot_id", "bot_profile",
-     "item", "reaction", "message", "hidden"]
-)  # fmt: skip
+    [
+        "type",
+        "subtype",
+        "user",
+        "text",
+        "ts",
+        "thread_ts",
+        "channel",
+        "bot_id",
+        "bot_profile",
+        "item",
+        "reaction",
+        "message",
+        "hidden",
+    ]
+)
 _field_values = (
     _json
     | st.sampled_from(["app_mention", "message", "reaction_added", "reaction_removed"])
