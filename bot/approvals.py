@@ -63,10 +63,13 @@ def refusal(  # noqa: PLR0911 - one early return per rule reads best
         return "requesters may not approve their own sessions here; ask one of the approvers"
     if user in approvers:
         return None
+    unchecked = ""  # the first group that could not be read: refuse unless another group admits
     for group in (a for a in approvers if a.startswith("S")):
         try:
             if user in members(group):
                 return None
         except ChatError as exc:
-            return f"the approver group <!subteam^{group}> could not be checked ({exc}); try again"
-    return "you are not one of the approvers of this bot (TANKA_BOT_APPROVERS)"
+            unchecked = unchecked or (
+                f"the approver group <!subteam^{group}> could not be checked ({exc}); try again"
+            )
+    return unchecked or "you are not one of the approvers of this bot (TANKA_BOT_APPROVERS)"

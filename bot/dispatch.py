@@ -41,7 +41,13 @@ class Dispatcher:
             self._pending += 1
             admission = Admission.STARTED if self._pending <= self.workers else Admission.QUEUED
             self._on_depth(max(self._pending - self.workers, 0))
-        self._pool.submit(self._run, job)
+        try:
+            self._pool.submit(self._run, job)
+        except RuntimeError:  # shutdown() closed the pool since the check above
+            with self._lock:
+                self._pending -= 1
+                self._on_depth(max(self._pending - self.workers, 0))
+            return Admission.FULL
         return admission
 
     def _run(self, job: Callable[[], None]) -> None:

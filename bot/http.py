@@ -74,7 +74,11 @@ class SignatureGate:
             "x-slack-request-timestamp": environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP", ""),
             "x-slack-signature": environ.get("HTTP_X_SLACK_SIGNATURE", ""),
         }
-        if not self.verifier.is_valid_request(body, headers):
+        try:
+            valid = self.verifier.is_valid_request(body, headers)
+        except ValueError:  # slack_sdk raises on a blank or non-numeric timestamp, non-UTF-8 body
+            valid = False
+        if not valid:
             self.metrics.errors.labels("signature").inc()
             log.warning(
                 "refused a Slack request with a %s signature from %s",

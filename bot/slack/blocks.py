@@ -15,6 +15,7 @@ from typing import Any
 from tools.tanka.diff.resources import Change, EnvDiff
 
 SECTION_LIMIT = 3000
+BLOCKS_TEXT_LIMIT = 12_000  # all the blocks' text in one message
 INLINE_DIFF_LIMIT = 2500  # a diff inline in one section, with room for the fence and a heading
 TEXT_LIMIT = 3900  # fallback `text` and plain messages: short enough to read, far under 40,000
 SUMMARY_ENV_LINES = 20
@@ -72,7 +73,8 @@ def context(text: str) -> Block:
 
 def _fence(body: str) -> str:
     # A ``` inside the diff would close the fence early; a zero-width joiner keeps it visible.
-    return "```\n" + body.replace("```", "`\u200d``").rstrip("\n") + "\n```"
+    # Splitting every "``" (not only "```") leaves no run of three, even in "````".
+    return "```\n" + body.replace("``", "`\u200d`").rstrip("\n") + "\n```"
 
 
 def env_summary(env: EnvDiff) -> str:
@@ -104,8 +106,10 @@ def proposal(view: ProposalView) -> Rendered:
     ):
         if not body.strip():
             continue
-        if len(body) <= INLINE_DIFF_LIMIT:
-            blocks.append(section(f"*{title}*\n{_fence(body)}"))
+        inline = f"*{title}*\n{_fence(body)}"
+        # Escaping backticks lengthens the text: a fence clipped by `section` would stay open.
+        if len(body) <= INLINE_DIFF_LIMIT and len(inline) <= SECTION_LIMIT:
+            blocks.append(section(inline))
         else:
             snippets.append(Snippet(filename, f"{title} (proposal {view.number})", body))
             blocks.append(
@@ -129,7 +133,9 @@ def plain(text: str) -> Rendered:
         return Rendered(text, [section(text)])
     parts: list[str] = []
     rest = text
-    while rest and len(parts) < 10:
+    # Every section is at most SECTION_LIMIT: this many keep the blocks' text under Slack's
+    # ~12,000 characters per message (more is refused with msg_blocks_too_long).
+    while rest and len(parts) < BLOCKS_TEXT_LIMIT // SECTION_LIMIT:
         piece = clip(rest, SECTION_LIMIT, "")
         parts.append(piece)
         rest = rest[len(piece) :].lstrip("\n")

@@ -1,0 +1,179 @@
+"""bot.sessions: the stored session model round-trips through JSON; corrupt data is named."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.agent.conversation import Conversation
+from bot.agent.messages import Message, Text, ToolCall, ToolResult, Usage
+from bot.models import ThreadKey
+from bot.sessions import (
+    TRACE_LIMIT,
+    ProposalRecord,
+    PullRequestRecord,
+    Session,
+    SessionCorrupt,
+)
+
+
+def session() -> Session:
+    return Session(
+        channel="C0DEPLOY1",
+        thread_ts="1700000000.000100",
+        requester="U0REQUEST",
+        request="set prod replicas to 5",
+        created=1_700_000_000.0,
+        updated=1_700_000_100.5,
+        base_branch="main",
+    )
+
+
+def conversation() -> Conversation:
+    call = ToolCall(
+        "toolu_1",
+        "file_read",
+        {"path": "environments/prod/main.jsonnet", "limit": 50},
+        signature=b"\x00sig\xff",
+    )
+    return Conversation(
+        [
+            Message.user("set prod replicas to 5"),
+            Message("assistant", (Text("Reading the environment.", signature=b"t"), call)),
+            Message("user", (ToolResult("toolu_1", "file_read", "{ replicas: 1 }", True),)),
+            Message("assistant", (Text("Done: replicas is 5."),)),
+        ],
+        usage=Usage(1200, 300, 50, 7),
+        turns=1,
+    )
+
+
+def test_round_trip_with_a_conversation_and_records() -> None:
+    original = session()
+    original.store_conversation(conversation())
+    original.state = "running"
+    original.revision = 3
+    original.base_commit = "a" * 40
+    original.proposals.append(
+        ProposalRecord(
+            ts="1700000200.000300",
+            base_commit="a" * 40,
+            tree="b" * 40,
+            diff_hash="c" * 64,
+            files=("environments/prod/main.jsonnet",),
+            envs=("environments/prod",),
+            title="Scale prod",
+            created=1.5,
+        )
+    )
+    original.pull_request = PullRequestRecord(
+        number=42, url="https://github.com/acme/deploy/pull/42", branch="tanka-bot/x"
+    )
+    original.record_tool("file_read", True, 0.12345)
+    original.status_ts = "1700000150.000200"
+
+    restored = Session.from_json(original.to_json())
+    assert restored == original
+    assert restored.key == ThreadKey("C0DEPLOY1", "1700000000.000100")
+    assert restored.latest_proposal is not None
+    assert restored.latest_proposal.files == ("environments/prod/main.jsonnet",)
+    assert restored.trace[0].seconds == 0.123
+    loaded = restored.load_conversation()
+    expected = conversation()
+    assert loaded.history == expected.history
+    assert loaded.usage == expected.usage
+    assert loaded.turns == 1
+
+
+def test_empty_conversation() -> None:
+    loaded = Session.from_json(session().to_json()).load_conversation()
+    assert loaded.history == ()
+    assert loaded.turns == 0
+
+
+def test_defaults_and_properties() -> None:
+    s = session()
+    assert s.state == "idle"
+    assert s.latest_proposal is None
+    assert s.checkout_name == "C0DEPLOY1-1700000000.000100"
+
+
+def test_trace_keeps_the_newest_entries() -> None:
+    s = session()
+    for i in range(TRACE_LIMIT + 5):
+        s.record_tool(f"t{i}", True, 0.0)
+    assert len(s.trace) == TRACE_LIMIT
+    assert s.trace[0].tool == "t5"
+    assert s.trace[-1].tool == f"t{TRACE_LIMIT + 4}"
+
+
+def test_invalid_json() -> None:
+    with pytest.raises(SessionCorrupt, match=r"^session: Invalid JSON"):
+        Session.from_json("{not json")
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"requester": None}, "requester"),
+        ({"state": "exploded"}, "state"),
+        ({"revision": "many"}, "revision"),
+        ({"proposals": [{"ts": "1"}]}, "proposals.0.base_commit"),
+        ({"pull_request": {"number": "x", "url": "u", "branch": "b"}}, "pull_request.number"),
+        ({"trace": [{"tool": "t", "ok": True}]}, "trace.0.seconds"),
+    ],
+)
+def test_corrupt_fields_are_named(change: dict[str, object], field: str) -> None:
+    data = json.loads(session().to_json()) | change
+    with pytest.raises(SessionCorrupt) as caught:
+        Session.from_json(json.dumps(data))
+    assert str(caught.value).startswith(f"{field}: ")
+
+
+def test_missing_field_is_named() -> None:
+    data = json.loads(session().to_json())
+    del data["base_branch"]
+    with pytest.raises(SessionCorrupt, match=r"^base_branch: Field required"):
+        Session.from_json(json.dumps(data))
+
+
+@pytest.mark.parametrize(
+    ("conversation_data", "where"),
+    [
+        ({"version": 99, "messages": []}, "conversation: version"),
+        ({"version": 1, "messages": "no"}, "conversation: messages"),
+        ({"version": 1, "messages": [{"role": "system", "parts": []}]}, "conversation: messages.0"),
+        (
+            {"version": 1, "messages": [{"role": "user", "parts": [{"type": "tool_result"}]}]},
+            "conversation: messages.0.parts.0",
+        ),
+        (
+            {
+                "version": 1,
+                "messages": [
+                    {
+                        "role": "assistant",
+                        "parts": [
+                            {
+                                "type": "tool_call",
+                                "id": "1",
+                                "name": "n",
+                                "arguments": {},
+                                "signature": "%%",
+                            }
+                        ],
+                    }
+                ],
+            },
+            "conversation: ",
+        ),
+        ({"version": 1, "messages": [], "usage": [1, 2]}, "conversation: usage"),
+    ],
+)
+def test_corrupt_conversation_is_named(conversation_data: dict[str, object], where: str) -> None:
+    data = json.loads(session().to_json()) | {"conversation": conversation_data}
+    restored = Session.from_json(json.dumps(data))  # the envelope is fine
+    with pytest.raises(SessionCorrupt) as caught:
+        restored.load_conversation()
+    assert str(caught.value).startswith(where)

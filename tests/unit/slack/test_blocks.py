@@ -1,0 +1,305 @@
+"""bot.slack.blocks: proposals and answers stay within Slack's limits (reference/slack.md 4.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.slack.blocks import (
+    SECTION_LIMIT,
+    SUMMARY_ENV_LINES,
+    ProposalView,
+    Rendered,
+    clip,
+    plain,
+    proposal,
+)
+from tools.tanka.diff.resources import Change, EnvDiff, ResourceDiff, ResourceKey
+
+MAX_BLOCKS = 50
+BLOCKS_TEXT = 12_000
+TEXT_LIMIT = 40_000
+
+
+def texts(value: Any) -> Iterator[str]:
+    """Every `text` string inside blocks, however deeply nested."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "text" and isinstance(item, str):
+                yield item
+            else:
+                yield from texts(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from texts(item)
+
+
+def assert_within_limits(rendered: Rendered, *, fences: bool = True) -> None:
+    assert 0 < len(rendered.blocks) <= MAX_BLOCKS
+    for block in rendered.blocks:
+        if block["type"] == "section":
+            assert 0 < len(block["text"]["text"]) <= SECTION_LIMIT
+    total = sum(len(t) for t in texts(rendered.blocks))
+    assert total <= BLOCKS_TEXT, total
+    assert 0 < len(rendered.text) <= TEXT_LIMIT
+    for text in texts(rendered.blocks) if fences else ():
+        if text.startswith(("*Git diff*", "*Rendered-manifest diff*")):
+            # A diff's code fence cut in half renders the rest of the message as code.
+            assert text.count("```") % 2 == 0, text[-200:]
+
+
+def env(name: str, *changes: Change) -> EnvDiff:
+    resources = [
+        ResourceDiff(
+            ResourceKey("apps/v1", "Deployment", "default", f"app{i}"),
+            change,
+            f"diff -u -N LIVE-app{i} MERGED-app{i}\n-replicas: 1\n+replicas: 5\n",
+        )
+        for i, change in enumerate(changes)
+    ]
+    return EnvDiff(name, resources)
+
+
+GIT_DIFF = (
+    "diff --git a/environments/prod/main.jsonnet b/environments/prod/main.jsonnet\n"
+    "--- a/environments/prod/main.jsonnet\n+++ b/environments/prod/main.jsonnet\n"
+    "@@ -1 +1 @@\n-  replicas: 1,\n+  replicas: 5,\n"
+)
+
+
+def view(**change: Any) -> ProposalView:
+    values: dict[str, Any] = {
+        "number": 1,
+        "files": ["environments/prod/main.jsonnet"],
+        "envs": [env("environments/prod", Change.CHANGED), env("environments/dev")],
+        "git_diff": GIT_DIFF,
+        "rendered_diff": (
+            "environments/prod: 0 added, 1 changed, 0 removed\n-replicas: 1\n+replicas: 5\n"
+        ),
+        "approve_emoji": "white_check_mark",
+    }
+    values.update(change)
+    return ProposalView(**values)
+
+
+def test_short_proposal_inlines_both_diffs_in_fences() -> None:
+    rendered = proposal(view())
+    assert rendered.snippets == ()
+    summary, git, rendered_diff, approve = (b["text"]["text"] for b in rendered.blocks)
+    assert summary.startswith("*Proposal 1*: 1 file(s) changed, 1 environment(s) affected")
+    assert "`environments/prod`: 0 added, 1 changed, 0 removed" in summary
+    assert "environments/dev" not in summary  # unchanged environments are not listed
+    assert git == "*Git diff*\n```\n" + GIT_DIFF.rstrip("\n") + "\n```"
+    assert rendered_diff.startswith("*Rendered-manifest diff*\n```\n")
+    assert approve == "React with :white_check_mark: to open a pull request"
+    assert rendered.text.endswith("React with :white_check_mark: to open a pull request")
+    assert_within_limits(rendered)
+
+
+def test_approve_line_names_the_configured_emoji() -> None:
+    rendered = proposal(view(approve_emoji="shipit", number=3))
+    assert rendered.blocks[-1]["text"]["text"] == "React with :shipit: to open a pull request"
+    assert rendered.blocks[0]["text"]["text"].startswith("*Proposal 3*")
+
+
+def test_long_diffs_go_to_snippets_and_the_block_points_at_the_file() -> None:
+    long_git = "".join(f"+line {i}\n" for i in range(2000))
+    long_rendered = "".join(f"-old {i}\n+new {i}\n" for i in range(1000))
+    rendered = proposal(view(git_diff=long_git, rendered_diff=long_rendered, number=2))
+    assert [s.filename for s in rendered.snippets] == ["changes.diff", "rendered.diff"]
+    assert rendered.snippets[0].content == long_git  # the whole diff, not a clipped one
+    assert rendered.snippets[1].content == long_rendered
+    assert rendered.snippets[0].title == "Git diff (proposal 2)"
+    git_block = rendered.blocks[1]["text"]["text"]
+    assert git_block == "*Git diff*: 2000 lines, in `changes.diff` above"
+    assert "`rendered.diff`" in rendered.blocks[2]["text"]["text"]
+    assert "```" not in "".join(texts(rendered.blocks))
+    assert_within_limits(rendered)
+
+
+def test_short_git_diff_inline_long_rendered_diff_in_a_snippet() -> None:
+    rendered = proposal(view(rendered_diff="x\n" * 5000))
+    assert [s.filename for s in rendered.snippets] == ["rendered.diff"]
+    assert "```" in rendered.blocks[1]["text"]["text"]
+    assert_within_limits(rendered)
+
+
+def test_no_rendered_change_says_so_and_posts_no_rendered_diff() -> None:
+    rendered = proposal(view(envs=[env("environments/dev")], rendered_diff="No differences.\n"))
+    assert "no Tanka environment renders differently" in rendered.blocks[0]["text"]["text"]
+    assert all("Rendered-manifest" not in t for t in texts(rendered.blocks))
+    assert len(rendered.blocks) == 3
+
+
+def test_environment_that_cannot_render_is_listed_with_its_error() -> None:
+    broken = EnvDiff("environments/broken", error="RUNTIME ERROR: " + "x" * 1000)
+    rendered = proposal(view(envs=[broken]))
+    summary = rendered.blocks[0]["text"]["text"]
+    assert "`environments/broken`: cannot render: RUNTIME ERROR" in summary
+    assert len(summary) < 600  # the error is clipped
+
+
+def test_environment_added_is_marked() -> None:
+    added = EnvDiff(
+        "environments/new",
+        env("x", Change.ADDED, Change.ADDED).resources,
+        env_change=Change.ADDED,
+    )
+    summary = proposal(view(envs=[added])).blocks[0]["text"]["text"]
+    assert "`environments/new`: 2 added, 0 changed, 0 removed (environment added)" in summary
+
+
+def test_many_environments_cap_the_summary() -> None:
+    envs = [env(f"environments/region-{i:03d}", Change.CHANGED) for i in range(120)]
+    rendered = proposal(view(envs=envs, rendered_diff="y\n" * 4000))
+    summary = rendered.blocks[0]["text"]["text"]
+    assert "120 environment(s) affected" in summary
+    assert summary.count("\n• `environments/region-") == SUMMARY_ENV_LINES
+    assert "… and 100 more" in summary
+    assert "region-020" not in summary
+    assert_within_limits(rendered)
+
+
+def test_backticks_inside_a_diff_do_not_close_the_fence() -> None:
+    diff = "+```yaml\n+key: value\n+```\n"
+    block = proposal(view(git_diff=diff)).blocks[1]["text"]["text"]
+    inner = block.removeprefix("*Git diff*\n```\n").removesuffix("\n```")
+    assert "```" not in inner
+    assert inner.replace("\u200d", "") == diff.rstrip("\n")
+
+
+def test_backtick_heavy_diff_near_the_inline_limit_keeps_its_fence_closed() -> None:
+    # A README with many code fences: escaping makes the fenced text longer than the raw diff.
+    diff = "```\n" * 620  # 2,480 characters raw, over 3,000 once escaped
+    rendered = proposal(view(git_diff=diff))
+    assert_within_limits(rendered)
+    git_texts = [t for t in texts(rendered.blocks) if t.startswith("*Git diff*")]
+    assert len(git_texts) == 1
+    if rendered.snippets:
+        assert rendered.snippets[0].content == diff
+    else:
+        assert git_texts[0].endswith("\n```")
+
+
+def test_four_backticks_do_not_close_the_fence() -> None:
+    block = proposal(view(git_diff="+````\n")).blocks[1]["text"]["text"]
+    assert block.count("```") == 2
+
+
+def test_review_note_is_in_the_summary() -> None:
+    rendered = proposal(view(review_note="_rendered diff unavailable: base does not render_"))
+    assert "_rendered diff unavailable" in rendered.blocks[0]["text"]["text"]
+
+
+def test_plain_short_answer_is_one_section() -> None:
+    rendered = plain("  The prod replicas are 3.  ")
+    assert rendered.text == "The prod replicas are 3."
+    assert rendered.blocks == [
+        {"type": "section", "text": {"type": "mrkdwn", "text": "The prod replicas are 3."}}
+    ]
+
+
+def test_plain_empty_answer() -> None:
+    assert plain("   ").text == "(no answer)"
+
+
+def test_plain_long_answer_splits_at_line_boundaries_without_losing_text() -> None:
+    lines = [f"line {i:05d} " + "z" * 60 for i in range(150)]  # ~10,500 characters
+    answer = "\n".join(lines)
+    rendered = plain(answer)
+    assert len(rendered.blocks) > 1
+    parts = [b["text"]["text"] for b in rendered.blocks]
+    assert all(not p.startswith("\n") for p in parts)
+    assert "\n".join(parts) == answer  # cut only at newlines, and nothing lost
+    assert_within_limits(rendered)
+
+
+def test_plain_very_long_answer_is_cut_within_the_message_limits() -> None:
+    rendered = plain("word " * 20_000)  # 100,000 characters, no newlines
+    assert_within_limits(rendered, fences=False)
+    assert rendered.blocks[-1]["text"]["text"].endswith("… (answer cut)")
+
+
+def test_clip_prefers_a_line_boundary_and_never_exceeds_the_limit() -> None:
+    text = "a" * 60 + "\n" + "b" * 60
+    assert clip(text, 100, "!") == "a" * 60 + "!"
+    assert clip("x" * 10, 3, "long note") == "lon"
+    assert clip("short", 10) == "short"
+
+
+# invariants for any input
+
+_diff_text = st.text(
+    alphabet=st.sampled_from(list("ab`+- \n\u00e9\u200d{}*_~<>&")), max_size=6000
+) | st.builds(lambda n, s: s * n, st.integers(0, 3000), st.sampled_from(["```\n", "+a\n", "`"]))
+_env = st.builds(
+    EnvDiff,
+    st.text(min_size=1, max_size=300),
+    st.lists(
+        st.builds(
+            ResourceDiff,
+            st.just(ResourceKey("v1", "ConfigMap", "ns", "cm")),
+            st.sampled_from(list(Change)),
+            st.just("diff\n"),
+        ),
+        max_size=3,
+    ),
+    st.none() | st.text(max_size=2000),
+    st.none() | st.sampled_from(list(Change)),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    view=st.builds(
+        ProposalView,
+        number=st.integers(1, 10_000),
+        files=st.lists(st.text(max_size=200), max_size=300),
+        envs=st.lists(_env, max_size=60),
+        git_diff=_diff_text,
+        rendered_diff=_diff_text,
+        approve_emoji=st.sampled_from(["white_check_mark", "approve", "+1"]),
+        review_note=st.text(max_size=5000),
+    )
+)
+def test_proposal_always_within_limits(view: ProposalView) -> None:
+    rendered = proposal(view)
+    envs, git_diff, rendered_diff, emoji = (
+        view.envs,
+        view.git_diff,
+        view.rendered_diff,
+        view.approve_emoji,
+    )
+    assert_within_limits(rendered)
+    assert rendered.blocks[-1]["text"]["text"] == f"React with :{emoji}: to open a pull request"
+    # Each non-blank diff is either inline or uploaded whole.
+    shown = [e for e in envs if e.has_changes or e.error is not None]
+    for body, title, filename in (
+        (git_diff, "Git diff", "changes.diff"),
+        (rendered_diff if shown else "", "Rendered-manifest diff", "rendered.diff"),
+    ):
+        snippet = [s for s in rendered.snippets if s.filename == filename]
+        block = [t for t in texts(rendered.blocks) if t.startswith(f"*{title}*")]
+        if not body.strip():
+            assert not snippet
+            assert not block
+        elif snippet:
+            assert snippet[0].content == body
+        else:
+            inner = block[0].removeprefix(f"*{title}*\n```\n").removesuffix("\n```")
+            assert "```" not in inner
+            unescaped = inner.replace("\u200d", "").rstrip("\n")
+            assert unescaped == body.replace("\u200d", "").rstrip("\n")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    answer=st.text(max_size=60_000)
+    | st.builds(lambda n, s: s * n, st.integers(0, 20_000), st.sampled_from(["a", "ab\n", "\n\n"]))
+)
+def test_plain_always_within_limits(answer: str) -> None:
+    # An answer is the model's markdown: its own fences are its own business.
+    assert_within_limits(plain(answer), fences=False)
