@@ -17,7 +17,8 @@ from pydantic import BaseModel, Field
 
 from tools import sandbox
 from tools.context import ToolContext
-from tools.registry import Tool, ToolError
+from tools.errors import ToolError
+from tools.registry import Tool
 
 # Below the registry's truncation size, so a page is never cut in the middle; the header then says
 # exactly where to continue.

@@ -15,6 +15,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from tools.context import ToolContext
+from tools.errors import ToolError
 
 log = logging.getLogger(__name__)
 
@@ -24,10 +25,6 @@ InputT = TypeVar("InputT", bound=BaseModel)
 # errors) and a larger end (summaries, final errors) of long outputs.
 TRUNCATE_HEAD = 4 * 1024
 TRUNCATE_TAIL = 28 * 1024
-
-
-class ToolError(Exception):
-    """An expected failure, reported to the model as is (e.g. a refused path)."""
 
 
 @dataclass(frozen=True, slots=True)

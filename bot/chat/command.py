@@ -33,8 +33,10 @@ from bot.config import Settings, load_settings
 from bot.errors import UserError
 from tools.catalog import default_registry
 from tools.context import PullRequestSource, ToolContext
+from tools.errors import ToolError
 from tools.git import run_git, working_diff
-from tools.registry import ToolError, ToolRegistry
+from tools.gitrun import GitError
+from tools.registry import ToolRegistry
 
 if TYPE_CHECKING:  # PyGithub and the publish step load only when a chat approves
     from bot.chat.approve import ChatApproval, ClosableHost, HostFactory
@@ -218,8 +220,8 @@ def scratch_checkout(url: str, settings: Settings) -> Path:
     inspected (its path is printed), and a later chat reuses the cache.
     """
     from bot.git.askpass import TokenCredentials
-    from bot.git.gitcmd import GitError, redact
     from bot.git.workspace import RepoCache
+    from tools.gitrun import redact
 
     token = settings.github_token
     credentials = TokenCredentials(token.get_secret_value) if token is not None else None
@@ -250,7 +252,7 @@ def resolve_repo(repo: str | None, cwd: Path) -> Path:
         raise UserError(f"--repo {repo}: not a directory; pass the path of a git checkout")
     try:
         top = run_git(start.resolve(), "rev-parse", "--show-toplevel").strip()
-    except ToolError:
+    except GitError:
         shown = f"--repo {repo}" if repo else f"the current directory ({start})"
         raise UserError(
             f"{shown} is not inside a git repository; run chat in a checkout or pass --repo PATH"
@@ -263,7 +265,7 @@ def pull_request_source(settings: Settings, root: Path) -> PullRequestSource | N
     if not (settings.github_repo or settings.repo_url):
         try:
             origin = run_git(root, "config", "--get", "remote.origin.url").strip()
-        except ToolError:
+        except GitError:
             origin = ""
         settings = settings.model_copy(update={"repo_url": origin or None})
     from bot.github.code_host import build_code_host
@@ -279,7 +281,7 @@ def head_commit(root: Path) -> str | None:
     """HEAD's commit id, the base every diff compares with; None in a repository without commits."""
     try:
         return run_git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}").strip() or None
-    except ToolError:
+    except GitError:
         return None
 
 

@@ -17,11 +17,11 @@ from typing import Protocol, TypeVar
 from bot.errors import UserError
 from bot.git.askpass import TokenCredentials
 from bot.git.checkout import Checkout, Identity
-from bot.git.gitcmd import GitError, redact
 from bot.github.code_host import PullRequestRef
 from bot.github.errors import CodeHostError
 from bot.publish.pr_text import branch_name, pr_body
 from bot.publish.proposal import Proposal, ProposalChanged, check_unchanged
+from tools.gitrun import GitError, redact
 from tools.sandbox import glob_match
 
 __all__ = [

@@ -15,9 +15,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bot.errors import UserError
-from bot.git.gitcmd import Git, GitError
 from tools.git import working_tree_id
-from tools.registry import ToolError
+from tools.gitrun import Git, GitError
 
 CHANGED = "the checkout changed since the proposal was shown; review the new diff and approve again"
 # Same options as tools.git.working_diff (what the agent's git_diff shows): renames detected.
@@ -77,11 +76,8 @@ def make_proposal(
 
 
 def snapshot_tree(root: Path) -> str:
-    """The tree id of the working tree (ignored files excluded); ToolError becomes GitError."""
-    try:
-        return working_tree_id(root)
-    except ToolError as exc:
-        raise GitError("write-tree", str(exc)) from None
+    """The tree id of the working tree (ignored files excluded); GitError when git fails."""
+    return working_tree_id(root)
 
 
 def diff_hash(root: Path, base_commit: str, tree: str) -> str:

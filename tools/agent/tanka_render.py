@@ -16,7 +16,8 @@ from pydantic import BaseModel, Field
 
 from tools import sandbox
 from tools.context import ToolContext
-from tools.registry import Tool, ToolError
+from tools.errors import ToolError
+from tools.registry import Tool
 from tools.tanka.diff.base_tree import BaseTrees
 from tools.tanka.diff.revision import RevisionDiffer
 from tools.tanka.environments import EvalSettings, list_environments

@@ -17,7 +17,8 @@ from bot.agent.messages import Message
 from bot.agent.retry import RetryPolicy
 from tests.fakes.scripted_provider import ScriptedProvider
 from tools.context import ToolContext
-from tools.registry import Tool, ToolError, ToolRegistry
+from tools.errors import ToolError
+from tools.registry import Tool, ToolRegistry
 
 
 class FakeClock:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Literal
 
 from tools import sandbox
-from tools.registry import ToolError
+from tools.errors import ToolError
 from tools.tanka.imports.graph import ImportScanner, default_scanner, jpath_for, resolve_import
 from tools.tanka.source.fmt import DEFAULT_EXCLUDES, find_jsonnet_files
 from tools.tanka.source.formatter import FormatError, FormatterUnavailable, format_source

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tools import sandbox
-from tools.registry import ToolError
+from tools.errors import ToolError
 from tools.tanka.imports.graph import TK_LIBRARY, resolve_import
 from tools.tanka.imports.scan import ImportRef
 
