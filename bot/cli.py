@@ -7,8 +7,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from bot.config import ConfigError
-from bot.errors import UserError
+from bot.errors import EXIT_CONFIG, UserError, describe
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -56,12 +55,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler = args.handler
         code: int = handler(args)
         return code
-    except ConfigError as exc:
-        print(f"tanka-bot: {exc}", file=sys.stderr)
-        return 2
-    except UserError as exc:
-        print(f"tanka-bot: error: {exc}", file=sys.stderr)
-        return exc.exit_code
+    except Exception as exc:
+        described = describe(exc)
+        if described is None:  # not an expected failure: a bug, shown with its traceback
+            raise
+        message, code = described
+        label = "" if code == EXIT_CONFIG else "error: "
+        print(f"tanka-bot: {label}{message}", file=sys.stderr)
+        return code
     except KeyboardInterrupt:
         print("tanka-bot: interrupted", file=sys.stderr)
         return 130

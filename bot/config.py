@@ -17,6 +17,8 @@ import yaml
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from bot.errors import BotError
+
 Provider = Literal["anthropic", "gemini", "openai"]
 
 DEFAULT_MODELS: Mapping[str, str] = {
@@ -29,7 +31,7 @@ _SLACK_PRINCIPAL = re.compile(r"^[USW][A-Z0-9]{2,}$")
 _GITHUB_REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
-class ConfigError(Exception):
+class ConfigError(BotError):
     """Start-up cannot continue; the message lists every problem and the variable to set."""
 
     def __init__(self, problems: list[str]) -> None:

@@ -19,7 +19,7 @@ from typing import Protocol, TextIO
 from bot.agent.loop import TurnResult
 from bot.chat.repl import ChatSession
 from bot.config import Settings
-from bot.errors import UserError
+from bot.errors import BotError, UserError
 from bot.git.checkout import Identity
 from bot.publish.pipeline import PullRequestHost, publish
 from bot.publish.pr_text import branch_name, pr_body, pr_title
@@ -171,7 +171,7 @@ def attach(
     def after_turn(prompt: str, result: TurnResult) -> None:
         try:
             approval.after_turn(prompt, result.text)
-        except UserError as exc:  # the REPL goes on; only the automatic diff is missing
+        except BotError as exc:  # the REPL goes on; only the automatic diff is missing
             session.say(f"✗ {exc}")
 
     session.show_changes = show

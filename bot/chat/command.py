@@ -30,7 +30,7 @@ from bot.agent.prompts import system_prompt
 from bot.chat.ignores import check_global_ignores
 from bot.chat.repl import ChatSession, LineReader, repl, report, run_in_foreground
 from bot.config import Settings, load_settings
-from bot.errors import UserError
+from bot.errors import BotError, UserError
 from tools.catalog import default_registry
 from tools.context import PullRequestSource, ToolContext
 from tools.errors import ToolError
@@ -272,7 +272,7 @@ def pull_request_source(settings: Settings, root: Path) -> PullRequestSource | N
 
     try:
         return build_code_host(settings)
-    except UserError as exc:  # chat still works; only the PR list is unavailable
+    except BotError as exc:  # chat still works; only the PR list is unavailable
         log.warning("github_pr_list unavailable: %s", exc)
         return None
 

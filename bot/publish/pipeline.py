@@ -14,11 +14,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-from bot.errors import UserError
 from bot.git.askpass import TokenCredentials
 from bot.git.checkout import Checkout, Identity
 from bot.github.code_host import PullRequestRef
 from bot.github.errors import CodeHostError
+from bot.publish.errors import (
+    BranchConflict,
+    NothingToPublish,
+    ProtectedPathChanged,
+    PublishError,
+    PullRequestFailed,
+    PushFailed,
+)
 from bot.publish.pr_text import branch_name, pr_body
 from bot.publish.proposal import Proposal, ProposalChanged, check_unchanged
 from tools.gitrun import GitError, redact
@@ -54,36 +61,6 @@ class PullRequestHost(Protocol):
     def update_pull_request_body(self, number: int, body: str) -> None: ...
 
     def token_for_push(self) -> str: ...
-
-
-class PublishError(UserError):
-    """Publishing stopped; the message says what happened and what to do."""
-
-
-class NothingToPublish(PublishError):
-    """The proposal has no changes."""
-
-
-class ProtectedPathChanged(PublishError):
-    """The change touches a path the bot may never publish."""
-
-
-class BranchConflict(PublishError):
-    """The checkout's branches do not allow committing the proposal safely."""
-
-
-class PushFailed(PublishError):
-    """git push failed: nothing was published."""
-
-
-class PullRequestFailed(PublishError):
-    """GitHub failed; `pushed` says whether the branch had already been pushed."""
-
-    def __init__(self, message: str, *, cause: CodeHostError, pushed: bool) -> None:
-        super().__init__(message)
-        self.cause = cause
-        self.pushed = pushed
-        self.retryable = cause.retryable
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bot.errors import UserError
+from bot.publish.errors import PublishError
 from tools.git import working_tree_id
 from tools.gitrun import Git, GitError
 
@@ -25,7 +25,7 @@ _SHOWN_OPTIONS = ("--no-ext-diff", "--no-textconv", "-M")
 _EXACT_OPTIONS = (*_SHOWN_OPTIONS, "--binary", "--full-index")
 
 
-class ProposalChanged(UserError):
+class ProposalChanged(PublishError):
     """The checkout no longer matches the proposal that was approved (or cannot be compared)."""
 
     def __init__(self, detail: str = "") -> None:
