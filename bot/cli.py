@@ -6,11 +6,15 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from bot.errors import EXIT_CONFIG, UserError, describe
 
+if TYPE_CHECKING:
+    from bot.chat.command import ChatDeps
 
-def _parser() -> argparse.ArgumentParser:
+
+def _parser(chat_deps: ChatDeps | None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tanka-bot",
         description="ChatOps for Tanka repositories: prepare changes, never apply them.",
@@ -26,7 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     from bot.chat import command as chat
     from bot.tk import cli as tk_cli
 
-    chat.add_parser(sub)
+    chat.add_parser(sub, chat_deps or chat.ChatDeps())
     tk_cli.add_parser(sub)
     return parser
 
@@ -42,8 +46,9 @@ def _serve(args: argparse.Namespace) -> int:
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+def main(argv: Sequence[str] | None = None, *, chat_deps: ChatDeps | None = None) -> int:
+    """Run one command; `chat_deps` replaces what `chat` takes from the outside world (tests)."""
+    args = _parser(chat_deps).parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

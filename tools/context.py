@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:  # the Tanka engine loads only when a rendered diff is asked for
+    from tools.tanka.diff.revision import RevisionDiffer
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,3 +44,7 @@ class ToolContext:
     pull_requests: PullRequestSource | None = None
     # Long tools poll this so a cancelled turn stops promptly.
     cancelled: Callable[[], bool] = field(default=_never)
+    # Rendered diffs (tanka_diff). Its caches (base trees, base renders) pay off across calls, so
+    # the front end makes one per session or process and uses it for its own proposal diffs too;
+    # None: a fresh differ per call, base trees in the system temp directory.
+    differ: RevisionDiffer | None = None

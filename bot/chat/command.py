@@ -12,6 +12,7 @@ non-zero with a one-line error otherwise (edits made so far stay). No Slack and 
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import os
 import re
@@ -22,13 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from bot.agent.budget import Budgets
 from bot.agent.conversation import Conversation
 from bot.agent.loop import Agent
 from bot.agent.messages import LLMProvider
 from bot.agent.prompts import system_prompt
 from bot.chat.ignores import check_global_ignores
 from bot.chat.repl import ChatSession, LineReader, repl, report, run_in_foreground
+from bot.compose import budgets_from_settings
 from bot.config import Settings, load_settings
 from bot.errors import BotError, UserError
 from tools.catalog import default_registry
@@ -38,8 +39,9 @@ from tools.git import run_git, working_diff
 from tools.gitrun import GitError
 from tools.registry import ToolRegistry
 
-if TYPE_CHECKING:  # PyGithub and the publish step load only when a chat approves
+if TYPE_CHECKING:  # PyGithub, the publish step and Tanka load only when a chat needs them
     from bot.chat.approve import ChatApproval, ClosableHost, HostFactory
+    from tools.tanka.diff.revision import RevisionDiffer
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +49,7 @@ _URL = re.compile(r"^([a-z][a-z0-9+.-]*://|[^/\s]+@[^/\s]+:)", re.IGNORECASE)
 
 
 def _build_provider(settings: Settings) -> LLMProvider:
-    from bot.agent.providers import build_provider  # SDKs load only when chat really runs
+    from bot.compose import build_provider  # SDKs load only when chat really runs
 
     return build_provider(settings)
 
@@ -71,10 +73,7 @@ class ChatDeps:
     code_host_factory: HostFactory = _build_code_host  # for /approve and --approve
 
 
-DEPS = ChatDeps()
-
-
-def add_parser(sub: Any) -> None:
+def add_parser(sub: Any, deps: ChatDeps) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "chat",
         help="the agent in a terminal",
@@ -92,11 +91,7 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="one-shot: after the turn, open a pull request with the change (as /approve does)",
     )
-    parser.set_defaults(handler=run)
-
-
-def run(args: argparse.Namespace) -> int:
-    return run_chat(args, DEPS)
+    parser.set_defaults(handler=functools.partial(run_chat, deps=deps))
 
 
 def run_chat(args: argparse.Namespace, deps: ChatDeps) -> int:
@@ -145,27 +140,35 @@ def _session(
     pull_requests: PullRequestSource | None,
 ) -> ChatSession:
     base = head_commit(root)  # every diff of this chat compares with where it started
-    from tools.agent.tanka_render import configure_base_trees
-
-    configure_base_trees(settings.workdir / "base-trees")  # not /tmp: it may be small or shared
     agent = Agent(
         provider,
         registry,
         system_prompt=system_prompt(),
-        budgets=Budgets.from_settings(settings),
+        budgets=budgets_from_settings(settings),
+    )
+    ctx = ToolContext(
+        root=root,
+        protected_paths=settings.protected_paths,
+        base_commit=base,
+        pull_requests=pull_requests,
+        differ=_differ(settings),
     )
     return ChatSession(
         agent=agent,
-        ctx=ToolContext(
-            root=root,
-            protected_paths=settings.protected_paths,
-            base_commit=base,
-            pull_requests=pull_requests,
-        ),
+        ctx=ctx,
         out=out,
-        show_changes=lambda: show_changes(root, base, out),
+        show_changes=lambda: show_changes(ctx, out),
         conversation=Conversation(),
     )
+
+
+def _differ(settings: Settings) -> RevisionDiffer:
+    """One differ for the chat: the agent's tanka_diff and the printed diffs share its caches."""
+    from tools.tanka.diff.base_tree import BaseTrees
+    from tools.tanka.diff.revision import RevisionDiffer
+
+    # Base trees under the work directory, not /tmp: it may be small or shared.
+    return RevisionDiffer(trees=BaseTrees(settings.workdir / "base-trees"))
 
 
 def _settings(args: argparse.Namespace, environ: Mapping[str, str] | None) -> Settings:
@@ -182,19 +185,19 @@ def _approval(
     """Wire /approve into the session: the diffs it prints are the proposals it remembers."""
     from bot.chat.approve import ChatApproval, attach
 
-    root, base, out = session.ctx.root, session.ctx.base_commit, session.out
+    ctx, out = session.ctx, session.out
     approval = ChatApproval(
-        root=root,
-        base=base,
+        root=ctx.root,
+        base=ctx.base_commit,
         settings=settings,
         out=out,
         code_host_factory=deps.code_host_factory,
-        print_changes=lambda proposal: print_changes(root, base, out, proposal.diff),
+        print_changes=lambda proposal: print_changes(ctx, out, proposal.diff),
         remote_url=remote_url,
         environ=deps.environ if deps.environ is not None else os.environ,
     )
 
-    attach(session, approval, fallback_show=lambda: show_changes(root, base, out))
+    attach(session, approval, fallback_show=lambda: show_changes(ctx, out))
     return approval
 
 
@@ -285,31 +288,32 @@ def head_commit(root: Path) -> str | None:
         return None
 
 
-def show_changes(root: Path, base: str | None, out: TextIO) -> None:
+def show_changes(ctx: ToolContext, out: TextIO) -> None:
     """The git diff since the session began, then the rendered-manifest diff."""
-    print_changes(root, base, out, working_diff(root, base))
+    print_changes(ctx, out, working_diff(ctx.root, ctx.base_commit))
 
 
-def print_changes(root: Path, base: str | None, out: TextIO, patch: str) -> None:
-    """`patch` (the git diff since `base`), then the rendered-manifest diff."""
+def print_changes(ctx: ToolContext, out: TextIO, patch: str) -> None:
+    """`patch` (the git diff since the session's base), then the rendered-manifest diff."""
     if not patch.strip():
         out.write("no changes in the checkout\n")
         return
     out.write("\n── git diff ──\n")
     out.write(patch if patch.endswith("\n") else patch + "\n")
-    show_rendered_diff(root, base, out)
+    show_rendered_diff(ctx, out)
     out.flush()
 
 
-def show_rendered_diff(root: Path, base: str | None, out: TextIO) -> None:
+def show_rendered_diff(ctx: ToolContext, out: TextIO) -> None:
     """The rendered-manifest diff of the environments the change affects, Secrets redacted."""
-    if base is None:
+    if ctx.base_commit is None:
         return  # nothing to compare with in a repository without commits
-    from tools.agent.tanka_render import shared_differ
+    from tools.tanka.diff.revision import RevisionDiffer
     from tools.tanka.errors import TankaError
 
+    differ = ctx.differ or RevisionDiffer()
     try:
-        diff = shared_differ().diff(root, base)
+        diff = differ.diff(ctx.root, ctx.base_commit)
     except (TankaError, ToolError, OSError) as exc:
         out.write(f"\n── rendered diff ──\nnot available: {exc}\n")
         return
