@@ -34,6 +34,7 @@ from tools.sandbox import glob_match
 __all__ = [
     "BranchConflict",
     "NothingToPublish",
+    "ProtectedPathChanged",
     "PublishError",
     "Published",
     "PullRequestFailed",

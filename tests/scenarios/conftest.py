@@ -18,8 +18,8 @@ import pytest
 
 from bot.chat import command as chat_module
 from bot.cli import main
-from tests.fakes.anthropic_server import FakeAnthropic
-from tests.fakes.gemini_server import FakeGemini
+from fakes.anthropic_server import FakeAnthropic
+from fakes.gemini_server import FakeGemini
 from tests.scenarios.models import AnthropicModel, GeminiModel, ScriptedModel
 from tests.scenarios.project import make_project
 

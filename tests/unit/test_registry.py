@@ -8,11 +8,11 @@ import pytest
 from pydantic import BaseModel, Field
 
 from tools.context import ToolContext
+from tools.errors import ToolError
 from tools.registry import (
     TRUNCATE_HEAD,
     TRUNCATE_TAIL,
     Tool,
-    ToolError,
     ToolRegistry,
     input_schema,
     truncate,

@@ -10,7 +10,7 @@ from bot.agent.errors import ErrorKind
 from bot.agent.messages import ModelRequest, ModelResponse, Usage
 from bot.compose import budgets_from_settings
 from bot.config import load_settings
-from tests.fakes.scripted_provider import ScriptedProvider, call, reply, tools
+from fakes.scripted_provider import ScriptedProvider, call, reply, tools
 from tests.unit.agent.helpers import FakeClock, assert_well_formed, context, make_agent
 
 

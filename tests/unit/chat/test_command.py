@@ -19,8 +19,8 @@ from bot.chat.repl import HELP
 from bot.cli import main
 from bot.config import Settings
 from bot.github.code_host import build_code_host
-from tests.fakes.github_server import FakeGitHub
-from tests.fakes.scripted_provider import ScriptedProvider, Step, call, reply, tools
+from fakes.github_server import FakeGitHub
+from fakes.scripted_provider import ScriptedProvider, Step, call, reply, tools
 from tools.files import TOOLS as FILE_TOOLS
 from tools.git import TOOLS as GIT_TOOLS
 from tools.registry import ToolRegistry
@@ -257,7 +257,7 @@ def test_empty_prompt_is_refused(
 def test_github_pr_list_uses_the_checkouts_origin(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tests.fakes.github_server import FakeGitHub
+    from fakes.github_server import FakeGitHub
     from tools.github import TOOLS as GITHUB_TOOLS
 
     git(repo, "remote", "add", "origin", "git@github.com:acme/infra.git")

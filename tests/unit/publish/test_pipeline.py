@@ -27,7 +27,7 @@ from bot.publish.pipeline import (
 )
 from bot.publish.pr_text import pr_body
 from bot.publish.proposal import Proposal, ProposalChanged, diff_hash, make_proposal
-from tests.fakes.github_server import FakeGitHub
+from fakes.github_server import FakeGitHub
 
 TOKEN = "ghp_PublishSecret0123456789abcdef"
 BRANCH = "tanka-bot/1712345678.000100-bump-app"
