@@ -1,8 +1,8 @@
 """Settings: the one place that reads the environment.
 
-Every variable of CONTRACT.md maps to one field. `load_settings` merges the optional YAML file
-at `TANKA_BOT_CONFIG` with the environment (the environment wins), validates everything at once
-and raises `ConfigError` with one line per problem, each naming the variable to set.
+Every environment variable the bot reads maps to one field. `load_settings` merges the optional
+YAML file at `TANKA_BOT_CONFIG` with the environment (the environment wins), validates everything
+at once and raises `ConfigError` with one line per problem, each naming the variable to set.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def _split_csv(value: object) -> object:
 
 
 class Settings(BaseSettings):
-    """Frozen, validated configuration. Field aliases are the CONTRACT.md variable names."""
+    """Frozen, validated configuration. Field aliases are the environment variable names."""
 
     model_config = SettingsConfigDict(frozen=True, populate_by_name=True, extra="ignore")
 

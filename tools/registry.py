@@ -21,8 +21,8 @@ log = logging.getLogger(__name__)
 
 InputT = TypeVar("InputT", bound=BaseModel)
 
-# Seed 004's smart truncation, sized for a model's context: keep the start (headers, first
-# errors) and a larger end (summaries, final errors) of long outputs.
+# Smart truncation (docs/design.md, decision 6), sized for a model's context: keep the start
+# (headers, first errors) and a larger end (summaries, final errors) of long outputs.
 TRUNCATE_HEAD = 4 * 1024
 TRUNCATE_TAIL = 28 * 1024
 

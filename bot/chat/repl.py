@@ -22,7 +22,7 @@ from bot.chat.terminal import TerminalObserver, describe_usage
 from bot.errors import BotError
 from tools.context import ToolContext
 
-PROMPT = "❯ "  # noqa: RUF001 - the prompt of seed 000
+PROMPT = "❯ "  # noqa: RUF001 - the prompt of the `tk agent` CLI
 HISTORY_FILE = Path("~/.cache/tanka-bot/chat_history")
 HISTORY_LENGTH = 1000
 CTRL_C_REASON = "cancelled with Ctrl+C; edits made so far are kept"

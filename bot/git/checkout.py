@@ -15,8 +15,8 @@ from bot.git.askpass import TokenCredentials, askpass_env
 from tools import git as git_tools
 from tools.gitrun import Git, GitError, refuse_url_credentials
 
-# Seed 000's fallback identity, used when the repository's config names nobody. Host and global
-# git config are deliberately not read (see tools.gitrun), so this is the usual case.
+# The `tk agent` CLI's fallback identity, used when the repository's config names nobody. Host
+# and global git config are deliberately not read (see tools.gitrun), so this is the usual case.
 BOT_NAME = "Tanka Agent"
 BOT_EMAIL = "tanka-agent@local"
 

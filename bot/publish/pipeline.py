@@ -1,9 +1,9 @@
 """The approval step: commit exactly the proposed change, push the bot's branch, open the PR.
 
-This is the only code that publishes, and it runs outside the model's reach (DESIGN.md decision
-2). Every step refuses rather than guesses: the checkout must still hold the proposal, HEAD must
-descend from the proposal's base commit, GitHub must answer before anything is pushed, and the
-commit's tree must be the proposed tree. The token reaches git only through askpass.
+This is the only code that publishes, and it runs outside the model's reach (docs/design.md,
+decision 2). Every step refuses rather than guesses: the checkout must still hold the proposal,
+HEAD must descend from the proposal's base commit, GitHub must answer before anything is pushed,
+and the commit's tree must be the proposed tree. The token reaches git only through askpass.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A proposal: the change exactly as it was shown to a reviewer, and the check that it still is.
 
-An approval publishes a proposal, never "whatever the checkout holds now" (DESIGN.md decision 2).
-`make_proposal` snapshots the working tree into a git tree object (through a throwaway index, so
+An approval publishes a proposal, never "whatever the checkout holds now" (docs/design.md, decision
+2). `make_proposal` snapshots the working tree into a git tree object (through a throwaway index, so
 the checkout's own index is untouched) and derives from that one immutable snapshot both the diff
 shown to people and the hash that binds the approval. `check_unchanged` takes a new snapshot and
 refuses when anything differs, or when it cannot tell (fail closed).

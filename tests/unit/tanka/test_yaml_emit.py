@@ -1,4 +1,4 @@
-"""yaml_emit against yaml.v2 (v2.4.0) as tk prints it (reference/tanka.md section 3.10)."""
+"""yaml_emit against yaml.v2 (v2.4.0) as tk prints it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Rendered diff between a commit and the working tree, per environment (reference 4.3).
+"""Rendered diff between a commit and the working tree, per environment.
+
+How (docs/design.md, decision 3):
 
 1. The commit is materialised read-only (base_tree.py).
 2. The environments to compare are the ones named, or - by default - the ones the changed files

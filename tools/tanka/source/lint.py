@@ -1,6 +1,6 @@
 """Validate Jsonnet files: syntax, go-jsonnet static checks, imports, and jsonnet-lint if present.
 
-Layers (reference/jb.md 4.2), each reported as `file:line:col: severity: message`:
+Layers, each reported as `file:line:col: severity: message`:
 1. syntax - go-jsonnet's parser, through the formatter (exact positions, no evaluation);
 2. imports - every import/importstr/importbin must resolve along tk's jpath (wording as
    jsonnet-lint's); a lexer-level scan, so imports in dead code are checked too;
