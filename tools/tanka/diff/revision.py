@@ -4,11 +4,11 @@ How (docs/design.md, decision 3):
 
 1. The commit is materialised read-only (base_tree.py).
 2. The environments to compare are the ones named, or - by default - the ones the changed files
-   affect (changed_files.py: importers over both trees, deleted files included).
+   affect (imports/changed.py: importers over both trees, deleted files included).
 3. Each entrypoint is rendered on both sides; the base side comes from a render cache keyed by
    (commit, entrypoint), so only the working tree is rendered again on the next diff.
-4. Environments are matched by name, resources by identity (diff.py); an environment that exists
-   on one side only shows all its resources added or removed.
+4. Environments are matched by name, resources by identity (resources.py); an environment that
+   exists on one side only shows all its resources added or removed.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ is served from memory. On top of tk it refuses absolute paths and any candidate 
 confinement directory (the project root by default), symlinks resolved, naming the refused path:
 a hostile `importstr '/etc/passwd'` fails instead of leaking the file.
 
-Files that call `std.native` get a one-line prelude that shadows `std` (native_shim.py) so that
+Files that call `std.native` get a one-line prelude that shadows `std` (natives/shim.py) so that
 natives taking objects and natives' error texts work through the binding.
 """
 

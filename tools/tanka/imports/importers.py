@@ -2,7 +2,7 @@
 
 tk answers with a heuristic reverse lookup: it greps every Jsonnet file for import strings whose
 base name matches the changed file. We answer forwards and exactly instead: each environment's
-transitive imports are resolved along its real jpath (imports.py), and an environment is affected
+transitive imports are resolved along its real jpath (graph.py), and an environment is affected
 when a changed file is one of the paths its resolution looked at - the file it imports, or a
 candidate probed before it (so an added env-level vendor override, or a deleted file, counts).
 

@@ -3,7 +3,7 @@
 Each function takes and returns plain JSON values and raises NativeError with the Go text. They
 are registered with gojsonnet twice: under tk's name (raising, for code that reaches the raw
 std.native) and under a private `__tk_safe_` name returning `{ok: v}` / `{error: msg}` that the
-Jsonnet shim (native_shim.py) unwraps, so error texts survive the binding.
+Jsonnet shim (shim.py) unwraps, so error texts survive the binding.
 """
 
 from __future__ import annotations
