@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import os
 import signal
-import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,21 +20,12 @@ from bot.config import Settings
 from bot.github.code_host import build_code_host
 from fakes.github_server import FakeGitHub
 from fakes.scripted_provider import ScriptedProvider, Step, call, reply, tools
+from tests.git import git
 from tools.files import TOOLS as FILE_TOOLS
 from tools.git import TOOLS as GIT_TOOLS
 from tools.registry import ToolRegistry
 
 ENV = {"ANTHROPIC_API_KEY": "sk-test-not-real"}
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
 
 
 @pytest.fixture

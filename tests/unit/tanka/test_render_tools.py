@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.git import git
 from tools.agent.tanka_render import TOOLS
 from tools.context import ToolContext
 from tools.registry import ToolOutcome, ToolRegistry
@@ -17,12 +17,6 @@ from tools.tanka.diff.revision import RevisionDiffer
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "repo"
 SECRET_VALUES = ("UFJPRFBBU1NXT1JE", "prod-token-value")
-
-
-def git(repo: Path, *args: str) -> str:
-    ident = ["-c", "user.name=t", "-c", "user.email=t@t"]
-    out = subprocess.run(["git", *ident, *args], cwd=repo, check=True, capture_output=True)
-    return out.stdout.decode()
 
 
 @pytest.fixture
