@@ -16,9 +16,10 @@ run: $(STAMP)
 	$(BIN)/tanka-bot serve $(ARGS)
 
 test: $(STAMP)
-	$(BIN)/ruff check bot tools tests bench
-	$(BIN)/ruff format --check bot tools tests bench
+	$(BIN)/ruff check bot tools fakes tests bench
+	$(BIN)/ruff format --check bot tools fakes tests bench
 	$(BIN)/mypy
+	$(BIN)/deptry .
 	$(BIN)/pytest -q $(PYTEST_ARGS)
 
 bench: $(STAMP)

@@ -12,11 +12,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.fakes
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for fakes/ (the local fake GitHub)
 
 from bot.github.auth import AppCredentials, InstallationTokens, StaticToken
 from bot.github.code_host import GitHubCodeHost
-from tests.fakes.github_server import FakeGitHub, new_app_key
+from fakes.github_server import FakeGitHub, new_app_key
 
 TOKEN = "ghp_benchtoken0123456789"  # noqa: S105 - only the local fake accepts it
 

@@ -24,11 +24,11 @@ from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot.agent.budget import Budgets
 from bot.agent.loop import Agent
 from bot.agent.messages import LLMProvider
 from bot.agent.prompts import system_prompt
 from bot.approvals import GroupCache
+from bot.compose import budgets_from_settings
 from bot.config import ConfigError, Settings
 from bot.dispatch import Dispatcher
 from bot.git.askpass import TokenCredentials
@@ -82,7 +82,7 @@ class Service:
 
 
 def _provider(settings: Settings) -> LLMProvider:
-    from bot.agent.providers import build_provider
+    from bot.compose import build_provider
 
     return build_provider(settings)
 
@@ -123,7 +123,7 @@ def build_service(
     cache = RepoCache(settings.workdir, settings.repo_url or "", credentials=credentials)
     provider = provider_factory(settings)
     agent = Agent(provider, default_registry(), system_prompt=system_prompt(),
-                  budgets=Budgets.from_settings(settings))  # fmt: skip
+                  budgets=budgets_from_settings(settings))  # fmt: skip
     differ = RevisionDiffer(trees=BaseTrees(settings.workdir / "base-trees"))
 
     def code_host() -> Any:
@@ -208,7 +208,7 @@ def serve(settings: Settings, *, host: str, port: int, socket_mode: bool) -> int
 
 
 def _verified(handler: SlackRequestHandler, service: Service) -> Any:
-    from bot.http import SignatureGate
+    from bot.slack.signature import SignatureGate
 
     secret = _secret(service.svc.settings.slack_signing_secret)
     return SignatureGate(handler, secret, service.svc.metrics)

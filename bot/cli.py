@@ -6,12 +6,16 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from bot.config import ConfigError
-from bot.errors import UserError
+from bot.errors import describe
+
+if TYPE_CHECKING:
+    from bot.chat.command import ChatDeps
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(chat_deps: ChatDeps | None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tanka-bot",
         description="ChatOps for Tanka repositories: prepare changes, never apply them.",
@@ -27,7 +31,7 @@ def _parser() -> argparse.ArgumentParser:
     from bot.chat import command as chat
     from bot.tk import cli as tk_cli
 
-    chat.add_parser(sub)
+    chat.add_parser(sub, chat_deps or chat.ChatDeps())
     tk_cli.add_parser(sub)
     return parser
 
@@ -47,8 +51,9 @@ def _serve(args: argparse.Namespace) -> int:
     return serve(settings, host=args.host, port=args.port, socket_mode=args.socket_mode)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+def main(argv: Sequence[str] | None = None, *, chat_deps: ChatDeps | None = None) -> int:
+    """Run one command; `chat_deps` replaces what `chat` takes from the outside world (tests)."""
+    args = _parser(chat_deps).parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -60,12 +65,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler = args.handler
         code: int = handler(args)
         return code
-    except ConfigError as exc:
-        print(f"tanka-bot: {exc}", file=sys.stderr)
-        return 2
-    except UserError as exc:
-        print(f"tanka-bot: error: {exc}", file=sys.stderr)
-        return exc.exit_code
+    except Exception as exc:
+        described = describe(exc)
+        if described is None:  # not an expected failure: a bug, shown with its traceback
+            raise
+        message, code = described
+        label = "" if isinstance(exc, ConfigError) else "error: "  # it lists its own problems
+        print(f"tanka-bot: {label}{message}", file=sys.stderr)
+        return code
     except KeyboardInterrupt:
         print("tanka-bot: interrupted", file=sys.stderr)
         return 130

@@ -1,8 +1,8 @@
 """Settings: the one place that reads the environment.
 
-Every variable of CONTRACT.md maps to one field. `load_settings` merges the optional YAML file
-at `TANKA_BOT_CONFIG` with the environment (the environment wins), validates everything at once
-and raises `ConfigError` with one line per problem, each naming the variable to set.
+Every environment variable the bot reads maps to one field. `load_settings` merges the optional
+YAML file at `TANKA_BOT_CONFIG` with the environment (the environment wins), validates everything
+at once and raises `ConfigError` with one line per problem, each naming the variable to set.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ import yaml
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from bot.errors import BotError
+
 Provider = Literal["anthropic", "gemini", "openai"]
 
 DEFAULT_MODELS: Mapping[str, str] = {
@@ -29,7 +31,7 @@ _SLACK_PRINCIPAL = re.compile(r"^[USW][A-Z0-9]{2,}$")
 _GITHUB_REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
-class ConfigError(Exception):
+class ConfigError(BotError):
     """Start-up cannot continue; the message lists every problem and the variable to set."""
 
     def __init__(self, problems: list[str]) -> None:
@@ -47,7 +49,7 @@ def _split_csv(value: object) -> object:
 
 
 class Settings(BaseSettings):
-    """Frozen, validated configuration. Field aliases are the CONTRACT.md variable names."""
+    """Frozen, validated configuration. Field aliases are the environment variable names."""
 
     model_config = SettingsConfigDict(frozen=True, populate_by_name=True, extra="ignore")
 

@@ -17,8 +17,8 @@ from datetime import UTC, datetime
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
-from bot.git.gitcmd import GitError
 from bot.git.workspace import RepoCache
+from tools.gitrun import GitError
 
 log = logging.getLogger(__name__)
 

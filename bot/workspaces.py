@@ -12,10 +12,10 @@ import logging
 from pathlib import Path
 
 from bot.git.checkout import Checkout
-from bot.git.gitcmd import GitError
 from bot.git.workspace import RepoCache
 from bot.sessions import Session
 from bot.store.base import Store
+from tools.gitrun import GitError
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:  # the Tanka engine loads only when a rendered diff is asked for
+    from tools.tanka.diff.revision import RevisionDiffer
 
 from tools.redaction.mask import SecretMask
 
@@ -50,3 +53,7 @@ class ToolContext:
     # The session's Secret values: renders add to it, and every tool result is masked with it
     # (tools/registry.py). Front ends share it to mask what they show.
     secret_mask: SecretMask = field(default_factory=SecretMask)
+    # Rendered diffs (tanka_diff). Its caches (base trees, base renders) pay off across calls, so
+    # the front end makes one per session or process and uses it for its own proposal diffs too;
+    # None: a fresh differ per call, base trees in the system temp directory.
+    differ: RevisionDiffer | None = None

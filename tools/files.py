@@ -17,14 +17,15 @@ from pydantic import BaseModel, Field
 
 from tools import sandbox
 from tools.context import ToolContext
-from tools.registry import Tool, ToolError
+from tools.errors import ToolError
+from tools.registry import Tool
 
 # Below the registry's truncation size, so a page is never cut in the middle; the header then says
 # exactly where to continue.
 PAGE_CHARS = 24_000
 LINE_CHARS = 2_000  # minified JSON is one line: show its start, not 5 MB
 MATCH_CHARS = 300
-DASH = "\u2013"  # seed 000's headers use an en dash: "lines 1\u2013500 of 1200"
+DASH = "\u2013"  # the `tk agent` CLI's headers use an en dash: "lines 1\u2013500 of 1200"
 
 
 class ReadInput(BaseModel):

@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from tools import sandbox
 from tools.context import ToolContext
-from tools.registry import Tool, ToolError
+from tools.gitrun import Git, GitError
+from tools.registry import Tool
 
 GIT_TIMEOUT = 60.0
 # git's well-known id of the empty tree: the base of a repository with no commits yet.
@@ -24,13 +24,10 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 
 def run_git_bytes(root: Path, *args: str, env: dict[str, str] | None = None) -> bytes:
-    """stdout of `git <args>` in `root`; ToolError naming the subcommand and git's reason."""
-    # Optional locks off: a status must not take the index lock a concurrent command needs.
-    full_env = sandbox.git_env({"GIT_OPTIONAL_LOCKS": "0", **(env or {})})
-    result = sandbox.run(["git", *args], cwd=root, timeout=GIT_TIMEOUT, env=full_env)
+    """stdout of `git <args>` in `root`; GitError naming the subcommand and git's whole reason."""
+    result = Git(root, GIT_TIMEOUT, env=env or {}).result(*args)
     if not result.ok:
-        reason = result.error_text() or f"exit status {result.returncode}"
-        raise ToolError(f"git {args[0]} failed: {reason}")
+        raise GitError(args[0], result.error_text() or f"exit status {result.returncode}")
     return result.stdout
 
 
@@ -41,7 +38,7 @@ def run_git(root: Path, *args: str, env: dict[str, str] | None = None) -> str:
 def _has_commits(root: Path) -> bool:
     try:
         run_git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
-    except ToolError:
+    except GitError:
         return False
     return True
 

@@ -13,7 +13,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from tools.context import PullRequestInfo, ToolContext
-from tools.registry import Tool, ToolError
+from tools.errors import ToolError
+from tools.registry import Tool
 
 NOT_CONFIGURED = (
     "GitHub is not configured, so open pull requests cannot be listed. An operator can set "

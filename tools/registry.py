@@ -15,19 +15,16 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from tools.context import ToolContext
+from tools.errors import ToolError
 
 log = logging.getLogger(__name__)
 
 InputT = TypeVar("InputT", bound=BaseModel)
 
-# Seed 004's smart truncation, sized for a model's context: keep the start (headers, first
-# errors) and a larger end (summaries, final errors) of long outputs.
+# Smart truncation (docs/design.md, decision 6), sized for a model's context: keep the start
+# (headers, first errors) and a larger end (summaries, final errors) of long outputs.
 TRUNCATE_HEAD = 4 * 1024
 TRUNCATE_TAIL = 28 * 1024
-
-
-class ToolError(Exception):
-    """An expected failure, reported to the model as is (e.g. a refused path)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,8 +17,6 @@ that says what is wrong and how to fix it):
   half-written file, and a crash leaves the old content.
 - `scrubbed_env(extra=None) -> dict[str, str]`: a minimal environment (PATH, locale, TMPDIR) with no
   credentials from the service's own environment.
-- `git_env(extra=None) -> dict[str, str]`: `scrubbed_env` plus git isolation (no system/global
-  config, no hooks, no credential helpers, no prompts); used by tools.git and bot.git.
 - `run(argv, *, cwd, timeout, env=None, input_bytes=None) -> CommandResult`: a subprocess with a
   timeout (the whole process group is killed, `CommandTimeout` raised) and a scrubbed environment
   by default.
@@ -37,7 +35,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
-from tools.registry import ToolError
+from tools.errors import ToolError
 
 # Reads are paged by line, so a bigger file is fine to read; beyond this it is data, not config.
 MAX_READ_BYTES = 8 * 1024 * 1024
@@ -269,37 +267,6 @@ def scrubbed_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     env = {name: os.environ[name] for name in _PASSED_VARS if name in os.environ}
     env.setdefault("PATH", os.defpath)
     env.setdefault("LANG", "C.UTF-8")
-    env.update(extra or {})
-    return env
-
-
-# Git must not run code or find credentials the repository or the host put there: no system or
-# global config (credential helpers, url rewrites, aliases), no hooks, no fsmonitor command, never
-# a terminal prompt. Passed as environment (GIT_CONFIG_COUNT), so it holds for every subcommand.
-_GIT_ISOLATION_CONFIG = (
-    ("core.hooksPath", os.devnull),
-    ("core.fsmonitor", "false"),
-    ("credential.helper", ""),
-    ("protocol.ext.allow", "never"),
-)
-
-
-def git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """`scrubbed_env` plus the isolation every git call (tool or bot) runs under."""
-    env = scrubbed_env(
-        {
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_CONFIG_GLOBAL": os.devnull,
-            "GIT_TERMINAL_PROMPT": "0",
-            "GIT_PAGER": "cat",
-            # git expands ~ in some settings; point it nowhere rather than at the service's home.
-            "HOME": os.devnull,
-            "GIT_CONFIG_COUNT": str(len(_GIT_ISOLATION_CONFIG)),
-        }
-    )
-    for index, (key, value) in enumerate(_GIT_ISOLATION_CONFIG):
-        env[f"GIT_CONFIG_KEY_{index}"] = key
-        env[f"GIT_CONFIG_VALUE_{index}"] = value
     env.update(extra or {})
     return env
 

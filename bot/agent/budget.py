@@ -1,4 +1,4 @@
-"""Per-turn budgets: model calls, total tokens and wall time (TANKA_BOT_MAX_* settings).
+"""Per-turn budgets: model calls, total tokens and wall time (bot.compose reads the settings).
 
 The loop checks them between model calls and between tool calls. Exceeding one ends the turn with
 an `AgentError` of kind BUDGET (steps, tokens) or TIMEOUT (wall time) that names the budget, its
@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from bot.agent.errors import AgentError, ErrorKind
 from bot.agent.messages import Usage
-from bot.config import Settings
 
 # One model call never gets more than this, however much of the turn is left: a hung connection
 # should fail (and be retried) long before the turn's own deadline.
@@ -33,14 +32,6 @@ class Budgets:
             raise ValueError("max_steps and max_tokens must be positive")
         if self.turn_timeout <= 0 or self.call_timeout_cap <= 0:
             raise ValueError("turn_timeout and call_timeout_cap must be positive seconds")
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> Budgets:
-        return cls(
-            max_steps=settings.max_steps,
-            max_tokens=settings.max_tokens,
-            turn_timeout=settings.turn_timeout,
-        )
 
 
 class TurnBudget:

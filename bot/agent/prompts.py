@@ -1,9 +1,10 @@
-"""The agent's system prompt: seed 000's SRE principles, adapted to a bot that only prepares.
+"""The agent's system prompt: the SRE principles of the `tk agent` CLI it
+grows out of, adapted to a bot that only prepares.
 
 In `tk agent` the model committed, pushed and opened PRs itself and `tanka_diff` needed a cluster.
 Here the model only edits files in its checkout; the bot commits, pushes and opens the pull
 request after a person approves, and `tanka_diff` compares rendered manifests with the session's
-base commit, offline. Tool names below must match CONTRACT.md exactly (a unit test checks).
+base commit, offline. Tool names below must match the registry's exactly (a unit test checks).
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ same for every approval of one chat, so a second approval updates the same pull 
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -20,12 +19,12 @@ from typing import Protocol, TextIO
 from bot.agent.loop import TurnResult
 from bot.chat.repl import ChatSession
 from bot.config import Settings
-from bot.errors import UserError
+from bot.errors import BotError, UserError
 from bot.git.checkout import Identity
-from bot.git.gitcmd import GitError
 from bot.publish.pipeline import PullRequestHost, publish
 from bot.publish.pr_text import branch_name, pr_body, pr_title
 from bot.publish.proposal import Proposal, ProposalChanged, check_unchanged, make_proposal
+from tools.gitrun import Git, GitError
 from tools.redaction import SecretMask
 
 SUMMARY_LIMIT = 4000  # characters of the agent's answer quoted in the PR description
@@ -178,7 +177,7 @@ def attach(
     def after_turn(prompt: str, result: TurnResult) -> None:
         try:
             approval.after_turn(prompt, result.text)
-        except UserError as exc:  # the REPL goes on; only the automatic diff is missing
+        except BotError as exc:  # the REPL goes on; only the automatic diff is missing
             session.say(f"✗ {exc}")
 
     session.show_changes = show
@@ -214,19 +213,13 @@ def local_user(root: Path, environ: Mapping[str, str]) -> LocalUser:
 
 def _git_config(root: Path, key: str, environ: Mapping[str, str]) -> str:
     # The user's own config on purpose (global included): this is their identity on their machine,
-    # and `git config --get` runs nothing. The bot's sandboxed git would not see it.
+    # and `git config --get` runs nothing. The bot's isolated git would not see it.
+    git = Git(root, 30.0, env=dict(environ), user_config=True)
     try:
-        done = subprocess.run(
-            ["git", "-C", str(root), "config", "--get", key],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            env={**os.environ, **environ},
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):  # no git, or it hung: treat as not set
+        done = git.result("config", "--get", key)
+    except GitError:  # no git, or it hung: treat as not set
         raise LookupError(key) from None
-    value = done.stdout.strip()
-    if done.returncode != 0 or not value:
+    value = done.text().strip()
+    if not done.ok or not value:
         raise LookupError(key)
     return value

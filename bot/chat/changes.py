@@ -10,18 +10,24 @@ after a turn and the diffs printed next cost one render, not two.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
+from tools.errors import ToolError
 from tools.git import working_diff, working_tree_id
 from tools.redaction import SecretMask
-from tools.registry import ToolError
+
+if TYPE_CHECKING:  # the Tanka engine loads only when a change is rendered
+    from tools.tanka.diff.revision import RevisionDiffer
 
 
 class ChatChanges:
-    def __init__(self, root: Path, base: str | None, mask: SecretMask) -> None:
+    def __init__(
+        self, root: Path, base: str | None, mask: SecretMask, differ: RevisionDiffer | None = None
+    ) -> None:
         self.root = root
         self.base = base
         self.mask = mask
+        self.differ = differ  # the chat's own, so its base renders are shared with tanka_diff
         self._rendered: tuple[str, str] | None = None  # (working tree id, rendered diff text)
 
     def learn(self) -> None:
@@ -55,19 +61,18 @@ class ChatChanges:
             tree = None
         if tree is not None and self._rendered is not None and self._rendered[0] == tree:
             return self._rendered[1]
-        text = _render(self.root, self.base, self.mask)
+        text = _render(self.root, self.base, self.mask, self.differ)
         if tree is not None:
             self._rendered = (tree, text)
         return text
 
 
-def _render(root: Path, base: str, mask: SecretMask) -> str:
-    from tools.agent.tanka_render import shared_differ
-    from tools.tanka.diff.revision import rendered_change
+def _render(root: Path, base: str, mask: SecretMask, differ: RevisionDiffer | None) -> str:
+    from tools.tanka.diff.revision import RevisionDiffer, rendered_change
     from tools.tanka.errors import TankaError
 
     try:
-        diff = rendered_change(root, base, mask, differ=shared_differ())
+        diff = rendered_change(root, base, mask, differ=differ or RevisionDiffer())
     except (TankaError, ToolError, OSError) as exc:
         return f"not available: {exc}\n"
     if not diff.envs:

@@ -14,6 +14,7 @@ the session rendered, at the base or in the working tree, is hidden wherever it 
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import os
 import re
@@ -24,7 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from bot.agent.budget import Budgets
 from bot.agent.conversation import Conversation
 from bot.agent.loop import Agent
 from bot.agent.messages import LLMProvider
@@ -33,16 +33,19 @@ from bot.chat.changes import ChatChanges
 from bot.chat.ignores import check_global_ignores
 from bot.chat.masked import MaskedWriter
 from bot.chat.repl import ChatSession, LineReader, repl, report, run_in_foreground
+from bot.compose import budgets_from_settings
 from bot.config import Settings, load_settings
-from bot.errors import UserError
+from bot.errors import BotError, UserError
 from tools.catalog import default_registry
 from tools.context import PullRequestSource, ToolContext
 from tools.git import run_git
+from tools.gitrun import GitError
 from tools.redaction import SecretMask, scrub_credentials
-from tools.registry import ToolError, ToolRegistry
+from tools.registry import ToolRegistry
 
-if TYPE_CHECKING:  # PyGithub and the publish step load only when a chat approves
+if TYPE_CHECKING:  # PyGithub, the publish step and Tanka load only when a chat needs them
     from bot.chat.approve import ChatApproval, ClosableHost, HostFactory
+    from tools.tanka.diff.revision import RevisionDiffer
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +53,7 @@ _URL = re.compile(r"^([a-z][a-z0-9+.-]*://|[^/\s]+@[^/\s]+:)", re.IGNORECASE)
 
 
 def _build_provider(settings: Settings) -> LLMProvider:
-    from bot.agent.providers import build_provider  # SDKs load only when chat really runs
+    from bot.compose import build_provider  # SDKs load only when chat really runs
 
     return build_provider(settings)
 
@@ -74,10 +77,7 @@ class ChatDeps:
     code_host_factory: HostFactory = _build_code_host  # for /approve and --approve
 
 
-DEPS = ChatDeps()
-
-
-def add_parser(sub: Any) -> None:
+def add_parser(sub: Any, deps: ChatDeps) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "chat",
         help="the agent in a terminal",
@@ -95,11 +95,7 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="one-shot: after the turn, open a pull request with the change (as /approve does)",
     )
-    parser.set_defaults(handler=run)
-
-
-def run(args: argparse.Namespace) -> int:
-    return run_chat(args, DEPS)
+    parser.set_defaults(handler=functools.partial(run_chat, deps=deps))
 
 
 def run_chat(args: argparse.Namespace, deps: ChatDeps) -> int:
@@ -150,32 +146,40 @@ def _session(
     base = head_commit(root)  # every diff of this chat compares with where it started
     mask = SecretMask()
     shown = MaskedWriter(out, mask)
-    changes = ChatChanges(root, base, mask)
-    from tools.agent.tanka_render import configure_base_trees
-
-    configure_base_trees(settings.workdir / "base-trees")  # not /tmp: it may be small or shared
     agent = Agent(
         provider,
         registry,
         system_prompt=system_prompt(),
-        budgets=Budgets.from_settings(settings),
+        budgets=budgets_from_settings(settings),
     )
+    ctx = ToolContext(
+        root=root,
+        protected_paths=settings.protected_paths,
+        base_commit=base,
+        pull_requests=pull_requests,
+        differ=_differ(settings),
+        secret_mask=mask,
+        policy_dir=settings.policy_dir,
+        kubernetes_version=settings.kubernetes_version,
+    )
+    changes = ChatChanges(root, base, mask, ctx.differ)
     return ChatSession(
         agent=agent,
-        ctx=ToolContext(
-            root=root,
-            protected_paths=settings.protected_paths,
-            base_commit=base,
-            pull_requests=pull_requests,
-            secret_mask=mask,
-            policy_dir=settings.policy_dir,
-            kubernetes_version=settings.kubernetes_version,
-        ),
+        ctx=ctx,
         out=shown,
         show_changes=lambda: changes.show(shown),
         conversation=Conversation(),
         changes=changes,
     )
+
+
+def _differ(settings: Settings) -> RevisionDiffer:
+    """One differ for the chat: the agent's tanka_diff and the printed diffs share its caches."""
+    from tools.tanka.diff.base_tree import BaseTrees
+    from tools.tanka.diff.revision import RevisionDiffer
+
+    # Base trees under the work directory, not /tmp: it may be small or shared.
+    return RevisionDiffer(trees=BaseTrees(settings.workdir / "base-trees"))
 
 
 def _settings(args: argparse.Namespace, environ: Mapping[str, str] | None) -> Settings:
@@ -192,11 +196,11 @@ def _approval(
     """Wire /approve into the session: the diffs it prints are the proposals it remembers."""
     from bot.chat.approve import ChatApproval, attach
 
-    root, base, out = session.ctx.root, session.ctx.base_commit, session.out
-    changes = session.changes or ChatChanges(root, base, session.ctx.secret_mask)
+    ctx, out = session.ctx, session.out
+    changes = session.changes or ChatChanges(ctx.root, ctx.base_commit, ctx.secret_mask, ctx.differ)
     approval = ChatApproval(
-        root=root,
-        base=base,
+        root=ctx.root,
+        base=ctx.base_commit,
         settings=settings,
         out=out,
         code_host_factory=deps.code_host_factory,
@@ -239,7 +243,6 @@ def scratch_checkout(url: str, settings: Settings) -> Path:
     inspected (its path is printed), and a later chat reuses the cache.
     """
     from bot.git.askpass import TokenCredentials
-    from bot.git.gitcmd import GitError
     from bot.git.workspace import RepoCache
 
     token = settings.github_token
@@ -271,7 +274,7 @@ def resolve_repo(repo: str | None, cwd: Path) -> Path:
         raise UserError(f"--repo {repo}: not a directory; pass the path of a git checkout")
     try:
         top = run_git(start.resolve(), "rev-parse", "--show-toplevel").strip()
-    except ToolError:
+    except GitError:
         shown = f"--repo {repo}" if repo else f"the current directory ({start})"
         raise UserError(
             f"{shown} is not inside a git repository; run chat in a checkout or pass --repo PATH"
@@ -284,14 +287,14 @@ def pull_request_source(settings: Settings, root: Path) -> PullRequestSource | N
     if not (settings.github_repo or settings.repo_url):
         try:
             origin = run_git(root, "config", "--get", "remote.origin.url").strip()
-        except ToolError:
+        except GitError:
             origin = ""
         settings = settings.model_copy(update={"repo_url": origin or None})
     from bot.github.code_host import build_code_host
 
     try:
         return build_code_host(settings)
-    except UserError as exc:  # chat still works; only the PR list is unavailable
+    except BotError as exc:  # chat still works; only the PR list is unavailable
         log.warning("github_pr_list unavailable: %s", exc)
         return None
 
@@ -300,5 +303,5 @@ def head_commit(root: Path) -> str | None:
     """HEAD's commit id, the base every diff compares with; None in a repository without commits."""
     try:
         return run_git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}").strip() or None
-    except ToolError:
+    except GitError:
         return None

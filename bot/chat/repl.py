@@ -20,10 +20,10 @@ from bot.agent.conversation import Conversation
 from bot.agent.loop import Agent, TurnResult
 from bot.chat.changes import ChatChanges
 from bot.chat.terminal import TerminalObserver, describe_usage
-from bot.errors import UserError
+from bot.errors import BotError
 from tools.context import ToolContext
 
-PROMPT = "❯ "  # noqa: RUF001 - the prompt of seed 000
+PROMPT = "❯ "  # noqa: RUF001 - the prompt of the `tk agent` CLI
 HISTORY_FILE = Path("~/.cache/tanka-bot/chat_history")
 HISTORY_LENGTH = 1000
 CTRL_C_REASON = "cancelled with Ctrl+C; edits made so far are kept"
@@ -50,7 +50,7 @@ class ChatSession:
     out: TextIO
     show_changes: Callable[[], None]
     conversation: Conversation
-    # Set by the chat command: publish what was last shown (raises UserError when it must not).
+    # Set by the chat command: publish what was last shown (raises BotError when it must not).
     approve: Callable[[], None] | None = None
     # Called after each REPL turn with its prompt and result (the chat shows a new change).
     after_turn: Callable[[str, TurnResult], None] | None = None
@@ -172,7 +172,7 @@ def _command(session: ChatSession, line: str) -> bool:
     elif name == "/approve" and session.approve is not None:
         try:
             session.approve()
-        except UserError as exc:
+        except BotError as exc:
             session.say(f"✗ {exc}")
     else:
         session.say(f"unknown command {name}; type /help for the commands")

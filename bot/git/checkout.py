@@ -8,22 +8,17 @@ patch can rebuild the checkout anywhere the base commit exists.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
 
 from bot.git.askpass import TokenCredentials, askpass_env
-from bot.git.gitcmd import Git, GitError, refuse_url_credentials
 from tools import git as git_tools
-from tools.registry import ToolError
+from tools.gitrun import Git, GitError, refuse_url_credentials
 
-# Seed 000's fallback identity, used when the repository's config names nobody. Host and global
-# git config are deliberately not read (see tools.sandbox.git_env), so this is the usual case.
+# The `tk agent` CLI's fallback identity, used when the repository's config names nobody. Host
+# and global git config are deliberately not read (see tools.gitrun), so this is the usual case.
 BOT_NAME = "Tanka Agent"
 BOT_EMAIL = "tanka-agent@local"
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,20 +46,15 @@ class Checkout:
 
     def diff(self, *options: str) -> str:
         """The change since the base commit as text (new files included); options e.g. --stat."""
-        return self._wrap(
-            "diff", lambda: git_tools.working_diff(self.root, self.base_commit, *options)
-        )
+        return git_tools.working_diff(self.root, self.base_commit, *options)
 
     def has_changes(self) -> bool:
         return bool(self.diff("--name-only").strip())
 
     def save_patch(self) -> bytes:
         """A binary-safe patch (new, deleted, renamed, binary files, modes) from the base commit."""
-        return self._wrap(
-            "diff",
-            lambda: git_tools.working_diff_bytes(
-                self.root, self.base_commit, "--binary", "--full-index", "--no-renames"
-            ),
+        return git_tools.working_diff_bytes(
+            self.root, self.base_commit, "--binary", "--full-index", "--no-renames"
         )
 
     def apply_patch(self, patch: bytes) -> None:
@@ -117,9 +107,3 @@ class Checkout:
 
     def remove(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
-
-    def _wrap(self, sub: str, call: Callable[[], T]) -> T:
-        try:
-            return call()
-        except ToolError as exc:
-            raise GitError(sub, str(exc)) from None

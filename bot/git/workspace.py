@@ -26,7 +26,7 @@ from pathlib import Path
 
 from bot.git.askpass import TokenCredentials, askpass_env
 from bot.git.checkout import Checkout, Identity, PushResult
-from bot.git.gitcmd import Git, GitError, refuse_url_credentials
+from tools.gitrun import Git, GitError, refuse_url_credentials
 from tools.redaction import scrub_credentials
 
 __all__ = ["Checkout", "GitError", "Identity", "PushResult", "RepoCache"]

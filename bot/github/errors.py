@@ -15,11 +15,11 @@ from typing import Any
 import requests
 from github import GithubException
 
-from bot.errors import UserError
+from bot.errors import BotError
 from tools.redaction import scrub_credentials
 
 
-class CodeHostError(UserError):
+class CodeHostError(BotError):
     """A GitHub request failed; the message names the operation, the cause and the fix."""
 
     retryable = False

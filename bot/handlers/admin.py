@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from bot.commands import help_text
-from bot.git.gitcmd import Git, GitError
 from bot.services import Services
 from bot.sessions import Session, SessionCorrupt
+from tools.gitrun import Git, GitError
 
 MAX_LISTED = 60
 

@@ -14,7 +14,6 @@ from bot.agent.cancel import CancelToken
 from bot.agent.loop import TurnResult
 from bot.agent.trim import trim_history
 from bot.git.checkout import Checkout
-from bot.git.gitcmd import GitError
 from bot.handlers.progress import CONTEXT_WINDOWS, Progress
 from bot.publish.pr_text import pr_title
 from bot.publish.proposal import Proposal, make_proposal
@@ -22,8 +21,9 @@ from bot.services import Services
 from bot.sessions import ProposalRecord, Session
 from bot.slack import blocks
 from tools.context import ToolContext
+from tools.errors import ToolError
+from tools.gitrun import GitError
 from tools.redaction import SecretMask
-from tools.registry import ToolError
 from tools.tanka.check import CheckOptions, CheckSetupError, check_environments
 from tools.tanka.diff.revision import RevisionDiff, rendered_change
 from tools.tanka.errors import TankaError
@@ -68,6 +68,7 @@ def run_turn(
         policy_dir=svc.settings.policy_dir,
         kubernetes_version=svc.settings.kubernetes_version,
         secret_mask=mask,
+        differ=svc.differ,  # one per service: base renders are shared by turns and proposals
     )
     conversation = session.load_conversation()
     window = CONTEXT_WINDOWS.get(provider.name, 128_000)

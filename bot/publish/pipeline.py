@@ -1,9 +1,9 @@
 """The approval step: commit exactly the proposed change, push the bot's branch, open the PR.
 
-This is the only code that publishes, and it runs outside the model's reach (DESIGN.md decision
-2). Every step refuses rather than guesses: the checkout must still hold the proposal, HEAD must
-descend from the proposal's base commit, GitHub must answer before anything is pushed, and the
-commit's tree must be the proposed tree. The token reaches git only through askpass.
+This is the only code that publishes, and it runs outside the model's reach (docs/design.md,
+decision 2). Every step refuses rather than guesses: the checkout must still hold the proposal,
+HEAD must descend from the proposal's base commit, GitHub must answer before anything is pushed,
+and the commit's tree must be the proposed tree. The token reaches git only through askpass.
 """
 
 from __future__ import annotations
@@ -14,20 +14,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-from bot.errors import UserError
 from bot.git.askpass import TokenCredentials
 from bot.git.checkout import Checkout, Identity
-from bot.git.gitcmd import GitError
 from bot.github.code_host import PullRequestRef
 from bot.github.errors import CodeHostError
+from bot.publish.errors import (
+    BranchConflict,
+    NothingToPublish,
+    ProtectedPathChanged,
+    PublishError,
+    PullRequestFailed,
+    PushFailed,
+)
 from bot.publish.pr_text import branch_name, pr_body
 from bot.publish.proposal import Proposal, ProposalChanged, check_unchanged
+from tools.gitrun import GitError
 from tools.redaction import scrub_credentials
 from tools.sandbox import glob_match
 
 __all__ = [
     "BranchConflict",
     "NothingToPublish",
+    "ProtectedPathChanged",
     "PublishError",
     "Published",
     "PullRequestFailed",
@@ -55,36 +63,6 @@ class PullRequestHost(Protocol):
     def update_pull_request_body(self, number: int, body: str) -> None: ...
 
     def token_for_push(self) -> str: ...
-
-
-class PublishError(UserError):
-    """Publishing stopped; the message says what happened and what to do."""
-
-
-class NothingToPublish(PublishError):
-    """The proposal has no changes."""
-
-
-class ProtectedPathChanged(PublishError):
-    """The change touches a path the bot may never publish."""
-
-
-class BranchConflict(PublishError):
-    """The checkout's branches do not allow committing the proposal safely."""
-
-
-class PushFailed(PublishError):
-    """git push failed: nothing was published."""
-
-
-class PullRequestFailed(PublishError):
-    """GitHub failed; `pushed` says whether the branch had already been pushed."""
-
-    def __init__(self, message: str, *, cause: CodeHostError, pushed: bool) -> None:
-        super().__init__(message)
-        self.cause = cause
-        self.pushed = pushed
-        self.retryable = cause.retryable
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """A proposal: the change exactly as it was shown to a reviewer, and the check that it still is.
 
-An approval publishes a proposal, never "whatever the checkout holds now" (DESIGN.md decision 2).
-`make_proposal` snapshots the working tree into a git tree object (through a throwaway index, so
+An approval publishes a proposal, never "whatever the checkout holds now" (docs/design.md, decision
+2). `make_proposal` snapshots the working tree into a git tree object (through a throwaway index, so
 the checkout's own index is untouched) and derives from that one immutable snapshot both the diff
 shown to people and the hash that binds the approval. `check_unchanged` takes a new snapshot and
 refuses when anything differs, or when it cannot tell (fail closed).
@@ -14,10 +14,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bot.errors import UserError
-from bot.git.gitcmd import Git, GitError
+from bot.publish.errors import PublishError
 from tools.git import working_tree_id
-from tools.registry import ToolError
+from tools.gitrun import Git, GitError
 
 CHANGED = "the checkout changed since the proposal was shown; review the new diff and approve again"
 # Same options as tools.git.working_diff (what the agent's git_diff shows): renames detected.
@@ -26,7 +25,7 @@ _SHOWN_OPTIONS = ("--no-ext-diff", "--no-textconv", "-M")
 _EXACT_OPTIONS = (*_SHOWN_OPTIONS, "--binary", "--full-index")
 
 
-class ProposalChanged(UserError):
+class ProposalChanged(PublishError):
     """The checkout no longer matches the proposal that was approved (or cannot be compared)."""
 
     def __init__(self, detail: str = "") -> None:
@@ -77,11 +76,8 @@ def make_proposal(
 
 
 def snapshot_tree(root: Path) -> str:
-    """The tree id of the working tree (ignored files excluded); ToolError becomes GitError."""
-    try:
-        return working_tree_id(root)
-    except ToolError as exc:
-        raise GitError("write-tree", str(exc)) from None
+    """The tree id of the working tree (ignored files excluded); GitError when git fails."""
+    return working_tree_id(root)
 
 
 def diff_hash(root: Path, base_commit: str, tree: str) -> str:

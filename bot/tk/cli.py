@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import UserError
-from tools.registry import ToolError
+from tools.errors import ToolError
 from tools.tanka.diff.base_tree import RevisionError, git
 from tools.tanka.environments import EvalSettings
 from tools.tanka.errors import (

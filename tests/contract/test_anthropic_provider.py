@@ -18,7 +18,7 @@ from bot.agent.messages import (
     Usage,
 )
 from bot.agent.providers.anthropic import AnthropicProvider
-from tests.fakes.anthropic_server import (
+from fakes.anthropic_server import (
     FakeAnthropic,
     anthropic_error,
     anthropic_message,
@@ -28,7 +28,7 @@ from tests.fakes.anthropic_server import (
     text_block,
     tool_use_block,
 )
-from tests.fakes.http_server import Reply, SSEEvent
+from fakes.http_server import Reply, SSEEvent
 
 KEY = "sk-ant-test-0123456789"
 READ = ToolSpec(

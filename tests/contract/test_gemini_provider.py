@@ -20,7 +20,7 @@ from bot.agent.messages import (
 )
 from bot.agent.providers.gemini import GeminiProvider
 from bot.agent.providers.gemini_wire import SYNTHETIC_ID
-from tests.fakes.gemini_server import (
+from fakes.gemini_server import (
     FakeGemini,
     gemini_blocked,
     gemini_call_part,
@@ -31,7 +31,7 @@ from tests.fakes.gemini_server import (
     gemini_text_part,
     gemini_usage,
 )
-from tests.fakes.http_server import Reply
+from fakes.http_server import Reply
 
 KEY = "AIza-test-key-0123456789"
 # A signature whose standard base64 has + and /, so the SDK's URL-safe re-encoding shows.

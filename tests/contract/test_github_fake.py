@@ -17,7 +17,7 @@ import pytest
 import requests
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
 
-from tests.fakes.github_server import FakeGitHub, new_app_key, rate_limit_headers
+from fakes.github_server import FakeGitHub, new_app_key, rate_limit_headers
 
 TOKEN = "ghp_contracttoken0123456789"
 APP_ID = "99"

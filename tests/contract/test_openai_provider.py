@@ -18,8 +18,8 @@ from bot.agent.messages import (
     Usage,
 )
 from bot.agent.providers.openai import OpenAIProvider
-from tests.fakes.http_server import Reply
-from tests.fakes.openai_server import (
+from fakes.http_server import Reply
+from fakes.openai_server import (
     FakeOpenAI,
     openai_error,
     openai_text,

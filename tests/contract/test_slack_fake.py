@@ -24,9 +24,9 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 from slack_sdk.signature import SignatureVerifier
 
-from tests.fakes import slack_events as events
-from tests.fakes.slack_events import JSON, SlackEventSender
-from tests.fakes.slack_server import SlackServer
+from fakes import slack_events as events
+from fakes.slack_events import JSON, SlackEventSender
+from fakes.slack_server import SlackServer
 
 SECRET = "contract-signing-secret"
 CHANNEL = "C0DEPLOY"

@@ -1,7 +1,7 @@
 """`tanka-bot serve` as a real process, with every outside party faked over real HTTP.
 
 The bot runs `python -m bot serve` with the settings an operator would set. Around it: the Slack
-Web API simulator (tests.fakes.slack_server), signed requests into its `/slack/events`, the fake
+Web API simulator (fakes.slack_server), signed requests into its `/slack/events`, the fake
 Anthropic API scripted with tool calls, the fake GitHub REST API, a local bare git repository as
 the origin, and optionally a real redis-server. Tests drive it as people would: post a message,
 send the event Slack would send, react, and wait for the bot's messages.
@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.fakes.anthropic_server import FakeAnthropic
-from tests.fakes.github_server import FakeGitHub
-from tests.fakes.slack_events import SlackEventSender, app_mention, message, reaction_added
-from tests.fakes.slack_server import SlackMessage, SlackServer
+from fakes.anthropic_server import FakeAnthropic
+from fakes.github_server import FakeGitHub
+from fakes.slack_events import SlackEventSender, app_mention, message, reaction_added
+from fakes.slack_server import SlackMessage, SlackServer
 from tests.redis_server import RedisServer
 from tests.scenarios.models import AnthropicModel
 from tests.scenarios.project import git, make_project

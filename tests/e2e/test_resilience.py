@@ -7,15 +7,15 @@ import signal
 import time
 from pathlib import Path
 
-from tests.e2e.harness import ALICE, BOB, CHANNEL, SIGNING_SECRET, stack
-from tests.fakes.anthropic_server import (
+from fakes.anthropic_server import (
     anthropic_message,
     stream_events,
     text_block,
     tool_use_block,
 )
-from tests.fakes.http_server import Reply
-from tests.fakes.slack_events import app_mention, event_callback, post_signed, reaction_added
+from fakes.http_server import Reply
+from fakes.slack_events import app_mention, event_callback, post_signed, reaction_added
+from tests.e2e.harness import ALICE, BOB, CHANNEL, SIGNING_SECRET, stack
 from tests.scenarios.models import Call
 
 DEV = "environments/dev/main.jsonnet"

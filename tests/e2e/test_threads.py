@@ -6,15 +6,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.e2e.harness import ALICE, BOB, CHANNEL, Stack, stack
-from tests.fakes.anthropic_server import (
+from fakes.anthropic_server import (
     anthropic_message,
     stream_events,
     text_block,
     tool_use_block,
 )
-from tests.fakes.http_server import Reply
-from tests.fakes.slack_events import message
+from fakes.http_server import Reply
+from fakes.slack_events import message
+from tests.e2e.harness import ALICE, BOB, CHANNEL, Stack, stack
 from tests.scenarios.models import Call
 
 DEV = "environments/dev/main.jsonnet"

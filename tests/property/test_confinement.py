@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 from tests.property.conftest import CASES
 from tools import sandbox
 from tools.context import ToolContext
+from tools.errors import ToolError
 from tools.files import TOOLS as FILE_TOOLS
-from tools.registry import ToolError, ToolRegistry
+from tools.registry import ToolRegistry
 
 REGISTRY = ToolRegistry(FILE_TOOLS)
 SENTINEL = "OUTSIDE-SENTINEL-7f3a"  # the content of the file outside the checkout

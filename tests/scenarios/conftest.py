@@ -7,6 +7,7 @@ the environment is set, through monkeypatch, the way an operator would set it.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 from collections.abc import Callable, Iterator, Mapping
@@ -17,8 +18,8 @@ import pytest
 
 from bot.chat import command as chat_module
 from bot.cli import main
-from tests.fakes.anthropic_server import FakeAnthropic
-from tests.fakes.gemini_server import FakeGemini
+from fakes.anthropic_server import FakeAnthropic
+from fakes.gemini_server import FakeGemini
 from tests.scenarios.models import AnthropicModel, GeminiModel, ScriptedModel
 from tests.scenarios.project import make_project
 
@@ -73,7 +74,17 @@ def _isolate(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def chat(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Chat:
+def chat_deps() -> chat_module.ChatDeps:
+    """The real outside world for `chat`; a scenario may replace a part (jb's registry)."""
+    return chat_module.ChatDeps()
+
+
+@pytest.fixture
+def chat(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    chat_deps: chat_module.ChatDeps,
+) -> Chat:
     """Run `tanka-bot chat` on `repo` against `model`; its exit code, stdout and stderr.
 
     `prompt` runs one-shot; None runs the REPL on the lines of `stdin`. `key` replaces the API
@@ -94,10 +105,10 @@ def chat(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) ->
         settings = {**model.env(key or KEYS[model.provider]), **(env or {})}
         for name, value in settings.items():
             monkeypatch.setenv(name, value)
-        # Through the seam, whichever DEPS is in place (a test may have injected a registry).
-        monkeypatch.setattr(chat_module.DEPS, "stdin", io.StringIO(stdin))
+        deps = dataclasses.replace(chat_deps, stdin=io.StringIO(stdin))
         capsys.readouterr()  # start from clean streams
-        code = main(["chat", "--repo", str(repo), *([prompt] if prompt is not None else [])])
+        argv = ["chat", "--repo", str(repo), *([prompt] if prompt is not None else [])]
+        code = main(argv, chat_deps=deps)
         captured = capsys.readouterr()
         return ChatRun(code, captured.out, captured.err)
 

@@ -20,14 +20,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tests.fakes.anthropic_server import (
+from fakes.anthropic_server import (
     FakeAnthropic,
     anthropic_message,
     anthropic_usage,
     text_block,
     tool_use_block,
 )
-from tests.fakes.gemini_server import (
+from fakes.gemini_server import (
     FakeGemini,
     gemini_call_part,
     gemini_response,

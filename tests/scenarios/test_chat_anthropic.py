@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from tests.fakes.anthropic_server import anthropic_error, anthropic_stream_error
+from fakes.anthropic_server import anthropic_error, anthropic_stream_error
 from tests.scenarios.conftest import ANTHROPIC_KEY, Chat
 from tests.scenarios.models import AnthropicModel, Call
 from tests.scenarios.project import APP_LIB, DEV_MAIN, git

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.gemini_server import gemini_error
+from fakes.gemini_server import gemini_error
 from tests.scenarios.conftest import GEMINI_KEY, Chat
 from tests.scenarios.models import Call, GeminiModel
 from tests.scenarios.project import APP_LIB, DEV_MAIN, git

@@ -4,8 +4,8 @@ The package `github.com/acme/jsonnet-libs/grafana@v1.2.0` is served from a local
 git's `url.file://<srv>/.insteadOf=https://` rule maps the canonical https remote onto it, so the
 real fetch path runs with no network. The default registry builds its jb tools with a plain
 `GitRunner()` whose config cannot be set from the environment (it deliberately ignores the
-user's and system's git config), so this scenario injects the registry through the chat DEPS
-seam: every default tool, with the jb ones rebuilt by `make_tools(GitRunner(config=...))`.
+user's and system's git config), so this scenario injects the registry through the chat's
+ChatDeps: every default tool, with the jb ones rebuilt by `make_tools(GitRunner(config=...))`.
 """
 
 from __future__ import annotations
@@ -54,15 +54,14 @@ def _jb_sum(files: dict[str, str]) -> str:
 
 
 @pytest.fixture
-def upstream_commit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+def upstream_commit(tmp_path: Path, chat_deps: chat_module.ChatDeps) -> str:
     """Publish the package (tag v1.2.0, then a newer master) and inject the jb registry."""
     server = Server(tmp_path)
     libs = server.repo(LIBS)
     tagged = libs.commit(TAGGED)
     libs.tag("v1.2.0")
     libs.commit({"grafana/main.libsonnet": "{ image:: 'grafana/grafana:12.0.0' }\n"})
-    deps = chat_module.ChatDeps(registry_factory=lambda: _registry(server))
-    monkeypatch.setattr(chat_module, "DEPS", deps)
+    chat_deps.registry_factory = lambda: _registry(server)
     return tagged
 
 

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 import helm_python as helm
-import kubernetes_validate  # type: ignore[import-untyped]
+import kubernetes_validate
 import pytest
 import yaml
 

@@ -8,12 +8,12 @@ import pytest
 from pydantic import BaseModel, Field
 
 from tools.context import ToolContext
+from tools.errors import ToolError
 from tools.redaction import REDACTED, SecretMask
 from tools.registry import (
     TRUNCATE_HEAD,
     TRUNCATE_TAIL,
     Tool,
-    ToolError,
     ToolOutcome,
     ToolRegistry,
     input_schema,

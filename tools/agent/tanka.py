@@ -14,7 +14,8 @@ from pydantic import BaseModel, Field
 
 from tools import sandbox
 from tools.context import ToolContext
-from tools.registry import Tool, ToolError
+from tools.errors import ToolError
+from tools.registry import Tool
 from tools.tanka.imports.importers import DELETED_PREFIX, ImportersError, importers
 from tools.tanka.source.formatter import FormatError, format_source
 from tools.tanka.source.lint import format_diagnostics, lint_paths

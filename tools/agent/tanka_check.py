@@ -14,7 +14,8 @@ from pydantic import BaseModel, Field
 
 from tools import sandbox
 from tools.context import ToolContext
-from tools.registry import Tool, ToolError
+from tools.errors import ToolError
+from tools.registry import Tool
 from tools.tanka.check import CheckOptions, CheckSetupError, check_environments
 from tools.tanka.errors import TankaError
 
@@ -67,11 +68,11 @@ def check_environment(ctx: ToolContext, params: CheckInput) -> str:
 
 
 def _affected(ctx: ToolContext) -> list[str]:
-    from tools.agent.tanka_render import shared_differ
     from tools.tanka.imports.changed import affected_now
 
+    trees = ctx.differ.trees if ctx.differ is not None else None  # the session's base trees
     try:
-        return affected_now(ctx.root, ctx.base_commit or "HEAD", shared_differ().trees)
+        return affected_now(ctx.root, ctx.base_commit or "HEAD", trees)
     except TankaError as exc:
         raise ToolError(_scrub_paths(ctx, str(exc))) from None
 

@@ -9,7 +9,6 @@ error texts have the checkout's absolute path removed.
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +16,8 @@ from pydantic import BaseModel, Field
 
 from tools import sandbox
 from tools.context import ToolContext
-from tools.registry import Tool, ToolError
-from tools.tanka.diff.base_tree import BaseTrees
+from tools.errors import ToolError
+from tools.registry import Tool
 from tools.tanka.diff.revision import RevisionDiffer
 from tools.tanka.environments import EvalSettings, list_environments
 from tools.tanka.errors import TankaError
@@ -37,25 +36,8 @@ class EnvInput(BaseModel):
     )
 
 
-class _Shared:
-    differ: RevisionDiffer | None = None
-    lock = threading.Lock()
-
-
-def shared_differ() -> RevisionDiffer:
-    """One differ per process, so base renders are reused across turns and sessions (the bot's
-    proposal diff should use it too, to share the cache with the agent's tanka_diff)."""
-    with _Shared.lock:
-        if _Shared.differ is None:
-            _Shared.differ = RevisionDiffer()
-        return _Shared.differ
-
-
-def configure_base_trees(cache_dir: Path | None) -> None:
-    """Keep materialised base commits under `cache_dir` (e.g. the bot's work directory) instead
-    of the system temp directory; None goes back to the default. Drops the cached renders."""
-    with _Shared.lock:
-        _Shared.differ = RevisionDiffer(trees=BaseTrees(cache_dir)) if cache_dir else None
+def _differ(ctx: ToolContext) -> RevisionDiffer:
+    return ctx.differ if ctx.differ is not None else RevisionDiffer()
 
 
 def _settings(ctx: ToolContext) -> EvalSettings:
@@ -118,9 +100,7 @@ def diff_environment(ctx: ToolContext, params: EnvInput) -> str:
     path = sandbox.resolve(ctx.root, params.env_path)
     rel = sandbox.relative(ctx.root, path)
     try:
-        result = shared_differ().diff(
-            ctx.root, ctx.base_commit or "HEAD", [rel], mask=ctx.secret_mask
-        )
+        result = _differ(ctx).diff(ctx.root, ctx.base_commit or "HEAD", [rel], mask=ctx.secret_mask)
     except TankaError as exc:
         raise _fail(ctx, exc) from None
     base = result.base[:12]

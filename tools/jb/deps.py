@@ -2,7 +2,7 @@
 
 A package URI (`github.com/org/repo/subdir@version`, `https://...`, `ssh://git@...`,
 `git@host:user/repo.git`, or a local directory) is parsed with the same patterns, in the same
-order, as jb (reference/jb.md 1.3), so names, remotes and default versions agree with it.
+order, as jb's dependency parser, so names, remotes and default versions agree with it.
 
 Every dependency built here is safe to use as a path: its vendor name has no empty, `.`, `..`
 or `.git` segment and its version cannot be read by git as an option. Files from the network

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.registry import ToolError
+from tools.errors import ToolError
 
 
 class JbError(ToolError):

@@ -1,6 +1,6 @@
 """Fetch one git package at one version into a private work directory.
 
-Like jb (reference/jb.md 1.5): a shallow fetch of the version first (branch, tag or full SHA),
+Like jb's git package: a shallow fetch of the version first (branch, tag or full SHA),
 the whole repository only when that fails (short SHAs, servers refusing SHA wants); the locked
 version is the commit SHA. Unlike jb, the files come out of `git archive` through Python's
 tarfile `data` filter rather than a checkout, so nothing the repository holds (absolute or

@@ -1,6 +1,6 @@
 """jb init / install / update: resolve dependencies into vendor/ and keep the lock in step.
 
-Semantics follow jb (reference/jb.md 1.5-1.7): a locked version beats the declared one until
+Semantics follow jb's install and update: a locked version beats the declared one until
 `update`; a locked package whose files still hash to its sum is not fetched again; transitive
 dependencies are resolved level by level and the first version met wins; dependencies' own
 lock files are ignored; `single` packages get no nested dependencies. Two deliberate

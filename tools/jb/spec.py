@@ -2,7 +2,7 @@
 
 Output is byte-compatible with jb: Go's `json.MarshalIndent` with two spaces, a trailing
 newline, keys in jb's struct order, dependencies sorted by name, and Go's string escaping
-(`<`, `>`, `&`, U+2028/9 as \\u escapes). Reading follows jb's rules (reference/jb.md 1.2):
+(`<`, `>`, `&`, U+2028/9 as \\u escapes). Reading follows jb's rules (its spec package):
 empty bytes are an empty spec, `legacyImports` defaults to true, remotes are re-parsed and
 written back canonically, the last of two entries with one name wins.
 """

@@ -1,4 +1,4 @@
-"""vendor/ housekeeping after resolution, as jb's `Ensure` does it (reference/jb.md 1.4).
+"""vendor/ housekeeping after resolution, as jb's `Ensure` does it.
 
 1. Directories no locked package accounts for are removed. "Accounts for" is jb's plain string
    prefix test in both directions, so `github.com` (a prefix of every GitHub package) and

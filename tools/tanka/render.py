@@ -2,7 +2,7 @@
 
 `load_environment` (environments.py) evaluates; `extract` (manifests.py) walks the output for
 manifests as tk does; `process` (process.py) injects namespaces and labels, applies resource
-defaults and target filters and sorts; yaml_emit.py prints them byte-identical to tk; export.py
+defaults and target filters and sorts; goyaml/emit.py prints them byte-identical to tk; export/
 names and writes the files.
 """
 

@@ -15,9 +15,10 @@ from bot.agent.events import Event
 from bot.agent.loop import Agent
 from bot.agent.messages import Message
 from bot.agent.retry import RetryPolicy
-from tests.fakes.scripted_provider import ScriptedProvider
+from fakes.scripted_provider import ScriptedProvider
 from tools.context import ToolContext
-from tools.registry import Tool, ToolError, ToolRegistry
+from tools.errors import ToolError
+from tools.registry import Tool, ToolRegistry
 
 
 class FakeClock:

@@ -13,7 +13,7 @@ from bot.agent.events import ErrorEvent
 from bot.agent.loop import Agent, TurnResult
 from bot.agent.messages import ModelRequest, ModelResponse
 from bot.agent.retry import RetryPolicy
-from tests.fakes.scripted_provider import ScriptedProvider, call, overloaded, reply, tools
+from fakes.scripted_provider import ScriptedProvider, call, overloaded, reply, tools
 from tests.unit.agent.helpers import (
     Gate,
     NoInput,

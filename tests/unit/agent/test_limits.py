@@ -8,8 +8,9 @@ from pathlib import Path
 from bot.agent.budget import Budgets
 from bot.agent.errors import ErrorKind
 from bot.agent.messages import ModelRequest, ModelResponse, Usage
+from bot.compose import budgets_from_settings
 from bot.config import load_settings
-from tests.fakes.scripted_provider import ScriptedProvider, call, reply, tools
+from fakes.scripted_provider import ScriptedProvider, call, reply, tools
 from tests.unit.agent.helpers import FakeClock, assert_well_formed, context, make_agent
 
 
@@ -21,7 +22,7 @@ def test_budgets_come_from_settings() -> None:
             "TANKA_BOT_TURN_TIMEOUT": "12.5",
         }
     )
-    assert Budgets.from_settings(settings) == Budgets(3, 999, 12.5)
+    assert budgets_from_settings(settings) == Budgets(3, 999, 12.5)
 
 
 def test_step_budget_stops_before_the_next_model_call(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from bot.agent.events import (
     UsageEvent,
 )
 from bot.agent.messages import Message, StopReason, Usage
-from tests.fakes.scripted_provider import ScriptedProvider, call, last_results, reply, tools
+from fakes.scripted_provider import ScriptedProvider, call, last_results, reply, tools
 from tests.unit.agent.helpers import Recorder, assert_well_formed, context, make_agent
 from tools.files import TOOLS as FILE_TOOLS
 from tools.registry import ToolRegistry

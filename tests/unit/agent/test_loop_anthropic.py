@@ -20,7 +20,7 @@ from bot.agent.loop import Agent
 from bot.agent.messages import Usage
 from bot.agent.providers.anthropic import AnthropicProvider
 from bot.agent.retry import RetryPolicy
-from tests.fakes.anthropic_server import (
+from fakes.anthropic_server import (
     FakeAnthropic,
     anthropic_error,
     anthropic_message,

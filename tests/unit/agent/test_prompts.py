@@ -6,7 +6,7 @@ import re
 
 from bot.agent.prompts import SYSTEM_PROMPT, system_prompt
 
-# CONTRACT.md, "Agent tools": the names the model sees.
+# The agent tools' names as the model sees them (README.md lists them too).
 CONTRACT_TOOLS = {
     "file_read",
     "file_write",

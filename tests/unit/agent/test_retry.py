@@ -12,7 +12,7 @@ from bot.agent.errors import AgentError, ErrorKind
 from bot.agent.events import RetryEvent
 from bot.agent.messages import ModelRequest, ModelResponse
 from bot.agent.retry import RetryPolicy
-from tests.fakes.scripted_provider import ScriptedProvider, overloaded, reply
+from fakes.scripted_provider import ScriptedProvider, overloaded, reply
 from tests.unit.agent.helpers import FakeClock, Recorder, RecordingSleep, context, make_agent
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import os
 import signal
-import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,23 +18,14 @@ from bot.chat.repl import HELP
 from bot.cli import main
 from bot.config import Settings
 from bot.github.code_host import build_code_host
-from tests.fakes.github_server import FakeGitHub
-from tests.fakes.scripted_provider import ScriptedProvider, Step, call, reply, tools
+from fakes.github_server import FakeGitHub
+from fakes.scripted_provider import ScriptedProvider, Step, call, reply, tools
+from tests.git import git
 from tools.files import TOOLS as FILE_TOOLS
 from tools.git import TOOLS as GIT_TOOLS
 from tools.registry import ToolRegistry
 
 ENV = {"ANTHROPIC_API_KEY": "sk-test-not-real"}
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
 
 
 @pytest.fixture
@@ -50,21 +40,25 @@ def repo(tmp_path: Path) -> Path:
 
 
 class Harness:
-    def __init__(self, monkeypatch: pytest.MonkeyPatch, steps: list[Step], stdin: str = "") -> None:
+    """A scripted provider and in-memory streams, injected into `tanka-bot chat` by `main`."""
+
+    def __init__(self, steps: list[Step], stdin: str = "") -> None:
         self.provider = ScriptedProvider(steps)
         self.out = io.StringIO()
         self.settings: list[Settings] = []
-        monkeypatch.setattr(
-            chat,
-            "DEPS",
-            chat.ChatDeps(
-                provider_factory=self._factory,
-                registry_factory=lambda: ToolRegistry([*FILE_TOOLS, *GIT_TOOLS]),
-                environ=ENV,
-                stdin=io.StringIO(stdin),
-                stdout=self.out,
-            ),
+        self.deps = chat.ChatDeps(
+            provider_factory=self._factory,
+            registry_factory=lambda: ToolRegistry([*FILE_TOOLS, *GIT_TOOLS]),
+            environ=ENV,
+            stdin=io.StringIO(stdin),
+            stdout=self.out,
         )
+
+    def main(self, argv: list[str]) -> int:
+        return main(argv, chat_deps=self.deps)
+
+    def set_env(self, name: str, value: str) -> None:
+        self.deps.environ = {**(self.deps.environ or {}), name: value}
 
     def _factory(self, settings: Settings) -> LLMProvider:
         self.settings.append(settings)
@@ -85,9 +79,9 @@ def test_one_shot_prints_tools_answer_usage_and_diff(
         new_text="replicas: 3",
     )
     new = call("file_write", path="environments/prod/extra.libsonnet", content="{ a: 1 }\n")
-    h = Harness(monkeypatch, [tools(edit, new, text="Editing prod."), reply("Scaled prod to 3.")])
+    h = Harness([tools(edit, new, text="Editing prod."), reply("Scaled prod to 3.")])
 
-    assert main(["chat", "--repo", str(repo), "scale prod to 3"]) == 0
+    assert h.main(["chat", "--repo", str(repo), "scale prod to 3"]) == 0
 
     text = h.text
     assert "Editing prod.\n  → file_edit path=environments/prod/main.jsonnet" in text
@@ -109,9 +103,9 @@ def test_one_shot_reports_a_failed_turn_in_one_line(
     repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     denied = AgentError(ErrorKind.INVALID, "authentication failed (401); check ANTHROPIC_API_KEY")
-    Harness(monkeypatch, [denied])
+    h = Harness([denied])
 
-    assert main(["chat", "--repo", str(repo), "do something"]) == 1
+    assert h.main(["chat", "--repo", str(repo), "do something"]) == 1
 
     err = capsys.readouterr().err
     assert err == (
@@ -122,9 +116,9 @@ def test_one_shot_reports_a_failed_turn_in_one_line(
 
 def test_repl_runs_turns_and_commands(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     stdin = "hello\n/help\n\n/diff\n/clear\nagain\n/bogus\n/exit\nnever read\n"
-    h = Harness(monkeypatch, [reply("Hi there."), reply("Fresh start.")], stdin=stdin)
+    h = Harness([reply("Hi there."), reply("Fresh start.")], stdin=stdin)
 
-    assert main(["chat", "--repo", str(repo)]) == 0
+    assert h.main(["chat", "--repo", str(repo)]) == 0
 
     text = h.text
     assert text.startswith("tanka-bot chat · scripted scripted-1 · ")
@@ -141,8 +135,8 @@ def test_repl_runs_turns_and_commands(repo: Path, monkeypatch: pytest.MonkeyPatc
 
 
 def test_repl_ends_at_end_of_input(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    h = Harness(monkeypatch, [reply("one"), reply("two")], stdin="first\nsecond\n")
-    assert main(["chat", "--repo", str(repo)]) == 0
+    h = Harness([reply("one"), reply("two")], stdin="first\nsecond\n")
+    assert h.main(["chat", "--repo", str(repo)]) == 0
     assert [len(r.messages) for r in h.provider.requests] == [1, 3]  # history carried over
     assert h.text.endswith("❯ \n")  # noqa: RUF001
 
@@ -163,9 +157,9 @@ def test_ctrl_c_cancels_the_turn_and_keeps_the_repl(
         old_text="replicas: 1",
         new_text="replicas: 2",
     )
-    h = Harness(monkeypatch, [tools(edit), interrupted, reply("still here")], "go\nnext\n/exit\n")
+    h = Harness([tools(edit), interrupted, reply("still here")], "go\nnext\n/exit\n")
     try:
-        assert main(["chat", "--repo", str(repo)]) == 0
+        assert h.main(["chat", "--repo", str(repo)]) == 0
     finally:
         release.set()
 
@@ -179,9 +173,9 @@ def test_ctrl_c_cancels_the_turn_and_keeps_the_repl(
 def test_default_repo_is_the_git_root_of_the_cwd(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    h = Harness(monkeypatch, [reply("ok")])
-    monkeypatch.setattr(chat.DEPS, "cwd", repo / "environments" / "prod")
-    assert main(["chat", "hi"]) == 0
+    h = Harness([reply("ok")])
+    h.deps.cwd = repo / "environments" / "prod"
+    assert h.main(["chat", "hi"]) == 0
     assert f"· {repo} @ " not in h.text  # one-shot prints no banner
     assert chat.resolve_repo(None, repo / "environments") == repo
 
@@ -211,10 +205,10 @@ def test_unusable_repos_fail_with_one_line(
 ) -> None:
     outside = tmp_path / "not-a-repo"
     outside.mkdir()
-    h = Harness(monkeypatch, [])
-    monkeypatch.setattr(chat.DEPS, "cwd", outside)
+    h = Harness([])
+    h.deps.cwd = outside
     argv, message = make(outside)
-    assert main(["chat", *argv, "hi"]) == 1
+    assert h.main(["chat", *argv, "hi"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("tanka-bot: error: ")
     assert message in err
@@ -225,19 +219,19 @@ def test_unusable_repos_fail_with_one_line(
 def test_missing_key_names_the_variable(
     repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    Harness(monkeypatch, [])
-    monkeypatch.setattr(chat.DEPS, "environ", {"TANKA_BOT_PROVIDER": "gemini"})
-    assert main(["chat", "--repo", str(repo), "hi"]) == 2
+    h = Harness([])
+    h.deps.environ = {"TANKA_BOT_PROVIDER": "gemini"}
+    assert h.main(["chat", "--repo", str(repo), "hi"]) == 2
     assert "GEMINI_API_KEY" in capsys.readouterr().err
 
 
 def test_provider_and_model_flags_override_settings(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    h = Harness(monkeypatch, [reply("ok")])
-    monkeypatch.setattr(chat.DEPS, "environ", {**ENV, "OPENAI_API_KEY": "sk-other"})
+    h = Harness([reply("ok")])
+    h.deps.environ = {**ENV, "OPENAI_API_KEY": "sk-other"}
     argv = ["chat", "--repo", str(repo), "--provider", "openai", "--model", "gpt-x", "hi"]
-    assert main(argv) == 0
+    assert h.main(argv) == 0
     (settings,) = h.settings
     assert (settings.provider, settings.model_id) == ("openai", "gpt-x")
 
@@ -245,33 +239,29 @@ def test_provider_and_model_flags_override_settings(
 def test_empty_prompt_is_refused(
     repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    Harness(monkeypatch, [])
-    assert main(["chat", "--repo", str(repo), "  "]) == 1
+    h = Harness([])
+    assert h.main(["chat", "--repo", str(repo), "  "]) == 1
     assert "the prompt is empty" in capsys.readouterr().err
 
 
 def test_github_pr_list_uses_the_checkouts_origin(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tests.fakes.github_server import FakeGitHub
+    from fakes.github_server import FakeGitHub
     from tools.github import TOOLS as GITHUB_TOOLS
 
     git(repo, "remote", "add", "origin", "git@github.com:acme/infra.git")
     with FakeGitHub(tokens=("ghs-dummy",)) as github:
         github.add_repo("acme", "infra")
         github.add_pull("acme/infra", title="Scale loki in prod", head="loki-scale")
-        h = Harness(monkeypatch, [tools(call("github_pr_list")), reply("One PR is open.")])
-        monkeypatch.setattr(
-            chat,
-            "DEPS",
-            chat.ChatDeps(
-                provider_factory=h._factory,
-                registry_factory=lambda: ToolRegistry(GITHUB_TOOLS),
-                environ={**ENV, "GITHUB_TOKEN": "ghs-dummy", "GITHUB_API_URL": github.url},
-                stdout=h.out,
-            ),
+        h = Harness([tools(call("github_pr_list")), reply("One PR is open.")])
+        h.deps = chat.ChatDeps(
+            provider_factory=h._factory,
+            registry_factory=lambda: ToolRegistry(GITHUB_TOOLS),
+            environ={**ENV, "GITHUB_TOKEN": "ghs-dummy", "GITHUB_API_URL": github.url},
+            stdout=h.out,
         )
-        assert main(["chat", "--repo", str(repo), "what is open?"]) == 0
+        assert h.main(["chat", "--repo", str(repo), "what is open?"]) == 0
     results = [r for m in h.provider.requests[-1].messages for r in m.tool_results]
     assert len(results) == 1
     assert not results[0].is_error
@@ -311,8 +301,8 @@ def test_one_shot_prints_the_rendered_diff_with_secrets_redacted(
         " stringData: { password: 'hunter2-new' } },\n"
         "}\n",
     )
-    h = Harness(monkeypatch, [tools(edit), reply("Scaled web to 3.")])
-    assert main(["chat", "--repo", str(root), "scale web"]) == 0
+    h = Harness([tools(edit), reply("Scaled web to 3.")])
+    assert h.main(["chat", "--repo", str(root), "scale web"]) == 0
     rendered = h.text.split("── rendered diff ──", 1)[1]
     assert "environments/prod" in rendered
     assert "-  replicas: 1" in rendered
@@ -336,9 +326,9 @@ def test_a_url_is_worked_on_in_a_scratch_checkout(
         old_text="replicas: 1",
         new_text="replicas: 2",
     )
-    h = Harness(monkeypatch, [tools(edit), reply("Done.")])
-    monkeypatch.setattr(chat.DEPS, "environ", {**ENV, "TANKA_BOT_WORKDIR": str(workdir)})
-    assert main(["chat", "--repo", origin.as_uri(), "scale"]) == 0
+    h = Harness([tools(edit), reply("Done.")])
+    h.deps.environ = {**ENV, "TANKA_BOT_WORKDIR": str(workdir)}
+    assert h.main(["chat", "--repo", origin.as_uri(), "scale"]) == 0
     (scratch,) = (workdir / "sessions").iterdir()
     assert (scratch / "environments/prod/main.jsonnet").read_text() == "{ replicas: 2 }\n"
     assert "+{ replicas: 2 }" in h.text
@@ -386,17 +376,15 @@ def github() -> Iterator[FakeGitHub]:
         yield server
 
 
-def with_github(monkeypatch: pytest.MonkeyPatch, github: FakeGitHub) -> None:
+def with_github(h: Harness, github: FakeGitHub) -> None:
     environ = {
         **ENV,
         "GITHUB_TOKEN": GITHUB_TOKEN,
         "GITHUB_API_URL": github.url,
         "TANKA_BOT_GITHUB_REPO": "acme/infra",
     }
-    monkeypatch.setattr(chat.DEPS, "environ", environ)
-    monkeypatch.setattr(
-        chat.DEPS, "code_host_factory", lambda s: build_code_host(s, write_interval=None)
-    )
+    h.deps.environ = environ
+    h.deps.code_host_factory = lambda s: build_code_host(s, write_interval=None)
 
 
 def scale(replicas: int) -> ToolCall:
@@ -410,10 +398,10 @@ def test_one_shot_approve_opens_the_pull_request(
 ) -> None:
     repo, origin = published_repo
     new = call("file_write", path="environments/dev/main.jsonnet", content="{ replicas: 1 }\n")
-    h = Harness(monkeypatch, [tools(scale(3), new), reply("Scaled prod to 3 and added dev.")])
-    with_github(monkeypatch, github)
+    h = Harness([tools(scale(3), new), reply("Scaled prod to 3 and added dev.")])
+    with_github(h, github)
 
-    assert main(["chat", "--repo", str(repo), "--approve", "Scale prod to 3"]) == 0
+    assert h.main(["chat", "--repo", str(repo), "--approve", "Scale prod to 3"]) == 0
 
     [pull] = github.repos["acme/infra"].pulls.values()
     assert pull.head.startswith("tanka-bot/chat-")
@@ -442,11 +430,11 @@ def test_repl_approve_refuses_a_hand_edit_then_publishes_and_updates(
         {"/approve": lambda: target.write_text("{ replicas: 5 }\n")},  # edited by hand
     )
     note = call("file_write", path="NOTES.md", content="scaled\n")
-    h = Harness(monkeypatch, [tools(scale(3)), reply("Scaled."), tools(note), reply("Noted.")])
-    monkeypatch.setattr(chat.DEPS, "stdin", stdin)
-    with_github(monkeypatch, github)
+    h = Harness([tools(scale(3)), reply("Scaled."), tools(note), reply("Noted.")])
+    h.deps.stdin = stdin
+    with_github(h, github)
 
-    assert main(["chat", "--repo", str(repo)]) == 0
+    assert h.main(["chat", "--repo", str(repo)]) == 0
 
     text = h.text
     # The turn's change was shown, with the hint; the hand edit was refused with the new diff.
@@ -472,13 +460,13 @@ def test_approve_without_github_names_the_variables(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     repo, origin = published_repo
-    h = Harness(monkeypatch, [tools(scale(2)), reply("Done.")], stdin="go\n/approve\n/exit\n")
-    assert main(["chat", "--repo", str(repo)]) == 0
+    h = Harness([tools(scale(2)), reply("Done.")], stdin="go\n/approve\n/exit\n")
+    assert h.main(["chat", "--repo", str(repo)]) == 0
     assert "✗ GitHub is not configured" in h.text
     assert "set GITHUB_TOKEN (or GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY)" in h.text
 
-    Harness(monkeypatch, [tools(scale(4)), reply("Done.")])
-    assert main(["chat", "--repo", str(repo), "--approve", "scale"]) == 1
+    h = Harness([tools(scale(4)), reply("Done.")])
+    assert h.main(["chat", "--repo", str(repo), "--approve", "scale"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("tanka-bot: error: GitHub is not configured")
     assert err.count("\n") == 1
@@ -493,22 +481,22 @@ def test_approve_with_nothing_shown_or_nothing_changed(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     repo, _ = published_repo
-    h = Harness(monkeypatch, [reply("Nothing to do.")])
-    with_github(monkeypatch, github)
-    assert main(["chat", "--repo", str(repo), "--approve", "look around"]) == 0
+    h = Harness([reply("Nothing to do.")])
+    with_github(h, github)
+    assert h.main(["chat", "--repo", str(repo), "--approve", "look around"]) == 0
     assert "nothing to approve: the turn made no changes" in h.text
 
     # A hand edit before any diff was shown: /approve shows it first instead of publishing it.
     (repo / "environments/prod/main.jsonnet").write_text("{ replicas: 9 }\n")
-    h = Harness(monkeypatch, [], stdin="/approve\n/approve\n/exit\n")
-    with_github(monkeypatch, github)
-    assert main(["chat", "--repo", str(repo)]) == 0
+    h = Harness([], stdin="/approve\n/approve\n/exit\n")
+    with_github(h, github)
+    assert h.main(["chat", "--repo", str(repo)]) == 0
     assert h.text.index("+{ replicas: 9 }") < h.text.index("✗ review the diff above")
     assert "✓ pull request opened" in h.text
     assert len(github.repos["acme/infra"].pulls) == 1
 
-    Harness(monkeypatch, [])
-    assert main(["chat", "--repo", str(repo), "--approve"]) == 1
+    h = Harness([])
+    assert h.main(["chat", "--repo", str(repo), "--approve"]) == 1
     assert "--approve needs a PROMPT" in capsys.readouterr().err
 
 
@@ -519,10 +507,10 @@ def test_a_url_chat_approves_onto_that_url(
     github: FakeGitHub,
 ) -> None:
     _, origin = published_repo
-    h = Harness(monkeypatch, [tools(scale(6)), reply("Scaled.")])
-    with_github(monkeypatch, github)
-    monkeypatch.setitem(chat.DEPS.environ or {}, "TANKA_BOT_WORKDIR", str(tmp_path / "work"))
-    assert main(["chat", "--repo", origin.as_uri(), "--approve", "scale to six"]) == 0
+    h = Harness([tools(scale(6)), reply("Scaled.")])
+    with_github(h, github)
+    h.set_env("TANKA_BOT_WORKDIR", str(tmp_path / "work"))
+    assert h.main(["chat", "--repo", origin.as_uri(), "--approve", "scale to six"]) == 0
     [pull] = github.repos["acme/infra"].pulls.values()
     assert pull.head.endswith("-scale-to-six")
     assert git(origin, "show", f"{pull.head}:environments/prod/main.jsonnet") == "{ replicas: 6 }\n"
@@ -539,19 +527,19 @@ def test_chat_closes_its_pull_request_source(
     repo, _ = published_repo
     requester = logging.getLogger("github.Requester")
     before = list(requester.filters)
-    Harness(monkeypatch, [reply("Nothing to do.")])
-    with_github(monkeypatch, github)
-    assert main(["chat", "--repo", str(repo), "look around"]) == 0
+    h = Harness([reply("Nothing to do.")])
+    with_github(h, github)
+    assert h.main(["chat", "--repo", str(repo), "look around"]) == 0
     assert requester.filters == before
 
 
 def test_a_url_with_credentials_is_refused_without_echoing_them(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    Harness(monkeypatch, [])
-    monkeypatch.setitem(chat.DEPS.environ or {}, "TANKA_BOT_WORKDIR", str(tmp_path / "work"))
+    h = Harness([])
+    h.set_env("TANKA_BOT_WORKDIR", str(tmp_path / "work"))
     url = "https://ops:ghp_UrlSecret0123456789@127.0.0.1:9/acme/infra.git"
-    assert main(["chat", "--repo", url, "hi"]) == 1
+    assert h.main(["chat", "--repo", url, "hi"]) == 1
     err = capsys.readouterr().err
     assert "carries credentials" in err
     assert "ghp_UrlSecret0123456789" not in err
@@ -568,9 +556,9 @@ def test_an_unusable_workdir_fails_with_one_line(
     git(tmp_path, "clone", "-q", "--bare", str(repo), str(origin))
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory\n")
-    Harness(monkeypatch, [])
-    monkeypatch.setitem(chat.DEPS.environ or {}, "TANKA_BOT_WORKDIR", str(blocker / "work"))
-    assert main(["chat", "--repo", origin.as_uri(), "hi"]) == 1
+    h = Harness([])
+    h.set_env("TANKA_BOT_WORKDIR", str(blocker / "work"))
+    assert h.main(["chat", "--repo", origin.as_uri(), "hi"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("tanka-bot: error: ")
     assert "TANKA_BOT_WORKDIR" in err
@@ -589,10 +577,10 @@ def test_files_only_the_users_global_gitignore_hides_stop_a_local_chat(
     (home / ".config" / "git").mkdir(parents=True)
     (home / ".config" / "git" / "ignore").write_text(".env\n")
     (repo / ".env").write_text("API_TOKEN=hunter2-secret\n")
-    h = Harness(monkeypatch, [reply("Nothing to do.")])
-    monkeypatch.setattr(chat.DEPS, "environ", {**ENV, "HOME": str(home)})
+    h = Harness([reply("Nothing to do.")])
+    h.deps.environ = {**ENV, "HOME": str(home)}
 
-    assert main(["chat", "--repo", str(repo), "look around"]) == 1
+    assert h.main(["chat", "--repo", str(repo), "look around"]) == 1
     err = capsys.readouterr().err
     assert "only your global gitignore hides (.env)" in err
     assert ".git/info/exclude" in err
@@ -600,7 +588,7 @@ def test_files_only_the_users_global_gitignore_hides_stop_a_local_chat(
     assert h.provider.requests == []
 
     (repo / ".git" / "info" / "exclude").write_text(".env\n")  # the fix the message names
-    assert main(["chat", "--repo", str(repo), "look around"]) == 0
+    assert h.main(["chat", "--repo", str(repo), "look around"]) == 0
     assert "hunter2-secret" not in h.text
 
 
@@ -615,7 +603,7 @@ SECRET_ENV = (
 
 
 def test_approve_never_publishes_a_secret_value_in_title_branch_or_body(
-    published_repo: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, github: FakeGitHub
+    published_repo: tuple[Path, Path], github: FakeGitHub
 ) -> None:
     repo, _ = published_repo
     env = repo / "environments" / "prod"
@@ -629,11 +617,11 @@ def test_approve_never_publishes_a_secret_value_in_title_branch_or_body(
     git(repo, "commit", "-q", "-m", "a Secret")
     write = call("file_write", path="environments/prod/main.jsonnet", content=SECRET_ENV % 3)
     answer = "Scaled web to 3; the password dummy-pass-Quux9 is unchanged."
-    h = Harness(monkeypatch, [tools(write), reply(answer)])
-    with_github(monkeypatch, github)
+    h = Harness([tools(write), reply(answer)])
+    with_github(h, github)
 
     prompt = "dummy-pass-Quux9 is the db password; scale web to 3"
-    assert main(["chat", "--repo", str(repo), "--approve", prompt]) == 0
+    assert h.main(["chat", "--repo", str(repo), "--approve", prompt]) == 0
 
     [pull] = github.repos["acme/infra"].pulls.values()
     for shown in (pull.title, pull.head, pull.body, h.text):

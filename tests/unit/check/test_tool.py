@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tools.agent.tanka_check import TOOLS
-from tools.agent.tanka_render import configure_base_trees
 from tools.catalog import default_registry
 from tools.context import ToolContext
 from tools.registry import ToolOutcome, ToolRegistry
@@ -24,13 +22,6 @@ def git(repo: Path, *args: str) -> str:
     ident = ["-c", "user.name=t", "-c", "user.email=t@t"]
     out = subprocess.run(["git", *ident, *args], cwd=repo, check=True, capture_output=True)
     return out.stdout.decode()
-
-
-@pytest.fixture(autouse=True)
-def _base_trees_in_tmp(tmp_path: Path) -> Iterator[None]:
-    configure_base_trees(tmp_path / "base-trees")
-    yield
-    configure_base_trees(None)
 
 
 @pytest.fixture

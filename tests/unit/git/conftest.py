@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
-IDENTITY = ["-c", "user.name=Origin Dev", "-c", "user.email=dev@example.com"]
+from tests.git import git as shared_git
 
 
 def git(cwd: Path, *args: str, input_text: str | None = None) -> str:
-    return subprocess.run(
-        ["git", *IDENTITY, *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-        text=True,
-        input=input_text,
-    ).stdout.strip()
+    """tests.git.git, stripped: these tests compare single values (ids, names)."""
+    return shared_git(cwd, *args, input_text=input_text).strip()
 
 
 def commit_file(work: Path, rel: str, content: str, message: str) -> str:

@@ -13,9 +13,9 @@ import pytest
 
 from bot.git.askpass import TokenCredentials, askpass_env
 from bot.git.checkout import Identity
-from bot.git.gitcmd import Git, GitError
 from bot.git.workspace import RepoCache
 from tests.unit.git.conftest import git
+from tools.gitrun import Git, GitError
 
 TOKEN = "ghs_TopSecretToken1234567890"
 

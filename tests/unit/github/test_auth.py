@@ -15,7 +15,7 @@ from bot.github.auth import AppCredentials, InstallationTokens, read_private_key
 from bot.github.code_host import GitHubCodeHost
 from bot.github.errors import AuthError, NotFound
 from bot.github.logs import SecretFilter
-from tests.fakes.github_server import FakeGitHub, new_app_key
+from fakes.github_server import FakeGitHub, new_app_key
 
 APP_ID = "31337"
 

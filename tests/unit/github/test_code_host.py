@@ -23,7 +23,7 @@ from bot.github.errors import (
     RateLimited,
     Unavailable,
 )
-from tests.fakes.github_server import FakeGitHub, new_app_key, rate_limit_headers
+from fakes.github_server import FakeGitHub, new_app_key, rate_limit_headers
 from tools.context import ToolContext
 from tools.github import TOOLS
 from tools.registry import ToolRegistry

@@ -19,7 +19,7 @@ from tools.jb.sum import hash_dir
     ],
 )
 def test_frozen_lib_sums(tmp_path: Path, version: int, expected: str) -> None:
-    # frozen-lib holds jb's init output and a one-field object (reference/jb.md 1.8).
+    # frozen-lib holds jb's init output and a one-field object (sums computed with jb).
     (tmp_path / "jsonnetfile.json").write_bytes(init_content())
     (tmp_path / "main.libsonnet").write_text(f"{{\n  version: {version},\n}}\n")
     assert hash_dir(tmp_path) == expected

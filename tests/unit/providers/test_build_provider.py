@@ -7,14 +7,14 @@ import sys
 import pytest
 
 from bot.agent.messages import Message, ModelRequest
-from bot.agent.providers import build_provider
 from bot.agent.providers.anthropic import AnthropicProvider
 from bot.agent.providers.gemini import GeminiProvider
 from bot.agent.providers.openai import OpenAIProvider
+from bot.compose import build_provider
 from bot.config import ConfigError, load_settings
 from bot.errors import UserError
-from tests.fakes.anthropic_server import FakeAnthropic, anthropic_text
-from tests.fakes.gemini_server import FakeGemini, gemini_text
+from fakes.anthropic_server import FakeAnthropic, anthropic_text
+from fakes.gemini_server import FakeGemini, gemini_text
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 
-from tests.fakes.http_server import Reply, ScriptedHTTPServer, SSEEvent
+from fakes.http_server import Reply, ScriptedHTTPServer, SSEEvent
 
 
 def _post(url: str, body: object, timeout: float = 5.0) -> tuple[int, bytes]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import logging
-import subprocess
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -27,20 +26,16 @@ from bot.publish.pipeline import (
 )
 from bot.publish.pr_text import pr_body
 from bot.publish.proposal import Proposal, ProposalChanged, diff_hash, make_proposal
-from tests.fakes.github_server import FakeGitHub
+from fakes.github_server import FakeGitHub
+from tests.git import git as shared_git
 
 TOKEN = "ghp_PublishSecret0123456789abcdef"
 BRANCH = "tanka-bot/1712345678.000100-bump-app"
 
 
 def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=Dev", "-c", "user.email=dev@example.com", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
+    """tests.git.git, stripped: these tests compare single values (ids, names)."""
+    return shared_git(root, *args).strip()
 
 
 @pytest.fixture

@@ -10,17 +10,8 @@ from pathlib import Path
 import pytest
 
 from bot.publish.proposal import CHANGED, ProposalChanged, check_unchanged, make_proposal
+from tests.git import git
 from tools.git import working_diff
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
 
 
 @pytest.fixture

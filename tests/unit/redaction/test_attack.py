@@ -8,7 +8,6 @@ result the model gets shows any of them, while what is not secret stays readable
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,17 +24,9 @@ from tests.secret_repo import (
     leaks,
     make_secret_repo,
 )
-from tools.agent.tanka_render import configure_base_trees
 from tools.catalog import default_registry
 from tools.context import ToolContext
 from tools.redaction import REDACTED
-
-
-@pytest.fixture(autouse=True)
-def _base_trees_in_tmp(tmp_path: Path) -> Iterator[None]:
-    configure_base_trees(tmp_path / "base-trees")
-    yield
-    configure_base_trees(None)
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""bot.http: the signature gate (slack_sdk's real verifier), body limit, health, ready, metrics."""
+"""The signature gate (slack_sdk's real verifier), the body limit, health, ready and metrics."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ import pytest
 from slack_sdk.signature import SignatureVerifier
 
 from bot.git.workspace import RepoCache
-from bot.http import MAX_BODY, HealthApp, Readiness, SignatureGate
+from bot.http import MAX_BODY, HealthApp, Readiness
 from bot.metrics import Metrics
 from bot.scheduler import CacheMaintenance
+from bot.slack.signature import SignatureGate
 from bot.store.base import StoreUnavailable
 from bot.store.memory import MemoryStore
 

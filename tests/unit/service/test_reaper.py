@@ -122,7 +122,7 @@ class Env:
             created=updated,
             updated=updated,
             base_branch="main",
-            state=state,  # type: ignore[arg-type]
+            state=state,
         )
         self.store.save(key, session.to_json(), updated=updated)
         return session

@@ -3,32 +3,20 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tools.agent.tanka_render import TOOLS, configure_base_trees
+from tests.git import git
+from tools.agent.tanka_render import TOOLS
 from tools.context import ToolContext
 from tools.registry import ToolOutcome, ToolRegistry
+from tools.tanka.diff.base_tree import BaseTrees
+from tools.tanka.diff.revision import RevisionDiffer
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "repo"
 SECRET_VALUES = ("UFJPRFBBU1NXT1JE", "prod-token-value")
-
-
-def git(repo: Path, *args: str) -> str:
-    ident = ["-c", "user.name=t", "-c", "user.email=t@t"]
-    out = subprocess.run(["git", *ident, *args], cwd=repo, check=True, capture_output=True)
-    return out.stdout.decode()
-
-
-@pytest.fixture(autouse=True)
-def _base_trees_in_tmp(tmp_path: Path) -> Iterator[None]:
-    configure_base_trees(tmp_path / "base-trees")
-    yield
-    configure_base_trees(None)
 
 
 @pytest.fixture
@@ -43,7 +31,8 @@ def checkout(tmp_path: Path) -> Path:
 
 def call(root: Path, name: str, **arguments: Any) -> ToolOutcome:
     base = git(root, "rev-parse", "HEAD").strip()
-    ctx = ToolContext(root=root, base_commit=base)
+    trees = BaseTrees(root.parent / "base-trees")
+    ctx = ToolContext(root=root, base_commit=base, differ=RevisionDiffer(trees=trees))
     return ToolRegistry(TOOLS).execute(ctx, name, arguments)
 
 

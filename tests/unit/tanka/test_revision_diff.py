@@ -7,12 +7,12 @@ only to count how often it runs.
 from __future__ import annotations
 
 import shutil
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
+from tests.git import git
 from tools.redaction import REDACTED, SecretMask
 from tools.tanka.diff.base_tree import BaseTrees, RevisionError
 from tools.tanka.diff.render_cache import RenderCache
@@ -26,12 +26,6 @@ from tools.tanka.diff.revision import (
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "repo"
 SECRET_VALUES = ("UFJPRFBBU1NXT1JE", "prod-token-value", "TkVXUEFTUw==", "new-token")
-
-
-def git(repo: Path, *args: str) -> str:
-    env = {"GIT_CONFIG_NOSYSTEM": "1", "HOME": str(repo), "PATH": "/usr/bin:/bin"}
-    out = subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
-    return out.stdout.decode()
 
 
 @pytest.fixture

@@ -1,41 +1,21 @@
-"""yaml_emit against yaml.v2 (v2.4.0) as tk prints it (reference/tanka.md section 3.10)."""
+"""goyaml.emit against yaml.v2 (v2.4.0) as tk prints it."""
 
 from __future__ import annotations
 
 import itertools
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.goyaml import load
 from tools.tanka.goyaml.emit import dump_yaml, show_output
 from tools.tanka.goyaml.keys import key_less, sorted_keys
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "tanka_render"
-
-
-class GoLoader(yaml.SafeLoader):
-    """YAML 1.1 loader that reads numbers as Go's float64, like tk's own decoding of its output."""
-
-
-GoLoader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:int"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-GoLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$"),
-    list("-+0123456789."),
-)
-
-
-def load(text: str) -> Any:
-    return yaml.load(text, Loader=GoLoader)  # noqa: S506 - a SafeLoader subclass
 
 
 @pytest.mark.parametrize(

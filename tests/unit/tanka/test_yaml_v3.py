@@ -12,15 +12,14 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.goyaml import load
 from tools.tanka.errors import NativeError
 from tools.tanka.evaluation.evaluate import evaluate_file
 from tools.tanka.evaluation.pool import EvalPool
@@ -31,25 +30,6 @@ from tools.tanka.natives.parse_yaml import manifest_yaml_from_json
 
 TEMPO = Path(os.environ.get("TANKA_TEMPO_CHECKOUT", "/nonexistent"))
 TEMPO_ENVS = TEMPO / "operations" / "jsonnet-compiled"
-
-
-class GoLoader(yaml.SafeLoader):
-    """Reads numbers as Go's float64, as tk decodes JSON."""
-
-
-GoLoader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:int"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-GoLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$"),
-    list("-+0123456789."),
-)
-
-
-def load(text: str) -> Any:
-    return yaml.load(text, Loader=GoLoader)  # noqa: S506 - a SafeLoader subclass
 
 
 # --- tanka's funcs_test.go (real tk expectations) --------------------------------------------

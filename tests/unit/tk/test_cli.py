@@ -11,16 +11,11 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
+from tests.git import git
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "repo"
 EXPECTED = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "expected"
 TANKA_BOT = Path(sys.executable).parent / "tanka-bot"
-
-
-def git(repo: Path, *args: str) -> str:
-    ident = ["-c", "user.name=t", "-c", "user.email=t@t"]
-    out = subprocess.run(["git", *ident, *args], cwd=repo, check=True, capture_output=True)
-    return out.stdout.decode()
 
 
 @pytest.fixture

@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.git import git
 from tools.context import ToolContext
 from tools.git import TOOLS, working_diff
 from tools.registry import ToolRegistry
 
 REGISTRY = ToolRegistry(TOOLS)
 IDENTITY = ["-c", "user.name=Test", "-c", "user.email=test@example.com"]
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *IDENTITY, *args], cwd=root, check=True, capture_output=True, text=True
-    ).stdout
 
 
 @pytest.fixture

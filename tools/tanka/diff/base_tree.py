@@ -21,8 +21,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from tools import sandbox
-from tools.registry import ToolError
+from tools.gitrun import Git, GitError
 from tools.tanka.errors import TankaError
 
 GIT_TIMEOUT = 120.0
@@ -34,12 +33,11 @@ class RevisionError(TankaError):
 
 
 def git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
-    """stdout of `git <args>` in `repo`, isolated from user config; RevisionError on failure."""
-    full_env = sandbox.git_env({"GIT_OPTIONAL_LOCKS": "0", **(env or {})})
+    """stdout of `git <args>` in `repo` (tools.gitrun's isolation); RevisionError on failure."""
     try:
-        result = sandbox.run(["git", *args], cwd=repo, timeout=GIT_TIMEOUT, env=full_env)
-    except ToolError as exc:
-        raise RevisionError(f"git {args[0]} failed: {exc}") from None
+        result = Git(repo, GIT_TIMEOUT, env=env or {}).result(*args)
+    except GitError as exc:
+        raise RevisionError(f"git {args[0]} failed: {exc.reason}") from None
     if not result.ok:
         reason = result.error_text() or f"exit status {result.returncode}"
         raise RevisionError(f"git {args[0]} failed in {repo}: {reason}")

@@ -1,12 +1,14 @@
-"""Rendered diff between a commit and the working tree, per environment (reference 4.3).
+"""Rendered diff between a commit and the working tree, per environment.
+
+How (docs/design.md, decision 3):
 
 1. The commit is materialised read-only (base_tree.py).
 2. The environments to compare are the ones named, or - by default - the ones the changed files
-   affect (changed_files.py: importers over both trees, deleted files included).
+   affect (imports/changed.py: importers over both trees, deleted files included).
 3. Each entrypoint is rendered on both sides; the base side comes from a render cache keyed by
    (commit, entrypoint), so only the working tree is rendered again on the next diff.
-4. Environments are matched by name, resources by identity (diff.py); an environment that exists
-   on one side only shows all its resources added or removed.
+4. Environments are matched by name, resources by identity (resources.py); an environment that
+   exists on one side only shows all its resources added or removed.
 5. Given a `SecretMask`, every Secret value rendered on either side is added to it, so whoever
    shows the diff (or anything else of the change) can hide those values wherever they appear.
 """

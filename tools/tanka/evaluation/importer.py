@@ -1,13 +1,13 @@
 """The import callback every evaluation uses: tk's jpath search, `import "tk"`, confinement.
 
 With an import callback the gojsonnet binding ignores `jpathdir`, so this implements go-jsonnet's
-file importer itself (reference/tanka.md 2.1): the importing file's directory first, then tk's
+file importer itself: the importing file's directory first, then tk's
 jpath from the last entry to the first (base, root/lib, base/vendor, root/vendor); `import "tk"`
 is served from memory. On top of tk it refuses absolute paths and any candidate that leaves the
 confinement directory (the project root by default), symlinks resolved, naming the refused path:
 a hostile `importstr '/etc/passwd'` fails instead of leaking the file.
 
-Files that call `std.native` get a one-line prelude that shadows `std` (native_shim.py) so that
+Files that call `std.native` get a one-line prelude that shadows `std` (natives/shim.py) so that
 natives taking objects and natives' error texts work through the binding.
 """
 

@@ -49,10 +49,7 @@ def evaluate(request: EvalRequest) -> EvalReply:
     """Run one evaluation in this process (no limits); the worker loop wraps it."""
     import _gojsonnet
 
-    from tools.tanka.natives import exec as native_exec
     from tools.tanka.natives.functions import native_callbacks
-
-    native_exec.CONFINE[0] = request.confine
 
     importer = Importer(
         [Path(p) for p in request.jpath],
@@ -69,7 +66,7 @@ def evaluate(request: EvalRequest) -> EvalReply:
             tla_codes=request.tla_codes,
             max_stack=request.max_stack,
             import_callback=importer,
-            native_callbacks=native_callbacks(),
+            native_callbacks=native_callbacks(request.confine),
         )
     except UnicodeDecodeError as exc:  # stray bytes after an import refusal, see _repair
         raw = exc.object if isinstance(exc.object, bytes) else bytes(exc.object)

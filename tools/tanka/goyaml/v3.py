@@ -1,7 +1,7 @@
 """YAML text byte-identical to gopkg.in/yaml.v3 (v3.0.1) `Marshal` of a JSON value.
 
 tk's `manifestYamlFromJson` native decodes JSON (numbers become float64) and marshals it with
-yaml.v3, whose emitter differs from yaml.v2's (yaml_emit.py) in layout, not in the characters of
+yaml.v3, whose emitter differs from yaml.v2's (emit.py) in layout, not in the characters of
 a scalar, so the scalar analysis, quoting rules and writers are shared and switched with `v3`:
 
 * indentation is 4 and sequences are indented under their key (`key:` / `    - a`);

@@ -1,8 +1,8 @@
 """Which files a Jsonnet file imports, resolved the way `tk` resolves them, transitively.
 
-Resolution order (reference/tanka.md 2.1): the importing file's own directory, then Tanka's jpath
-from the highest precedence down: the environment base, `<root>/lib`, `<base>/vendor`,
-`<root>/vendor`. `import "tk"` is Tanka's in-memory library, never a file.
+Resolution order (go-jsonnet's file importer with tk's jpath): the importing file's own directory,
+then Tanka's jpath from the highest precedence down: the environment base, `<root>/lib`,
+`<base>/vendor`, `<root>/vendor`. `import "tk"` is Tanka's in-memory library, never a file.
 
 Every candidate probed before the hit is recorded too: creating or deleting one of them changes
 what the import means, which is exactly what the importers analysis needs for added and deleted

@@ -2,11 +2,11 @@
 
 tk answers with a heuristic reverse lookup: it greps every Jsonnet file for import strings whose
 base name matches the changed file. We answer forwards and exactly instead: each environment's
-transitive imports are resolved along its real jpath (imports.py), and an environment is affected
+transitive imports are resolved along its real jpath (graph.py), and an environment is affected
 when a changed file is one of the paths its resolution looked at - the file it imports, or a
 candidate probed before it (so an added env-level vendor override, or a deleted file, counts).
 
-Kept from tk on purpose (reference/tanka.md 5.4):
+Kept from tk on purpose (its `tool importers` command):
 * every input file named main.jsonnet is its own importer, deleted ones included;
 * a file outside `<root>/vendor` and `<root>/lib` belongs to the environment containing it (so a
   changed spec.json or README in an env affects that env), or, when it is in no environment, to

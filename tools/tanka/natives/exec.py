@@ -22,8 +22,6 @@ from tools.tanka.errors import NativeError
 from tools.tanka.natives.parse_yaml import parse_yaml
 
 EXEC_TIMEOUT = 120.0
-# Set by the evaluation worker before each run: charts must live inside this directory.
-CONFINE: list[str] = ["/"]
 
 
 def _options(opts_json: str, fn: str, what: str, anchor: str) -> dict[str, Any]:
@@ -42,12 +40,12 @@ def _options(opts_json: str, fn: str, what: str, anchor: str) -> dict[str, Any]:
     return opts
 
 
-def _target(opts: dict[str, Any], rel: str) -> str:
+def _target(opts: dict[str, Any], rel: str, confine: str) -> str:
     path = os.path.normpath(os.path.join(os.path.dirname(str(opts["calledfrom"])), rel))
-    confine = os.path.realpath(CONFINE[0])
+    real_confine = os.path.realpath(confine)
     real = os.path.realpath(path)
-    if real != confine and not real.startswith(confine.rstrip("/") + "/"):
-        raise NativeError(f"{path} is outside the project directory {CONFINE[0]}; refused")
+    if real != real_confine and not real.startswith(real_confine.rstrip("/") + "/"):
+        raise NativeError(f"{path} is outside the project directory {confine}; refused")
     return path
 
 
@@ -74,10 +72,10 @@ def _run(argv: list[str], stdin: str, fn: str) -> str:
     return proc.stdout.decode(errors="replace")
 
 
-def helm_template(name: str, chart: str, opts_json: str) -> dict[str, Any]:
+def helm_template(name: str, chart: str, opts_json: str, *, confine: str) -> dict[str, Any]:
     fn = "helmTemplate"
     opts = _options(opts_json, fn, "charts", "helm#optscalledfrom-unset")
-    path = _target(opts, chart)
+    path = _target(opts, chart, confine)
     if not os.path.exists(path):
         raise NativeError(
             f"helmTemplate: Failed to find a chart at '{path}': stat {path}: no such file or "
@@ -95,10 +93,10 @@ def helm_template(name: str, chart: str, opts_json: str) -> dict[str, Any]:
     return keyed_manifests(_run(argv, values, fn), fn)
 
 
-def kustomize_build(path: str, opts_json: str) -> dict[str, Any]:
+def kustomize_build(path: str, opts_json: str, *, confine: str) -> dict[str, Any]:
     fn = "kustomizeBuild"
     opts = _options(opts_json, fn, "Kustomize", "kustomize#optscalledfrom-unset")
-    target = _target(opts, path)
+    target = _target(opts, path, confine)
     if not os.path.exists(target):
         raise NativeError(
             f"kustomizeBuild: Failed to find kustomization at '{target}': stat {target}: no such "

@@ -3,7 +3,7 @@
 Each function takes and returns plain JSON values and raises NativeError with the Go text. They
 are registered with gojsonnet twice: under tk's name (raising, for code that reaches the raw
 std.native) and under a private `__tk_safe_` name returning `{ok: v}` / `{error: msg}` that the
-Jsonnet shim (native_shim.py) unwraps, so error texts survive the binding.
+Jsonnet shim (shim.py) unwraps, so error texts survive the binding.
 """
 
 from __future__ import annotations
@@ -94,16 +94,17 @@ def _text(value: Any, name: str) -> str:
     return value
 
 
-def _helm_template(name: str, chart: str, opts_json: str) -> Any:
-    from tools.tanka.natives.exec import helm_template
+def _exec_functions(confine: str) -> dict[str, NativeFn]:
+    """helmTemplate and kustomizeBuild, refusing charts and kustomizations outside `confine`."""
+    from tools.tanka.natives.exec import helm_template, kustomize_build
 
-    return helm_template(name, chart, opts_json)
+    def helm(name: str, chart: str, opts_json: str) -> Any:
+        return helm_template(name, chart, opts_json, confine=confine)
 
+    def kustomize(path: str, opts_json: str) -> Any:
+        return kustomize_build(path, opts_json, confine=confine)
 
-def _kustomize_build(path: str, opts_json: str) -> Any:
-    from tools.tanka.natives.exec import kustomize_build
-
-    return kustomize_build(path, opts_json)
+    return {"helmTemplate": helm, "kustomizeBuild": kustomize}
 
 
 FUNCTIONS: dict[str, NativeFn] = {
@@ -115,8 +116,6 @@ FUNCTIONS: dict[str, NativeFn] = {
     "regexMatch": regex_match,
     "regexSubst": regex_subst,
     "sha256": sha256,
-    "helmTemplate": _helm_template,
-    "kustomizeBuild": _kustomize_build,
 }
 
 
@@ -132,10 +131,11 @@ def _safe(fn: NativeFn) -> NativeFn:
     return call
 
 
-def native_callbacks() -> dict[str, tuple[tuple[str, ...], NativeFn]]:
-    """The `native_callbacks` argument for gojsonnet."""
+def native_callbacks(confine: str = "/") -> dict[str, tuple[tuple[str, ...], NativeFn]]:
+    """The `native_callbacks` argument for gojsonnet; helm charts and kustomizations must live
+    inside `confine` (the directory the evaluation is confined to)."""
     callbacks: dict[str, tuple[tuple[str, ...], NativeFn]] = {}
-    for name, fn in FUNCTIONS.items():
+    for name, fn in {**FUNCTIONS, **_exec_functions(confine)}.items():
         params = PARAMS[name]
         callbacks[name] = (params, fn)
         callbacks[SAFE_PREFIX + name] = (params, _safe(fn))

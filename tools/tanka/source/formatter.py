@@ -1,9 +1,9 @@
 """go-jsonnet's formatter (jsonnetfmt with default options), reached without any Go toolchain.
 
 The `gojsonnet` wheel's extension module is a cgo shared library that also exports libjsonnet's C
-API, formatter included (`jsonnet_fmt_snippet`; reference/jb.md 3.3). It is not a documented
-Python API, so we probe for the symbols and fall back to a `jsonnetfmt` on PATH. Both give the
-same bytes as `tk fmt`, which calls the same Go formatter with default options.
+API, formatter included (`jsonnet_fmt_snippet`, declared in go-jsonnet's libjsonnet.h). It is not a
+documented Python API, so we probe for the symbols and fall back to a `jsonnetfmt` on PATH. Both
+give the same bytes as `tk fmt`, which calls the same Go formatter with default options.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Validate Jsonnet files: syntax, go-jsonnet static checks, imports, and jsonnet-lint if present.
 
-Layers (reference/jb.md 4.2), each reported as `file:line:col: severity: message`:
+Layers, each reported as `file:line:col: severity: message`:
 1. syntax - go-jsonnet's parser, through the formatter (exact positions, no evaluation);
 2. imports - every import/importstr/importbin must resolve along tk's jpath (wording as
    jsonnet-lint's); a lexer-level scan, so imports in dead code are checked too;
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Literal
 
 from tools import sandbox
-from tools.registry import ToolError
+from tools.errors import ToolError
 from tools.tanka.imports.graph import ImportScanner, default_scanner, jpath_for, resolve_import
 from tools.tanka.source.fmt import DEFAULT_EXCLUDES, find_jsonnet_files
 from tools.tanka.source.formatter import FormatError, FormatterUnavailable, format_source

@@ -2,7 +2,7 @@
 
 `std.type(import '<file>')` makes go-jsonnet parse the file and run its static checks over all of
 it (unknown variables even inside hidden fields and functions), while evaluating only the top-level
-expression (reference/jb.md 4.2). Evaluation in the binding cannot be interrupted, so it runs in a
+expression. Evaluation in the binding cannot be interrupted, so it runs in a
 child process that a timeout can kill. Imports resolve along tk's jpath and never leave the root.
 
 Protocol: the parent writes a JSON list of jobs `{"file", "root", "search"}` to the child's stdin;
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tools import sandbox
-from tools.registry import ToolError
+from tools.errors import ToolError
 from tools.tanka.imports.graph import TK_LIBRARY, resolve_import
 from tools.tanka.imports.scan import ImportRef
 

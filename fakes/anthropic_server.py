@@ -23,7 +23,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tests.fakes.http_server import RecordedRequest, Reply, ScriptedHTTPServer, SSEEvent
+from fakes.http_server import RecordedRequest, Reply, ScriptedHTTPServer, SSEEvent
 
 __all__ = [
     "FakeAnthropic",

@@ -19,7 +19,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tests.fakes.http_server import RecordedRequest, Reply, ScriptedHTTPServer
+from fakes.http_server import RecordedRequest, Reply, ScriptedHTTPServer
 
 __all__ = ["FakeOpenAI", "openai_error", "openai_text", "openai_tool_calls", "openai_usage"]
 

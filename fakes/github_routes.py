@@ -7,10 +7,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tests.fakes.github_state import JSON, FakePull, FakeRepo, pull_json, repo_json
+from fakes.github_state import JSON, FakePull, FakeRepo, pull_json, repo_json
 
 if TYPE_CHECKING:
-    from tests.fakes.github_server import FakeGitHub
+    from fakes.github_server import FakeGitHub
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
 
-from tests.fakes.github_routes import RecordedRequest, Reply, error, route
-from tests.fakes.github_state import JSON, FakePull, FakeRepo, iso
+from fakes.github_routes import RecordedRequest, Reply, error, route
+from fakes.github_state import JSON, FakePull, FakeRepo, iso
 
 Clock = Callable[[], datetime]
 

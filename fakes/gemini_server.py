@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tests.fakes.http_server import RecordedRequest, Reply, ScriptedHTTPServer
+from fakes.http_server import RecordedRequest, Reply, ScriptedHTTPServer
 
 __all__ = [
     "FakeGemini",

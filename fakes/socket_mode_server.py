@@ -29,7 +29,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 from websockets.sync.server import Server, ServerConnection, serve
 
-from tests.fakes import slack_events
+from fakes import slack_events
 
 __all__ = ["Ack", "SocketModeServer"]
 

@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 from typing import Any, Self, TypeVar
 from urllib.parse import parse_qsl
 
-from tests.fakes.http_server import RecordedRequest, Reply, ScriptedHTTPServer
-from tests.fakes.socket_mode_server import SocketModeServer
+from fakes.http_server import RecordedRequest, Reply, ScriptedHTTPServer
+from fakes.socket_mode_server import SocketModeServer
 
 __all__ = [
     "ApiCall",

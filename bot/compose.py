@@ -1,0 +1,52 @@
+"""The agent's parts built from Settings: composition shared by the front ends.
+
+The agent core (bot/agent/) never reads the settings; `tanka-bot chat` today, and the Slack app
+later, build its budgets and provider here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bot.agent.budget import Budgets
+from bot.agent.messages import LLMProvider
+from bot.config import ConfigError, Settings
+
+if TYPE_CHECKING:
+    from pydantic import SecretStr
+
+
+def budgets_from_settings(settings: Settings) -> Budgets:
+    """TANKA_BOT_MAX_STEPS, TANKA_BOT_MAX_TOKENS and TANKA_BOT_TURN_TIMEOUT as a turn's budgets."""
+    return Budgets(
+        max_steps=settings.max_steps,
+        max_tokens=settings.max_tokens,
+        turn_timeout=settings.turn_timeout,
+    )
+
+
+def build_provider(settings: Settings) -> LLMProvider:
+    """The provider chosen by TANKA_BOT_PROVIDER, with its key, model and base URL."""
+    settings.require(settings.missing_for_provider())
+    model = settings.model_id
+    if settings.provider == "anthropic":
+        from bot.agent.providers.anthropic import AnthropicProvider
+
+        key = _secret(settings.anthropic_api_key, "ANTHROPIC_API_KEY")
+        return AnthropicProvider(key, model, base_url=settings.anthropic_base_url)
+    if settings.provider == "gemini":
+        from bot.agent.providers.gemini import GeminiProvider
+
+        key = _secret(settings.gemini_key, "GEMINI_API_KEY")
+        return GeminiProvider(key, model, base_url=settings.gemini_base_url)
+    from bot.agent.providers.openai import OpenAIProvider
+
+    key = _secret(settings.openai_api_key, "OPENAI_API_KEY")
+    return OpenAIProvider(key, model, base_url=settings.openai_base_url)
+
+
+def _secret(value: SecretStr | None, variable: str) -> str:
+    text = value.get_secret_value().strip() if value is not None else ""
+    if not text:
+        raise ConfigError([f"{variable}: is empty; set the API key"])
+    return text
