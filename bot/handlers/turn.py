@@ -205,6 +205,8 @@ def _propose(svc: Services, session: Session, checkout: Checkout, change: Change
             files=proposal.files,
             envs=tuple(e.env for e in envs if e.has_changes),
             title=proposal.title,
+            # The per-environment summary goes into the commit message and the PR body.
+            summary=diff.summary() if diff is not None else "",
             created=svc.clock(),
         )
     )

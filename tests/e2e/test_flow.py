@@ -46,6 +46,7 @@ def test_mention_proposal_approval_pull_request(tmp_path: Path) -> None:
         assert pull.head.startswith("tanka-bot/")
         assert "U0ALICE" in pull.body
         assert "U0BOB" in pull.body
+        assert "environments/dev: 0 added, 1 changed, 0 removed" in pull.body
         assert f"#{pull.number}" in done.text
         assert "replicas=3" in git(s.origin, "show", f"{pull.head}:{DEV}")
         assert s.slack.violations == []

@@ -131,6 +131,19 @@ def test_cancel_stops_the_running_turn_and_keeps_its_edits(tmp_path: Path) -> No
         assert "replicas=5" not in str(proposal.blocks)
 
 
+def test_the_cancel_reaction_on_the_status_message_stops_the_turn(tmp_path: Path) -> None:
+    with stack(tmp_path) as s:
+        s.start_bot()
+        s.model.fake.script(slow(anthropic_message(text_block("too late")), 60))
+        root = s.mention("think for a long time")
+        status = s.wait_text(root.ts, "working on it")
+        s.slack.wait_for(lambda: s.model.request_count() >= 1, timeout=30)
+        s.react(status.ts, "x", user=ALICE)
+        s.wait_text(root.ts, "cancelled the running turn")
+        s.wait_text(root.ts, ":octagonal_sign: cancelled; edits made so far are kept", timeout=15)
+        assert "too late" not in " ".join(s.bot_texts(root.ts))
+
+
 def test_a_reply_during_a_turn_is_queued_and_answered_in_the_next_turn(tmp_path: Path) -> None:
     with stack(tmp_path) as s:
         s.start_bot()
