@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -26,9 +25,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for fakes/ (the local fakes)
 
+from support import bare_origin, free_port
+
 from fakes.anthropic_server import FakeAnthropic
 from fakes.slack_events import event_callback, message, post_signed
 from fakes.slack_server import SlackServer
+
+REPO = {"environments/dev/main.jsonnet": "{}\n", "jsonnetfile.json": "{}\n"}
 
 SECRET = "bench-signing-secret"  # noqa: S105 - a dummy for a local benchmark
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,31 +48,6 @@ app.event("message")(lambda: None)
 serve(SlackRequestHandler(app), host="127.0.0.1", port=int(sys.argv[1]), threads=16,
       _quiet=True)
 """
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def git(cwd: Path, *args: str) -> None:
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
-    subprocess.run(["git", "-c", "user.name=b", "-c", "user.email=b@b", *args], cwd=cwd,
-                   env=env, check=True, capture_output=True)  # fmt: skip
-
-
-def origin(tmp: Path) -> Path:
-    work = tmp / "project"
-    (work / "environments" / "dev").mkdir(parents=True)
-    (work / "environments" / "dev" / "main.jsonnet").write_text("{}\n")
-    (work / "jsonnetfile.json").write_text("{}\n")
-    git(tmp, "init", "-q", "-b", "main", str(work))
-    git(work, "add", ".")
-    git(work, "commit", "-q", "-m", "init")
-    git(tmp, "clone", "-q", "--bare", str(work), str(tmp / "origin.git"))
-    return tmp / "origin.git"
 
 
 def wait_ready(url: str, timeout: float = 60) -> None:
@@ -129,7 +107,7 @@ def main() -> None:
         env = {
             "PATH": os.environ["PATH"], "HOME": tmp_name, "SLACK_BOT_TOKEN": slack.bot_token,
             "SLACK_SIGNING_SECRET": SECRET, "TANKA_BOT_SLACK_API_URL": slack.api_url,
-            "TANKA_BOT_REPO_URL": str(origin(tmp)), "GITHUB_TOKEN": "bench",
+            "TANKA_BOT_REPO_URL": str(bare_origin(tmp, REPO)), "GITHUB_TOKEN": "bench",
             "TANKA_BOT_GITHUB_REPO": "acme/infra", "ANTHROPIC_API_KEY": "bench",
             "ANTHROPIC_BASE_URL": model.url, "TANKA_BOT_WORKDIR": str(tmp / "work"),
         }  # fmt: skip

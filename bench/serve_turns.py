@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -23,6 +22,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for fakes/ (the local fakes)
+
+from support import bare_origin
 
 from bot.agent.messages import (
     LLMProvider,
@@ -97,30 +98,15 @@ class LoopingModel:
         return ModelResponse(Message("assistant", (text,)), usage, StopReason.COMPLETE)
 
 
-def git(cwd: Path, *args: str) -> None:
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
-    subprocess.run(["git", "-c", "user.name=b", "-c", "user.email=b@b", *args], cwd=cwd,
-                   env=env, check=True, capture_output=True)  # fmt: skip
-
-
 def origin(tmp: Path) -> Path:
-    work = tmp / "project"
-    (work / "lib").mkdir(parents=True)
-    (work / "lib" / "app.libsonnet").write_text(APP)
-    (work / "jsonnetfile.json").write_text("{}\n")
+    files = {"lib/app.libsonnet": APP, "jsonnetfile.json": "{}\n"}
     for i in range(4):
-        env = work / "environments" / f"env{i}"
-        env.mkdir(parents=True)
-        (env / "main.jsonnet").write_text(MAIN)
-        (env / "spec.json").write_text(
+        files[f"environments/env{i}/main.jsonnet"] = MAIN
+        files[f"environments/env{i}/spec.json"] = (
             '{"apiVersion": "tanka.dev/v1alpha1", "kind": "Environment", "metadata": '
             f'{{"name": "environments/env{i}"}}, "spec": {{"namespace": "env{i}"}}}}\n'
         )
-    git(tmp, "init", "-q", "-b", "main", str(work))
-    git(work, "add", ".")
-    git(work, "commit", "-q", "-m", "init")
-    git(tmp, "clone", "-q", "--bare", str(work), str(tmp / "origin.git"))
-    return tmp / "origin.git"
+    return bare_origin(tmp, files)
 
 
 def main() -> None:

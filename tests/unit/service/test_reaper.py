@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
-from typing import Any, cast
+from typing import cast
 
 import pytest
 
@@ -14,13 +13,13 @@ from bot.config import load_settings
 from bot.lease import lock_name
 from bot.metrics import Metrics
 from bot.models import ThreadKey
-from bot.ports import ChatError
 from bot.reaper import CUT_OFF, Reaper
 from bot.services import Services
 from bot.sessions import Session
 from bot.store.base import StoreUnavailable
 from bot.store.memory import MemoryStore
 from bot.workspaces import Workspaces
+from fakes.chat import RecordingChat
 from tools.tanka.diff.revision import RevisionDiffer
 
 TTL = 3600.0
@@ -37,47 +36,6 @@ class Clock:
         return self.now
 
 
-class FakeChat:
-    def __init__(self) -> None:
-        self.posts: list[tuple[str, str, str | None]] = []
-        self.lock = threading.Lock()
-        self.fail = False
-
-    def post(
-        self,
-        channel: str,
-        text: str,
-        *,
-        thread_ts: str | None = None,
-        blocks: Sequence[dict[str, Any]] | None = None,
-    ) -> str:
-        if self.fail:
-            raise ChatError("chat.postMessage: channel_not_found")
-        with self.lock:
-            self.posts.append((channel, text, thread_ts))
-        return "1700200000.000100"
-
-    def update(self, channel: str, ts: str, text: str, *, blocks: Any = None) -> None:
-        raise AssertionError("not used by the reaper")
-
-    def ephemeral(self, channel: str, user: str, text: str, *, thread_ts: Any = None) -> None:
-        raise AssertionError("not used by the reaper")
-
-    def upload(
-        self, channel: str, thread_ts: str, *, filename: str, title: str, content: str
-    ) -> None:
-        raise AssertionError("not used by the reaper")
-
-    def group_members(self, group_id: str) -> frozenset[str]:
-        return frozenset()
-
-    def permalink(self, channel: str, ts: str) -> str | None:
-        return None
-
-    def thread_of(self, channel: str, ts: str) -> str | None:
-        return None
-
-
 class FakeWorkspaces:
     def __init__(self) -> None:
         self.discarded: list[ThreadKey] = []
@@ -90,7 +48,7 @@ class Env:
     def __init__(self) -> None:
         self.clock = Clock()
         self.store = MemoryStore(clock=self.clock)
-        self.chat = FakeChat()
+        self.chat = RecordingChat()
         self.workspaces = FakeWorkspaces()
         self.metrics = Metrics()
 
@@ -200,7 +158,7 @@ def _sweep_after(
 
 def test_two_reapers_sweeping_at_once_report_a_cut_off_turn_once(env: Env) -> None:
     for _ in range(20):  # several rounds to give the race a chance
-        env.chat.posts.clear()
+        env.chat.clear()
         env.save(KEY, idle_for=60, state="running")
         reapers = [env.reaper("r1"), env.reaper("r2")]
         barrier = threading.Barrier(len(reapers))

@@ -3,75 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import Any
 
 from bot.slack.blocks import ProposalView, proposal
 from bot.slack.masking import MaskingChat, mask_tree
+from fakes.chat import RecordingChat
 
 SECRET = "hunter2-s3cr3t"
 
 
 def mask(text: str) -> str:
     return text.replace(SECRET, "***")
-
-
-class RecordingChat:
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, dict[str, Any]]] = []
-        self.members: dict[str, frozenset[str]] = {"S0SRE": frozenset({"U1"})}
-
-    def post(
-        self,
-        channel: str,
-        text: str,
-        *,
-        thread_ts: str | None = None,
-        blocks: Sequence[dict[str, Any]] | None = None,
-    ) -> str:
-        self.calls.append(
-            ("post", {"channel": channel, "text": text, "thread_ts": thread_ts, "blocks": blocks})
-        )
-        return "1700000000.000900"
-
-    def update(
-        self, channel: str, ts: str, text: str, *, blocks: Sequence[dict[str, Any]] | None = None
-    ) -> None:
-        self.calls.append(
-            ("update", {"channel": channel, "ts": ts, "text": text, "blocks": blocks})
-        )
-
-    def ephemeral(
-        self, channel: str, user: str, text: str, *, thread_ts: str | None = None
-    ) -> None:
-        self.calls.append(
-            ("ephemeral", {"channel": channel, "user": user, "text": text, "thread_ts": thread_ts})
-        )
-
-    def upload(
-        self, channel: str, thread_ts: str, *, filename: str, title: str, content: str
-    ) -> None:
-        self.calls.append(
-            (
-                "upload",
-                {
-                    "channel": channel,
-                    "thread_ts": thread_ts,
-                    "filename": filename,
-                    "title": title,
-                    "content": content,
-                },
-            )
-        )
-
-    def group_members(self, group_id: str) -> frozenset[str]:
-        return self.members[group_id]
-
-    def permalink(self, channel: str, ts: str) -> str | None:
-        return f"https://example.slack.com/archives/{channel}/p{ts.replace('.', '')}"
-
-    def thread_of(self, channel: str, ts: str) -> str | None:
-        return "1700000000.000100"
 
 
 def nested_blocks() -> list[dict[str, Any]]:
@@ -105,7 +47,7 @@ def nested_blocks() -> list[dict[str, Any]]:
 
 
 def test_post_masks_text_and_every_string_in_nested_blocks() -> None:
-    inner = RecordingChat()
+    inner = RecordingChat({"S0SRE": frozenset({"U1"})})
     blocks = nested_blocks()
     original = json.dumps(blocks)
     ts = MaskingChat(inner, mask).post("C1", f"fallback {SECRET}", thread_ts="1.2", blocks=blocks)
@@ -125,7 +67,7 @@ def test_post_masks_text_and_every_string_in_nested_blocks() -> None:
 
 
 def test_post_without_blocks() -> None:
-    inner = RecordingChat()
+    inner = RecordingChat({"S0SRE": frozenset({"U1"})})
     MaskingChat(inner, mask).post("C1", SECRET)
     assert inner.calls == [
         ("post", {"channel": "C1", "text": "***", "thread_ts": None, "blocks": None})
@@ -133,7 +75,7 @@ def test_post_without_blocks() -> None:
 
 
 def test_update_masks_text_and_blocks() -> None:
-    inner = RecordingChat()
+    inner = RecordingChat({"S0SRE": frozenset({"U1"})})
     MaskingChat(inner, mask).update("C1", "9.9", f"status {SECRET}", blocks=nested_blocks())
     [(name, call)] = inner.calls
     assert name == "update"
@@ -142,7 +84,7 @@ def test_update_masks_text_and_blocks() -> None:
 
 
 def test_ephemeral_is_masked() -> None:
-    inner = RecordingChat()
+    inner = RecordingChat({"S0SRE": frozenset({"U1"})})
     MaskingChat(inner, mask).ephemeral("C1", "U1", f"note {SECRET}", thread_ts="1.2")
     assert inner.calls == [
         ("ephemeral", {"channel": "C1", "user": "U1", "text": "note ***", "thread_ts": "1.2"})
@@ -150,7 +92,7 @@ def test_ephemeral_is_masked() -> None:
 
 
 def test_upload_masks_title_and_content() -> None:
-    inner = RecordingChat()
+    inner = RecordingChat({"S0SRE": frozenset({"U1"})})
     MaskingChat(inner, mask).upload(
         "C1", "1.2", filename="rendered.diff", title=f"diff {SECRET}", content=f"+ {SECRET}\n"
     )
@@ -165,7 +107,7 @@ def test_a_whole_proposal_with_snippets_is_masked() -> None:
     rendered = proposal(
         ProposalView(1, [f"secrets/{SECRET}.yaml"], [], f"+{SECRET}\n", long_diff, "ok")
     )
-    inner = RecordingChat()
+    inner = RecordingChat({"S0SRE": frozenset({"U1"})})
     chat = MaskingChat(inner, mask)
     for snippet in rendered.snippets:
         chat.upload(
@@ -177,7 +119,7 @@ def test_a_whole_proposal_with_snippets_is_masked() -> None:
 
 
 def test_reads_pass_through_unmasked() -> None:
-    chat = MaskingChat(RecordingChat(), mask)
+    chat = MaskingChat(RecordingChat({"S0SRE": frozenset({"U1"})}), mask)
     assert chat.group_members("S0SRE") == frozenset({"U1"})
     assert chat.thread_of("C1", "5.5") == "1700000000.000100"
     assert chat.permalink("C1", "1.2") == "https://example.slack.com/archives/C1/p12"

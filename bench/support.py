@@ -1,0 +1,40 @@
+"""What the Slack service benchmarks share: a free port and a small Tanka origin repository.
+
+Benchmarks may not import tests/, so they keep their own helpers here; run them as scripts
+(`python bench/serve_ack.py`), which puts this folder on sys.path.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def git(cwd: Path, *args: str) -> None:
+    """git with no user or system config, a fixed identity, failing loudly."""
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(["git", "-c", "user.name=b", "-c", "user.email=b@b", *args], cwd=cwd,
+                   env=env, check=True, capture_output=True)  # fmt: skip
+
+
+def bare_origin(tmp: Path, files: Mapping[str, str]) -> Path:
+    """A bare repository at tmp/origin.git whose main branch holds `files` in one commit."""
+    work = tmp / "project"
+    for name, text in files.items():
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
+        (work / name).write_text(text)
+    git(tmp, "init", "-q", "-b", "main", str(work))
+    git(work, "add", ".")
+    git(work, "commit", "-q", "-m", "init")
+    git(tmp, "clone", "-q", "--bare", str(work), str(tmp / "origin.git"))
+    return tmp / "origin.git"
