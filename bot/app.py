@@ -161,7 +161,8 @@ def build_service(
     register(bolt, runner, svc, bot_id=bot_id)
     maintenance = CacheMaintenance(cache, base_branch=settings.base_branch)
     readiness = Readiness(store=store, cache=cache, maintenance=maintenance)
-    return Service(svc, runner, dispatcher, bolt, readiness, maintenance, Reaper(svc))
+    reaper = Reaper(svc, wake=runner.wake)
+    return Service(svc, runner, dispatcher, bolt, readiness, maintenance, reaper)
 
 
 def serve(settings: Settings, *, host: str, port: int, socket_mode: bool) -> int:

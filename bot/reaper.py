@@ -7,6 +7,7 @@ replica that takes the lease reaps a session or reports its cut-off turn.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from bot.lease import Lease, lock_name
 from bot.models import ThreadKey
@@ -28,8 +29,11 @@ CUT_OFF = (
 
 
 class Reaper:
-    def __init__(self, svc: Services) -> None:
+    def __init__(self, svc: Services, *, wake: Callable[[ThreadKey], None] | None = None) -> None:
         self.svc = svc
+        # Called for a thread whose queued messages nobody is reading (the runner's `wake`):
+        # a message queued while a non-turn held the thread, or by a replica that died.
+        self.wake = wake
 
     def sweep(self) -> tuple[int, int]:
         """(sessions reaped, cut-off turns reported); never raises."""
@@ -47,9 +51,20 @@ class Reaper:
                     reaped += self._reap(key)
                 else:
                     reported += self._report_cut_off(key)
+                    self._wake_if_stranded(key)
             except (StoreUnavailable, ChatError, SessionCorrupt, OSError) as exc:
                 log.warning("sweep of %s failed (next sweep retries): %s", key.id, exc)
         return reaped, reported
+
+    def _wake_if_stranded(self, key: ThreadKey) -> None:
+        store = self.svc.store
+        if (
+            self.wake is not None
+            and store.has_pending(key)
+            and store.holder(lock_name(key)) is None
+        ):
+            log.info("queued messages of %s had no turn to read them; starting one", key.id)
+            self.wake(key)
 
     def _lease(self, key: ThreadKey) -> Lease:
         return Lease(self.svc.store, key, ttl=self.svc.lock_ttl, replica=self.svc.replica)

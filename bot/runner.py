@@ -127,6 +127,13 @@ class Runner:
         if self.dispatcher.submit(job) is Admission.FULL:
             self._ephemeral(command.channel, command.user, BUSY)
 
+    def wake(self, key: ThreadKey) -> None:
+        """Run the thread's queued messages (for the sweep, when nobody else will)."""
+        self._submit(key, lambda: self._run_queued(key))
+
+    def _run_queued(self, key: ThreadKey) -> None:
+        self._drive(key)  # if another turn holds the thread, that turn reads the queue
+
     def cancel(self, key: ThreadKey, user: str) -> None:
         try:
             running = request_cancel(self.svc.store, key, self._cancel_local)
@@ -257,6 +264,10 @@ class Runner:
             svc.store.save(key, session.to_json(), updated=session.updated)
         finally:
             lease.release()
+        # A reply that came while the approval held the thread was queued for "the next turn":
+        # the approval is not a turn that drains the queue, so run that turn now.
+        if svc.store.has_pending(key):
+            self._drive(key)
 
     # --- helpers --------------------------------------------------------------------------------
 

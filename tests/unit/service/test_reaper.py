@@ -218,3 +218,15 @@ def test_sweep_reports_the_active_sessions_gauge(env: Env) -> None:
     env.save(KEY2, idle_for=2)
     env.reaper().sweep()
     assert b"tanka_bot_sessions_active 2.0" in env.metrics.render()
+
+
+def test_queued_messages_nobody_reads_are_handed_to_wake(env: Env) -> None:
+    woken: list[ThreadKey] = []
+    env.save(KEY, idle_for=10)
+    env.save(KEY2, idle_for=10)
+    env.store.push_pending(KEY, '{"user": "U0A", "text": "and prod too"}')
+    env.store.push_pending(KEY2, '{"user": "U0A", "text": "a turn is reading this"}')
+    assert env.store.acquire(lock_name(KEY2), "r9:turn", 60.0)
+    Reaper(env.services("r1"), wake=woken.append).sweep()
+    assert woken == [KEY]  # KEY2's running turn reads its own queue
+    assert env.store.has_pending(KEY)  # wake takes them, not the sweep
