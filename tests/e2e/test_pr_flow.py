@@ -65,7 +65,9 @@ def test_ci_then_a_fix_from_the_thread_then_review_and_merge(tmp_path: Path) -> 
         # A reply after the failure: the turn sees the failing output (its tail, where it failed).
         requests_before = s.model.request_count()
         s.model.calls(
-            Call("f1", "file_edit", {"path": DEV, "old_text": "replicas=3", "new_text": "replicas=2"})
+            Call(
+                "f1", "file_edit", {"path": DEV, "old_text": "replicas=3", "new_text": "replicas=2"}
+            )
         )
         s.model.answer("The test wants 2 replicas; set them to 2.")
         s.reply(root.ts, "can you fix it?")
