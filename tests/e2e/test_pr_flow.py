@@ -11,7 +11,7 @@ from fakes.github_state import FakePull
 from fakes.slack_server import SlackMessage
 from tests.e2e.harness import BOB, CHANNEL, Stack, stack
 from tests.scenarios.models import Call
-from tests.scenarios.project import git
+from tests.scenarios.project import git, write_files
 
 DEV = "environments/dev/main.jsonnet"
 REPO = "acme/infra"
@@ -146,3 +146,65 @@ def test_without_the_secret_the_webhook_path_is_not_found(tmp_path: Path) -> Non
     with stack(tmp_path) as s:
         s.start_bot({"GITHUB_WEBHOOK_SECRET": ""})
         assert s.webhooks.send("ping", {"zen": "x"}) == 404
+
+
+FLAVORS = ("grafana", "loki", "tempo", "mimir")
+WIDE_LIB = """\
+{
+  deployment(name, replicas=1):: {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: name, labels: { team: 'observability' } },
+    spec: { replicas: replicas },
+  },
+}
+"""
+
+
+def _wide_project(root: Path) -> Path:
+    """300 generated environments of four flavours, all built from lib/app.libsonnet."""
+    files = {"tkrc.yaml": "# root\n", "jsonnetfile.json": '{"version": 1, "dependencies": []}\n',
+             "lib/app.libsonnet": WIDE_LIB}  # fmt: skip
+    for i in range(300):
+        flavor = FLAVORS[i % 4]
+        env = f"environments/gen-{i:03d}"
+        files[f"{env}/main.jsonnet"] = (
+            f"local app = import 'app.libsonnet';\n{{ app: app.deployment('{flavor}') }}\n"
+        )
+        files[f"{env}/spec.json"] = json.dumps({
+            "apiVersion": "tanka.dev/v1alpha1", "kind": "Environment",
+            "metadata": {"name": env},
+            "spec": {"apiServer": "https://127.0.0.1:6443", "namespace": flavor},
+        })  # fmt: skip
+    write_files(root, files)
+    git(root, "init", "-q", "-b", "main", ".")
+    git(root, "add", "--all", ".")
+    git(root, "commit", "-q", "-m", "generated environments")
+    return root
+
+
+def test_a_lib_change_to_300_environments_is_posted_in_four_groups_within_the_limits(
+    tmp_path: Path,
+) -> None:
+    with stack(tmp_path, project=_wide_project) as s:
+        s.start_bot()
+        edit = {"path": "lib/app.libsonnet", "old_text": "team: 'observability'",
+                "new_text": "team: 'o11y'"}  # fmt: skip
+        s.model.calls(Call("w1", "file_edit", edit))
+        s.model.answer("Renamed the team label everywhere.")
+        root = s.mention("rename the team label to o11y")
+        proposal = s.wait_text(root.ts, "Proposal 1", timeout=180)
+        summary = proposal.blocks[0]["text"]["text"] if proposal.blocks else ""
+        assert "300 environment(s) affected, in 4 group(s) with identical rendered diffs" in summary
+        assert summary.count("*75 environments*") == len(FLAVORS)
+        [upload] = [u for u in s.slack.uploads if u.filename == "rendered.diff"]
+        rendered = (upload.content or b"").decode()
+        assert rendered.count("team: o11y") == 4  # each group's diff once
+        assert rendered.count("# 75 environments: environments/gen-") == 4
+        assert s.slack.violations == []
+
+        s.react(proposal.ts, "white_check_mark", user=BOB)
+        s.wait_text(root.ts, "Opened pull request #1", timeout=60)
+        pull = s.github.repos[REPO].pulls[1]
+        assert len(pull.body) < 65_536
+        assert "75 environments: 0 added, 1 changed, 0 removed each" in pull.body
