@@ -181,9 +181,7 @@ def _export(args: argparse.Namespace) -> int:
 def _diff(args: argparse.Namespace) -> int:
     from bot.tk.diff import run_diff
 
-    return run_diff(
-        base=args.base, env_paths=args.env_paths, cwd=Path.cwd(), summary=args.summary
-    )
+    return run_diff(base=args.base, env_paths=args.env_paths, cwd=Path.cwd(), summary=args.summary)
 
 
 def _check(args: argparse.Namespace) -> int:

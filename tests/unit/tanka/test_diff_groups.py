@@ -49,4 +49,3 @@ def test_a_group_is_summarised_once_with_its_environments_and_its_diff_shown_onc
     assert "  changed  Deployment apps/grafana (apps/v1)" in text
     assert text.count("+replicas: 5") == 1
     assert grouped_summary([]) == "No differences.\n"
-
