@@ -172,7 +172,8 @@ def serve(settings: Settings, *, host: str, port: int, socket_mode: bool) -> int
     service = build_service(settings, socket_mode=socket_mode)
     service.start_jobs(sweep_interval=min(max(settings.session_ttl / 4, 10.0), 300.0))
     slack = None if socket_mode else _verified(SlackRequestHandler(service.bolt), service)
-    app = HealthApp(service.readiness, service.svc.metrics, slack=slack)
+    app = HealthApp(service.readiness, service.svc.metrics, slack=slack,
+                    github=github_webhook(service))  # fmt: skip
     server = create_server(app, host=host, port=port, threads=16, ident="tanka-bot")
     socket_handler = None
     if socket_mode:
@@ -206,6 +207,17 @@ def serve(settings: Settings, *, host: str, port: int, socket_mode: bool) -> int
         "stopped (%s)", "all turns finished" if finished else "turns still running were cut off"
     )
     return 0
+
+
+def github_webhook(service: Service) -> Any:
+    """The `POST /github/webhook` app, or None (404) when GITHUB_WEBHOOK_SECRET is unset."""
+    from bot.github.receiver import WebhookReceiver
+
+    secret = service.svc.settings.github_webhook_secret
+    if secret is None or not secret.get_secret_value():
+        return None
+    return WebhookReceiver(secret.get_secret_value(), service.svc.store, service.svc.metrics,
+                           service.runner.accept_github)  # fmt: skip
 
 
 def _verified(handler: SlackRequestHandler, service: Service) -> Any:

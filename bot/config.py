@@ -67,6 +67,8 @@ class Settings(BaseSettings):
     github_app_private_key_path: Path | None = Field(None, alias="GITHUB_APP_PRIVATE_KEY_PATH")
     github_app_installation_id: int | None = Field(None, alias="GITHUB_APP_INSTALLATION_ID")
     github_api_url: str = Field("https://api.github.com", alias="GITHUB_API_URL")
+    # unset: /github/webhook answers 404 (CONTRACT: GITHUB_WEBHOOK_SECRET)
+    github_webhook_secret: SecretStr | None = Field(None, alias="GITHUB_WEBHOOK_SECRET")
 
     provider: Provider = Field("anthropic", alias="TANKA_BOT_PROVIDER")
     model: str | None = Field(None, alias="TANKA_BOT_MODEL")

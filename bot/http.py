@@ -1,5 +1,5 @@
 """The HTTP surface of `serve` as WSGI: Slack's requests (behind bot.slack.signature's gate),
-/healthz, /readyz and /metrics."""
+GitHub's webhooks (bot.github.receiver), /healthz, /readyz and /metrics."""
 
 from __future__ import annotations
 
@@ -44,12 +44,15 @@ def reply(start: StartResponse, status: str, body: bytes, kind: str = "text/plai
 
 
 class HealthApp:
-    """Routes: POST /slack/events (when `slack` is given), GET /healthz, /readyz, /metrics."""
+    """Routes: POST /slack/events (when `slack` is given), POST /github/webhook (when `github`
+    is given, else 404), GET /healthz, /readyz, /metrics."""
 
-    def __init__(self, readiness: Readiness, metrics: Metrics, *, slack: WSGIApp | None) -> None:
+    def __init__(self, readiness: Readiness, metrics: Metrics, *, slack: WSGIApp | None,
+                 github: WSGIApp | None = None) -> None:  # fmt: skip
         self.readiness = readiness
         self.metrics = metrics
         self.slack = slack
+        self.github = github
 
     def __call__(self, environ: dict[str, Any], start: StartResponse) -> Iterable[bytes]:  # noqa: PLR0911 - one early return per rule reads best
         path = environ.get("PATH_INFO", "")
@@ -58,6 +61,12 @@ class HealthApp:
             if method != "POST":
                 return reply(start, "405 Method Not Allowed", b"POST only\n")
             return self.slack(environ, start)
+        if path == "/github/webhook":
+            if self.github is None:  # GITHUB_WEBHOOK_SECRET is unset
+                return reply(start, "404 Not Found", b"not found\n")
+            if method != "POST":
+                return reply(start, "405 Method Not Allowed", b"POST only\n")
+            return self.github(environ, start)
         if method not in ("GET", "HEAD"):
             return reply(start, "405 Method Not Allowed", b"GET only\n")
         if path == "/healthz":

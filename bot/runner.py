@@ -17,6 +17,8 @@ from dataclasses import dataclass, replace
 
 from bot.commands import NewEnv, is_cancel, new_env_prompt
 from bot.dispatch import Admission, Dispatcher
+from bot.github.webhook import GitHubEvent
+from bot.handlers import ci
 from bot.handlers.approve import approve
 from bot.handlers.turn import run_turn
 from bot.lease import Lease, request_cancel
@@ -134,6 +136,27 @@ class Runner:
     def _run_queued(self, key: ThreadKey) -> None:
         self._drive(key)  # if another turn holds the thread, that turn reads the queue
 
+    def accept_github(self, event: GitHubEvent) -> None:
+        """A verified, first-seen GitHub event (bot.github.receiver, which has acked already)."""
+
+        def job() -> None:
+            try:
+                key = ci.thread_of(self.svc, event)
+                if key is None:
+                    return  # a pull request the bot did not open
+                mask = self._mask(key)
+                masked = replace(self.svc, chat=MaskingChat(self.svc.chat, mask.apply))
+                with thread_context(key.id):
+                    ci.handle(masked, key, event)
+            except Exception:  # news nobody in the thread asked for: logged, never replied
+                self.svc.metrics.errors.labels("github").inc()
+                log.exception("GitHub event %s on #%d not reported",
+                              type(event).__name__, event.pr.number)  # fmt: skip
+
+        if self.dispatcher.submit(job) is Admission.FULL:
+            log.warning("GitHub event %s on #%d dropped: the pool is full",
+                        type(event).__name__, event.pr.number)  # fmt: skip
+
     def cancel(self, key: ThreadKey, user: str) -> None:
         try:
             running = request_cancel(self.svc.store, key, self._cancel_local)
@@ -234,8 +257,10 @@ class Runner:
                 self._post(key, CUT_OFF)
         mask = self._mask(key)
         masked = replace(svc, chat=MaskingChat(svc.chat, mask.apply))
+        # After a failing CI run or a change request, the turn starts from what GitHub said.
+        context = ci.fix_context(svc, session, mask.apply)
         try:
-            run_turn(masked, session, _prompt(session, items), lease.token, mask)
+            run_turn(masked, session, context + _prompt(session, items), lease.token, mask)
         finally:
             session.state = "idle"
             session.updated = svc.clock()

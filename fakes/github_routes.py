@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from fakes.github_state import JSON, FakePull, FakeRepo, pull_json, repo_json
+from fakes.github_state import JSON, FakePull, FakeRepo, check_run_json, pull_json, repo_json
 
 if TYPE_CHECKING:
     from fakes.github_server import FakeGitHub
@@ -139,6 +139,17 @@ def update_pull(
     return Reply(200, pull_json(repo, pull, fake.url, fake.web_url))
 
 
+def list_check_runs(
+    fake: FakeGitHub, request: RecordedRequest, owner: str, name: str, ref: str
+) -> Reply:
+    found = _repo(fake, request, owner, name)
+    if isinstance(found, Reply):
+        return found
+    runs = [r for r in found.check_runs if r.head_sha == ref]
+    items = [check_run_json(found, r, fake.url, fake.web_url) for r in runs]
+    return Reply(200, {"total_count": len(items), "check_runs": items})
+
+
 def _invalid(problem: dict[str, str]) -> Reply:
     return error(422, "Validation Failed", errors=[problem])
 
@@ -172,6 +183,7 @@ _ROUTES: list[tuple[str, re.Pattern[str], Handler]] = [
     ("POST", re.compile(_REPO + "/pulls"), create_pull),
     ("GET", re.compile(_PULL), get_pull),
     ("PATCH", re.compile(_PULL), update_pull),
+    ("GET", re.compile(_REPO + r"/commits/(?P<ref>[^/]+)/check-runs"), list_check_runs),
 ]
 
 

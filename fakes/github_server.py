@@ -2,10 +2,11 @@
 
 Serves the endpoints tanka-bot uses on 127.0.0.1:<free port>, optionally under a path prefix as
 GitHub Enterprise does (`/api/v3`): repositories, pull requests (list with state/head/base
-filters and Link pagination, create, get, update), a repository's App installation and
-installation access tokens (the App's JWT is verified against the test's public key). Tokens
-are checked on every request; installation tokens expire by the fake's clock. `fail()` injects
-errors; every request is recorded with its headers.
+filters and Link pagination, create, get, update), a commit's check runs, a repository's App
+installation and installation access tokens (the App's JWT is verified against the test's public
+key). Tokens are checked on every request; installation tokens expire by the fake's clock.
+`fail()` injects errors; every request is recorded with its headers. Webhook deliveries are in
+fakes.github_webhooks.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
 
 from fakes.github_routes import RecordedRequest, Reply, error, route
-from fakes.github_state import JSON, FakePull, FakeRepo, iso
+from fakes.github_state import JSON, FakeCheckRun, FakePull, FakeRepo, iso
 
 Clock = Callable[[], datetime]
 
@@ -132,6 +133,17 @@ class FakeGitHub:
         pull = FakePull(number=repo.next_number(), **fields)
         repo.pulls[pull.number] = pull
         return pull
+
+    def add_check_run(
+        self, full_name: str, head_sha: str, name: str, **fields: Any
+    ) -> FakeCheckRun:
+        """A check run on commit `head_sha` (status "queued" unless given); ids keep rising."""
+        repo = self.repos[full_name]
+        with self._lock:
+            run_id = 1 + max((r.id for r in repo.check_runs), default=9000)
+            run = FakeCheckRun(id=run_id, head_sha=head_sha, name=name, **fields)
+            repo.check_runs.append(run)
+        return run
 
     def fail(
         self,

@@ -23,8 +23,22 @@ class FakePull:
     author: str
     draft: bool = False
     state: str = "open"
+    merged: bool = False
+    head_sha: str = ""  # the head commit, when a test sets it (else a stand-in from the branch)
     created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     updated_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+
+@dataclass
+class FakeCheckRun:
+    id: int
+    head_sha: str
+    name: str
+    status: str = "queued"
+    conclusion: str | None = None
+    title: str | None = None
+    summary: str | None = None
+    text: str | None = None
 
 
 @dataclass
@@ -36,6 +50,7 @@ class FakeRepo:
     branches: set[str] | None = None
     installation_id: int | None = 1
     pulls: dict[int, FakePull] = field(default_factory=dict)
+    check_runs: list[FakeCheckRun] = field(default_factory=list)
 
     @property
     def full_name(self) -> str:
@@ -87,11 +102,11 @@ def repo_json(repo: FakeRepo, api: str, web: str) -> JSON:
 
 
 def pull_json(repo: FakeRepo, pull: FakePull, api: str, web: str) -> JSON:
-    def side(branch: str) -> JSON:
+    def side(branch: str, sha: str = "") -> JSON:
         return {
             "label": f"{repo.owner}:{branch}",
             "ref": branch,
-            "sha": f"{abs(hash(branch)):040x}"[:40],
+            "sha": sha or f"{abs(hash(branch)):040x}"[:40],
             "repo": repo_json(repo, api, web),
             "user": user_json(repo.owner),
         }
@@ -105,10 +120,40 @@ def pull_json(repo: FakeRepo, pull: FakePull, api: str, web: str) -> JSON:
         "title": pull.title,
         "body": pull.body,
         "draft": pull.draft,
-        "merged": False,
+        "merged": pull.merged,
         "user": user_json(pull.author),
-        "head": side(pull.head),
+        "head": side(pull.head, pull.head_sha),
         "base": side(pull.base),
         "created_at": iso(pull.created_at),
         "updated_at": iso(pull.updated_at),
+    }
+
+
+def check_run_json(repo: FakeRepo, run: FakeCheckRun, api: str, web: str) -> JSON:
+    pulls = [p for p in repo.pulls.values() if p.head_sha == run.head_sha and p.state == "open"]
+    return {
+        "id": run.id,
+        "name": run.name,
+        "head_sha": run.head_sha,
+        "status": run.status,
+        "conclusion": run.conclusion,
+        "url": f"{api}/repos/{repo.full_name}/check-runs/{run.id}",
+        "html_url": f"{web}/{repo.full_name}/runs/{run.id}",
+        "details_url": f"{web}/{repo.full_name}/runs/{run.id}",
+        "output": {
+            "title": run.title,
+            "summary": run.summary,
+            "text": run.text,
+            "annotations_count": 0,
+            "annotations_url": f"{api}/repos/{repo.full_name}/check-runs/{run.id}/annotations",
+        },
+        "pull_requests": [
+            {
+                "number": p.number,
+                "url": f"{api}/repos/{repo.full_name}/pulls/{p.number}",
+                "head": {"ref": p.head, "sha": p.head_sha},
+                "base": {"ref": p.base, "sha": ""},
+            }
+            for p in pulls
+        ],
     }

@@ -68,6 +68,7 @@ class ChatChanges:
 
 
 def _render(root: Path, base: str, mask: SecretMask, differ: RevisionDiffer | None) -> str:
+    from tools.tanka.diff.groups import group_envs, grouped_text
     from tools.tanka.diff.revision import RevisionDiffer, rendered_change
     from tools.tanka.errors import TankaError
 
@@ -77,4 +78,5 @@ def _render(root: Path, base: str, mask: SecretMask, differ: RevisionDiffer | No
         return f"not available: {exc}\n"
     if not diff.envs:
         return "no Tanka environment is affected by this change\n"
-    return diff.text().rstrip("\n") + "\n"  # the summary first, then each unified diff
+    # the summary first, then each unified diff once for environments whose diffs are identical
+    return grouped_text(group_envs(diff.envs)).rstrip("\n") + "\n"

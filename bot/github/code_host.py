@@ -1,4 +1,5 @@
-"""GitHub as the code host: open, find and update the bot's pull requests, list open ones.
+"""GitHub as the code host: open, find and update the bot's pull requests, list open ones,
+read a commit's check runs.
 
 One PyGithub client per repository, pointed at GITHUB_API_URL (GitHub Enterprise works the
 same). PyGithub's own retries and request spacing are off: the caller owns retries, using the
@@ -15,6 +16,7 @@ from itertools import islice
 from typing import TypeVar
 
 from github import Github, GithubException
+from github.CheckRun import CheckRun
 from github.PullRequest import PullRequest
 
 from bot.config import Settings
@@ -34,6 +36,7 @@ from bot.github.repo_slug import parse_repo_slug, resolve_repo
 from tools.context import PullRequestInfo
 
 __all__ = [
+    "CheckRunInfo",
     "GitHubCodeHost",
     "PullRequestRef",
     "build_code_host",
@@ -47,6 +50,19 @@ T = TypeVar("T")
 
 # Enough for the agent to see what is in flight without flooding its context.
 MAX_LISTED = 50
+
+
+@dataclass(frozen=True, slots=True)
+class CheckRunInfo:
+    """One check run of a commit, with its output (GitHub caps each field at 65,535 chars)."""
+
+    name: str
+    status: str
+    conclusion: str
+    url: str
+    title: str
+    summary: str
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +158,16 @@ class GitHubCodeHost:
         )
         return [_info(pr) for pr in found]
 
+    def check_runs(self, ref: str) -> list[CheckRunInfo]:
+        """The check runs of commit `ref` (GET /repos/{owner}/{repo}/commits/{ref}/check-runs)."""
+        runs = self._repo.get_commit(ref).get_check_runs()
+        found = self._call(
+            f"list the check runs of {ref[:12]} on {self.full_name}",
+            lambda: list(islice(runs, MAX_LISTED)),
+            missing=f"commit {ref[:12]}",
+        )
+        return [_check_run(run) for run in found]
+
     def token_for_push(self) -> str:
         """The current token (fresh if it was about to expire) for git's askpass helper."""
         return self._tokens.token()
@@ -166,6 +192,19 @@ class GitHubCodeHost:
                 secrets=self._tokens.secrets(),
             )
             raise error from None
+
+
+def _check_run(run: CheckRun) -> CheckRunInfo:
+    output = run.output
+    return CheckRunInfo(
+        name=run.name or "",
+        status=run.status or "",
+        conclusion=run.conclusion or "",
+        url=run.html_url or "",
+        title=(output.title if output else None) or "",
+        summary=(output.summary if output else None) or "",
+        text=(output.text if output else None) or "",
+    )
 
 
 def _info(pr: PullRequest) -> PullRequestInfo:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from bot.approvals import refusal
+from bot.handlers import ci
 from bot.publish.pipeline import Published, PublishError, publish
 from bot.publish.pr_text import pr_body, pr_title
 from bot.publish.proposal import Proposal, ProposalChanged
@@ -66,10 +67,15 @@ def approve(
     session.pull_request = PullRequestRecord(
         number=published.pr_number, url=published.pr_url, branch=published.branch
     )
+    ci.link(svc, session, published.pr_number, published.pr_url)  # GitHub's news -> thread
     verb = "Opened" if published.created else "Updated"
+    # An update is a new commit on the same pull request: link that commit.
+    commit = (
+        "" if published.created else f" with commit {published.pr_url}/commits/{published.commit}"
+    )
     svc.chat.post(
         key.channel,
-        f":rocket: {verb} pull request #{published.pr_number}: {published.pr_url} "
+        f":rocket: {verb} pull request #{published.pr_number}: {published.pr_url}{commit} "
         f"(approved by <@{reaction.user}>; nothing was applied to any cluster)",
         thread_ts=key.thread_ts,
     )

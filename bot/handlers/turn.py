@@ -25,6 +25,7 @@ from tools.errors import ToolError
 from tools.gitrun import GitError
 from tools.redaction import SecretMask
 from tools.tanka.check import CheckOptions, CheckSetupError, check_environments
+from tools.tanka.diff.groups import group_envs, grouped_summary, grouped_text
 from tools.tanka.diff.revision import RevisionDiff, rendered_change
 from tools.tanka.errors import TankaError
 
@@ -180,12 +181,13 @@ def _propose(svc: Services, session: Session, checkout: Checkout, change: Change
     key = session.key
     proposal, diff, note = change
     envs = diff.envs if diff is not None else []
+    groups = group_envs(envs)  # environments with identical rendered diffs are shown once
     view = blocks.ProposalView(
         number=len(session.proposals) + 1,
         files=proposal.files,
         envs=envs,
         git_diff=proposal.diff,
-        rendered_diff=diff.text() if diff is not None else "",
+        rendered_diff=grouped_text(groups) if diff is not None else "",
         approve_emoji=svc.settings.approve_emoji,
         review_note=note,
         checks=_checks(svc, checkout, diff) if diff is not None else "",
@@ -206,7 +208,7 @@ def _propose(svc: Services, session: Session, checkout: Checkout, change: Change
             envs=tuple(e.env for e in envs if e.has_changes),
             title=proposal.title,
             # The per-environment summary goes into the commit message and the PR body.
-            summary=diff.summary() if diff is not None else "",
+            summary=grouped_summary(groups) if diff is not None else "",
             created=svc.clock(),
         )
     )

@@ -10,6 +10,8 @@ BRANCH_PREFIX = "tanka-bot/"
 SLUG_MAX = 40
 KEY_MAX = 64
 MAX_FILES_LISTED = 50
+BODY_LIMIT = 65_536  # GitHub refuses a longer pull request body
+REQUEST_SHOWN = 4000
 NOTHING_APPLIED = (
     "Nothing was applied to any cluster: this change takes effect only when it is merged and "
     "deployed the usual way."
@@ -77,12 +79,15 @@ def pr_body(
     thread_url: str | None = None,
     request: str = "",
 ) -> str:
-    """The pull request description (GitHub Markdown)."""
-    lines: list[str] = []
+    """The pull request description (GitHub Markdown), under BODY_LIMIT characters: a long
+    request or summary is cut, with a pointer to the Slack thread."""
+    where = f"the Slack thread: {thread_url}" if thread_url else "the Slack thread"
+    note = f"… (cut to fit GitHub's limit; the whole text is in {where})"
+    head: list[str] = []
     if request.strip():
-        lines += ["**Request**", "", *(f"> {line}" for line in request.strip().splitlines()), ""]
-    if summary.strip():
-        lines += ["**Summary**", "", summary.strip(), ""]
+        quoted = "\n".join(f"> {line}" for line in request.strip().splitlines())
+        head += ["**Request**", "", _cut(quoted, REQUEST_SHOWN, note), ""]
+    lines: list[str] = []
     lines += [f"**Files changed ({len(files)})**", "", *_bullets(files), ""]
     if environments:
         lines += [f"**Environments affected ({len(environments)})**", "", *_bullets(environments)]
@@ -91,4 +96,17 @@ def pr_body(
     if thread_url:
         lines.append(f"Slack thread: {thread_url}")
     lines += ["", "---", f"Opened by tanka-bot. {NOTHING_APPLIED}"]
-    return "\n".join(lines) + "\n"
+    if summary.strip():
+        fixed = len("\n".join(head + lines)) + 200  # headings, newlines, and a margin
+        head += ["**Summary**", "", _cut(summary.strip(), BODY_LIMIT - fixed, note), ""]
+    return "\n".join(head + lines) + "\n"
+
+
+def _cut(text: str, limit: int, note: str) -> str:
+    """`text` within `limit` characters, cut at a line end, with `note` after it."""
+    if len(text) <= limit:
+        return text
+    kept = text[: max(limit - len(note) - 1, 0)]
+    if "\n" in kept:
+        kept = kept[: kept.rfind("\n")]
+    return f"{kept}\n{note}"

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tools.tanka.diff.groups import EnvGroup, group_envs, named
 from tools.tanka.diff.resources import Change, EnvDiff
 
 SECTION_LIMIT = 3000
@@ -19,6 +20,8 @@ BLOCKS_TEXT_LIMIT = 12_000  # all the blocks' text in one message
 INLINE_DIFF_LIMIT = 2500  # a diff inline in one section, with room for the fence and a heading
 TEXT_LIMIT = 3900  # fallback `text` and plain messages: short enough to read, far under 40,000
 SUMMARY_ENV_LINES = 20
+MAX_BLOCKS = 50
+INLINE_GROUPS = 10  # past this many groups of environments, the diffs go to a file
 
 Block = dict[str, Any]
 
@@ -45,7 +48,8 @@ class ProposalView:
     files: Sequence[str]
     envs: Sequence[EnvDiff]
     git_diff: str
-    rendered_diff: str  # the full rendered diff text (summary + unified diffs)
+    rendered_diff: str  # the full rendered diff text: summary, then each group's diff once
+    # (tools.tanka.diff.groups.grouped_text)
     approve_emoji: str
     review_note: str = ""  # e.g. why a rendered diff is not available
     checks: str = ""  # schema and policy findings (tk check), summary first
@@ -85,30 +89,50 @@ def env_summary(env: EnvDiff) -> str:
     return f"• `{env.env}`: {counts}{tail}"
 
 
+def group_summary(group: EnvGroup) -> str:
+    """A summary line for a group of environments with one identical diff."""
+    if len(group.envs) == 1:
+        return env_summary(group.first)
+    first = group.first
+    names = clip(named([f"`{n}`" for n in group.names], 5), 600, " …")
+    if first.error is not None:
+        error = clip(first.error, 300, " …")
+        return f"• *{len(group.envs)} environments* ({names}): cannot render: {error}"
+    counts = ", ".join(f"{first.count(c)} {c.value}" for c in Change)
+    return f"• *{len(group.envs)} environments* ({names}): {counts} each"
+
+
 def proposal(view: ProposalView) -> Rendered:
     shown = [e for e in view.envs if e.has_changes or e.error is not None]
+    groups = group_envs(shown)
     head = (
         f"*Proposal {view.number}*: {len(view.files)} file(s) changed, "
         f"{len(shown)} environment(s) affected"
     )
-    lines = [env_summary(e) for e in shown[:SUMMARY_ENV_LINES]]
-    if len(shown) > SUMMARY_ENV_LINES:
-        lines.append(f"• … and {len(shown) - SUMMARY_ENV_LINES} more (see the rendered diff file)")
+    if len(groups) < len(shown):
+        head += f", in {len(groups)} group(s) with identical rendered diffs"
+    lines = [group_summary(g) for g in groups[:SUMMARY_ENV_LINES]]
+    if len(groups) > SUMMARY_ENV_LINES:
+        lines.append(f"• … and {len(groups) - SUMMARY_ENV_LINES} more group(s) "
+                     "(see the rendered diff file)")  # fmt: skip
     if not shown:
         lines.append("• no Tanka environment renders differently")
     if view.review_note:
         lines.append(view.review_note)
     blocks = [section(head + "\n" + "\n".join(lines))]
     snippets: list[Snippet] = []
+    rendered = view.rendered_diff if shown else ""
     for title, filename, body in (
         ("Git diff", "changes.diff", view.git_diff),
-        ("Rendered-manifest diff", "rendered.diff", view.rendered_diff if shown else ""),
+        ("Rendered-manifest diff", "rendered.diff", rendered),
     ):
         if not body.strip():
             continue
         inline = f"*{title}*\n{_fence(body)}"
+        # Past INLINE_GROUPS groups the diffs go to a file however short they are.
+        many = title.startswith("Rendered") and len(groups) > INLINE_GROUPS
         # Escaping backticks lengthens the text: a fence clipped by `section` would stay open.
-        if len(body) <= INLINE_DIFF_LIMIT and len(inline) <= SECTION_LIMIT:
+        if not many and len(body) <= INLINE_DIFF_LIMIT and len(inline) <= SECTION_LIMIT:
             blocks.append(section(inline))
         else:
             snippets.append(Snippet(filename, f"{title} (proposal {view.number})", body))
@@ -123,7 +147,41 @@ def proposal(view: ProposalView) -> Rendered:
     approve = f"React with :{view.approve_emoji}: to open a pull request"
     blocks.append(section(approve))
     text = clip(f"{head}\n" + "\n".join(lines) + f"\n{approve}", TEXT_LIMIT, "\n…")
-    return Rendered(text, blocks, tuple(snippets))
+    return fit(Rendered(text, blocks, tuple(snippets)))
+
+
+def block_chars(value: Any) -> int:
+    """Characters of text in blocks, as Slack counts them against its ~12,000 per message."""
+    if isinstance(value, dict):
+        return sum(len(v) if k == "text" and isinstance(v, str) else block_chars(v)
+                   for k, v in value.items())  # fmt: skip
+    if isinstance(value, list):
+        return sum(block_chars(v) for v in value)
+    return 0
+
+
+def fit(message: Rendered) -> Rendered:
+    """The message within Slack's limits: at most MAX_BLOCKS blocks and BLOCKS_TEXT_LIMIT
+    characters of blocks (the first and last blocks are kept whole: the summary and the line
+    people act on), `text` at most TEXT_LIMIT. Messages already within them are unchanged."""
+    blocks = list(message.blocks)
+    if len(blocks) > MAX_BLOCKS:
+        dropped = len(blocks) - MAX_BLOCKS + 1
+        blocks = [*blocks[: MAX_BLOCKS - 2], section(f"… {dropped} more part(s) left out"),
+                  blocks[-1]]  # fmt: skip
+    while block_chars(blocks) > BLOCKS_TEXT_LIMIT and len(blocks) > 2:
+        # Shorten the longest block in the middle; drop it when that is not enough.
+        middle = max(range(1, len(blocks) - 1), key=lambda i: block_chars(blocks[i]))
+        excess = block_chars(blocks) - BLOCKS_TEXT_LIMIT
+        size = block_chars(blocks[middle])
+        if size - excess >= 200 and blocks[middle].get("type") == "section":
+            text = blocks[middle]["text"]["text"]
+            blocks[middle] = section(clip(text, len(text) - excess - 40, "\n… (cut)"))
+        else:
+            del blocks[middle]
+    if block_chars(blocks) > BLOCKS_TEXT_LIMIT:
+        blocks = [section(clip(message.text, SECTION_LIMIT, "\n…"))]
+    return Rendered(clip(message.text, TEXT_LIMIT, "\n…"), blocks, message.snippets)
 
 
 def plain(text: str) -> Rendered:

@@ -70,6 +70,18 @@ class SessionStore(Protocol):
         """The thread indexed for this message, or None (never indexed, or expired)."""
         ...
 
+    def link_pull_request(self, repo: str, number: int, key: ThreadKey, ttl: float) -> None:
+        """Remember for `ttl` seconds that pull request `number` of `repo` belongs to thread `key`.
+
+        GitHub's webhooks name the pull request only; this maps them back to the thread that
+        opened it. `repo` is compared exactly: callers pass one spelling (lower case).
+        """
+        ...
+
+    def thread_of_pull_request(self, repo: str, number: int) -> ThreadKey | None:
+        """The thread linked to the pull request, or None (never linked, or expired)."""
+        ...
+
     def first_seen(self, token: str, ttl: float) -> bool:
         """True exactly once per `token` within `ttl` seconds, across every user of the store.
 

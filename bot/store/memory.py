@@ -30,6 +30,7 @@ class MemoryStore:
         self._pending: dict[ThreadKey, list[str]] = {}
         self._messages: ExpiringDict[tuple[str, str], ThreadKey] = ExpiringDict()
         self._seen: ExpiringDict[str, bool] = ExpiringDict()
+        self._pulls: ExpiringDict[tuple[str, int], ThreadKey] = ExpiringDict()
         self._blobs: ExpiringDict[str, bytes] = ExpiringDict()
         self._locks: ExpiringDict[str, str] = ExpiringDict()
         self._writes = 0
@@ -70,6 +71,16 @@ class MemoryStore:
     def thread_of(self, channel: str, ts: str) -> ThreadKey | None:
         with self._lock:
             return self._messages.get((channel, ts), self._clock())
+
+    def link_pull_request(self, repo: str, number: int, key: ThreadKey, ttl: float) -> None:
+        deadline = self._deadline(ttl)
+        with self._lock:
+            self._pulls.set((repo, number), key, deadline)
+            self._wrote()
+
+    def thread_of_pull_request(self, repo: str, number: int) -> ThreadKey | None:
+        with self._lock:
+            return self._pulls.get((repo, number), self._clock())
 
     def first_seen(self, token: str, ttl: float) -> bool:
         deadline = self._deadline(ttl)
@@ -157,5 +168,5 @@ class MemoryStore:
         self._writes += 1
         if self._writes % _SWEEP_EVERY == 0:
             now = self._clock()
-            for expiring in (self._messages, self._seen, self._blobs, self._locks):
+            for expiring in (self._messages, self._seen, self._pulls, self._blobs, self._locks):
                 expiring.sweep(now)

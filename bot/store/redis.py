@@ -121,6 +121,16 @@ class RedisStore:
             value = self._get(self._message_key(channel, ts))
         return None if value is None else ThreadKey.parse(value.decode())
 
+    def link_pull_request(self, repo: str, number: int, key: ThreadKey, ttl: float) -> None:
+        px = ttl_millis(ttl)
+        with self._reachable():
+            self._client.set(self._pull_key(repo, number), key.id.encode(), px=px)
+
+    def thread_of_pull_request(self, repo: str, number: int) -> ThreadKey | None:
+        with self._reachable():
+            value = self._get(self._pull_key(repo, number))
+        return None if value is None else ThreadKey.parse(value.decode())
+
     def first_seen(self, token: str, ttl: float) -> bool:
         args: list[str | int] = [uuid.uuid4().hex, ttl_millis(ttl)]
         with self._reachable():
@@ -201,6 +211,10 @@ class RedisStore:
     def _message_key(self, channel: str, ts: str) -> str:
         # built through ThreadKey so a ':' in either part cannot make two messages collide
         return self._key("message", ThreadKey(channel, ts).id)
+
+    def _pull_key(self, repo: str, number: int) -> str:
+        # GitHub's owner/name never holds a '#', so every pull request has its own key
+        return self._key("pull", f"{repo}#{number}")
 
     @contextmanager
     def _reachable(self) -> Iterator[None]:

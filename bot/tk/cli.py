@@ -44,6 +44,10 @@ def add_parser(sub: Any) -> None:
     diff.add_argument(
         "--base", metavar="REV", help="revision to compare with (default: merge-base)"
     )
+    diff.add_argument(
+        "--summary", action="store_true",
+        help="print only the summary, environments with identical diffs grouped",
+    )  # fmt: skip
     diff.add_argument("env_paths", nargs="*", metavar="ENV_PATH", help="default: affected envs")
     check = cmds.add_parser(
         "check", help="validate rendered objects: Kubernetes schemas (strict) and Rego policies"
@@ -177,7 +181,7 @@ def _export(args: argparse.Namespace) -> int:
 def _diff(args: argparse.Namespace) -> int:
     from bot.tk.diff import run_diff
 
-    return run_diff(base=args.base, env_paths=args.env_paths, cwd=Path.cwd())
+    return run_diff(base=args.base, env_paths=args.env_paths, cwd=Path.cwd(), summary=args.summary)
 
 
 def _check(args: argparse.Namespace) -> int:

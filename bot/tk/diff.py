@@ -13,6 +13,7 @@ from pathlib import Path
 
 from bot.errors import UserError
 from tools.tanka.diff.base_tree import RevisionError, git
+from tools.tanka.diff.groups import group_envs, grouped_summary
 from tools.tanka.diff.revision import RevisionDiffer
 
 EXIT_DIFF = 16
@@ -40,7 +41,10 @@ def default_base(repo: Path, branch: str) -> str:
     )
 
 
-def run_diff(*, base: str | None, env_paths: Sequence[str], cwd: Path) -> int:
+def run_diff(
+    *, base: str | None, env_paths: Sequence[str], cwd: Path, summary: bool = False
+) -> int:
+    """tk diff's output (or, with `summary`, the summary with identical diffs grouped)."""
     repo = repository_root(cwd)
     if base is None:
         from bot.config import load_settings
@@ -49,7 +53,7 @@ def run_diff(*, base: str | None, env_paths: Sequence[str], cwd: Path) -> int:
     paths = [str((cwd / p).absolute()) for p in env_paths]
     result = RevisionDiffer().diff(repo, base, paths)
     if result.has_changes:
-        sys.stdout.write(result.text())
+        sys.stdout.write(grouped_summary(group_envs(result.envs)) if summary else result.text())
     for env in result.errors:
         print(f"tanka-bot: error: {env.env}: {env.error}", file=sys.stderr)
     if result.errors:

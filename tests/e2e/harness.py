@@ -25,6 +25,7 @@ from typing import Any
 
 from fakes.anthropic_server import FakeAnthropic
 from fakes.github_server import FakeGitHub
+from fakes.github_webhooks import WebhookSender
 from fakes.slack_events import SlackEventSender, app_mention, message, reaction_added
 from fakes.slack_server import SlackMessage, SlackServer
 from tests.redis_server import RedisServer
@@ -39,6 +40,7 @@ MALLORY = "U0MALLORY"  # nobody
 SIGNING_SECRET = "dummy-signing-secret-e2e-7c1d"
 ANTHROPIC_KEY = "dummy-anthropic-e2e-SECRET-41b2"
 GITHUB_TOKEN = "ghp_E2eDummyToken0123456789abcdef"
+WEBHOOK_SECRET = "dummy-webhook-secret-e2e-93fa"
 
 
 def free_port() -> int:
@@ -121,6 +123,12 @@ class Stack:
         raise AssertionError(f"the bot did not get ready: {bot.get('/readyz')}\n{bot.log()}")
 
     @property
+    def webhooks(self) -> WebhookSender:
+        """Signed GitHub deliveries to the current bot's /github/webhook."""
+        assert self.bot is not None
+        return WebhookSender(self.bot.url + "/github/webhook", WEBHOOK_SECRET)
+
+    @property
     def sender(self) -> SlackEventSender:
         """Posts signed events to the current bot; event ids keep counting across restarts."""
         assert self.bot is not None
@@ -193,6 +201,7 @@ def bot_env(
         "TANKA_BOT_GITHUB_REPO": "acme/infra",
         "GITHUB_TOKEN": GITHUB_TOKEN,
         "GITHUB_API_URL": github.url,
+        "GITHUB_WEBHOOK_SECRET": WEBHOOK_SECRET,
         "TANKA_BOT_WORKDIR": str(tmp / "work"),
         "TANKA_BOT_APPROVERS": BOB,
         "TANKA_BOT_LEASE_TTL": "3",

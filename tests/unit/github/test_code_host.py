@@ -339,3 +339,15 @@ def test_concurrent_turns_share_one_code_host(fake: FakeGitHub, host: GitHubCode
     pulls = fake.repos["acme/infra"].pulls
     assert all(pulls[r.number].head == r.head == pulls[r.number].title for r in refs)
     assert listings == [12] * 6
+
+
+def test_check_runs_of_a_commit_with_their_output(fake: FakeGitHub, host: GitHubCodeHost) -> None:
+    sha = "c" * 40
+    fake.add_check_run("acme/infra", sha, "lint", status="completed", conclusion="success")
+    fake.add_check_run("acme/infra", sha, "test", status="completed", conclusion="failure",
+                       title="1 failed", summary="sum", text="the log")  # fmt: skip
+    fake.add_check_run("acme/infra", "d" * 40, "other")
+    runs = host.check_runs(sha)
+    assert [(r.name, r.conclusion) for r in runs] == [("lint", "success"), ("test", "failure")]
+    assert (runs[1].title, runs[1].summary, runs[1].text) == ("1 failed", "sum", "the log")
+    assert runs[0].text == ""

@@ -6,7 +6,14 @@ import subprocess
 
 import pytest
 
-from bot.publish.pr_text import branch_name, pr_body, pr_title, slugify
+from bot.publish.pr_text import (
+    BODY_LIMIT,
+    NOTHING_APPLIED,
+    branch_name,
+    pr_body,
+    pr_title,
+    slugify,
+)
 
 
 def test_pr_body_names_everything_the_reviewer_needs() -> None:
@@ -78,3 +85,22 @@ def test_slugs_and_titles_are_bounded() -> None:
     assert len(title) <= 72
     assert title.endswith("…")
     assert pr_title("") == "tanka-bot change"
+
+
+def test_a_huge_summary_is_cut_under_githubs_limit_with_a_pointer_to_the_thread() -> None:
+    summary = "\n".join(
+        f"environments/gen-{i:04d}: 0 added, 1 changed, 0 removed" for i in range(5000)
+    )
+    body = pr_body(
+        summary=summary,
+        files=["lib/app.libsonnet"],
+        requester="a",
+        approver="b",
+        environments=[f"environments/gen-{i:04d}" for i in range(5000)],
+        thread_url="https://slack.example/archives/C1/p1",
+        request="x\n" * 9000,
+    )
+    assert len(body) < BODY_LIMIT
+    assert "environments/gen-0000: 0 added" in body
+    assert "the whole text is in the Slack thread: https://slack.example/archives/C1/p1" in body
+    assert body.endswith(f"{NOTHING_APPLIED}\n")

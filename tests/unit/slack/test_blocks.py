@@ -14,8 +14,10 @@ from bot.slack.blocks import (
     ProposalView,
     Rendered,
     clip,
+    fit,
     plain,
     proposal,
+    section,
 )
 from tools.tanka.diff.resources import Change, EnvDiff, ResourceDiff, ResourceKey
 
@@ -152,8 +154,14 @@ def test_environment_added_is_marked() -> None:
     assert "`environments/new`: 2 added, 0 changed, 0 removed (environment added)" in summary
 
 
+def distinct(name: str) -> EnvDiff:
+    """An environment whose diff no other environment shares."""
+    key = ResourceKey("apps/v1", "Deployment", name, "app")
+    return EnvDiff(name, [ResourceDiff(key, Change.CHANGED, f"-a: 1\n+a: {name}\n")])
+
+
 def test_many_environments_cap_the_summary() -> None:
-    envs = [env(f"environments/region-{i:03d}", Change.CHANGED) for i in range(120)]
+    envs = [distinct(f"environments/region-{i:03d}") for i in range(120)]
     rendered = proposal(view(envs=envs, rendered_diff="y\n" * 4000))
     summary = rendered.blocks[0]["text"]["text"]
     assert "120 environment(s) affected" in summary
@@ -303,3 +311,33 @@ def test_proposal_always_within_limits(view: ProposalView) -> None:
 def test_plain_always_within_limits(answer: str) -> None:
     # An answer is the model's markdown: its own fences are its own business.
     assert_within_limits(plain(answer), fences=False)
+
+
+def test_environments_with_identical_diffs_are_one_group() -> None:
+    envs = [env(f"environments/gen-{i:03d}", Change.CHANGED) for i in range(75)]
+    envs += [distinct("environments/odd")]
+    rendered = proposal(view(envs=envs))
+    summary = rendered.blocks[0]["text"]["text"]
+    assert "76 environment(s) affected, in 2 group(s) with identical rendered diffs" in summary
+    assert "• *75 environments* (`environments/gen-000`, `environments/gen-001`," in summary
+    assert "and 70 more): 0 added, 1 changed, 0 removed each" in summary
+    assert "• `environments/odd`: 0 added, 1 changed, 0 removed" in summary
+    assert_within_limits(rendered)
+
+
+def test_past_ten_groups_the_rendered_diffs_go_to_a_file() -> None:
+    envs = [distinct(f"environments/e{i}") for i in range(11)]
+    rendered = proposal(view(envs=envs, rendered_diff="short\n"))
+    assert [s.filename for s in rendered.snippets] == ["rendered.diff"]
+    ten = proposal(view(envs=envs[:10], rendered_diff="short\n"))
+    assert ten.snippets == ()
+
+
+def test_fit_keeps_any_message_within_slacks_limits() -> None:
+    many = Rendered("t" * 50_000, [section("x" * 2900) for _ in range(80)])
+    fitted = fit(many)
+    assert_within_limits(fitted, fences=False)
+    assert fitted.blocks[0] == many.blocks[0]
+    assert fitted.blocks[-1] == many.blocks[-1]
+    small = plain("hello")
+    assert fit(small) == small

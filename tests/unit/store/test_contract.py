@@ -141,6 +141,31 @@ def test_indexed_messages_expire_after_their_ttl(backend: Backend) -> None:
     assert backend.store.thread_of("C1", "1.2") == B
 
 
+# pull request -> thread
+
+
+def test_a_linked_pull_request_maps_to_its_thread_on_every_replica(backend: Backend) -> None:
+    backend.store.link_pull_request("acme/infra", 7, A, LONG)
+    assert backend.store.thread_of_pull_request("acme/infra", 7) == A
+    assert backend.replica().thread_of_pull_request("acme/infra", 7) == A
+    assert backend.store.thread_of_pull_request("acme/infra", 8) is None
+    assert backend.store.thread_of_pull_request("acme/other", 7) is None
+
+
+def test_linking_a_pull_request_again_points_it_at_the_new_thread(backend: Backend) -> None:
+    backend.store.link_pull_request("acme/infra", 7, A, LONG)
+    backend.store.link_pull_request("acme/infra", 7, B, LONG)
+    assert backend.store.thread_of_pull_request("acme/infra", 7) == B
+
+
+def test_pull_request_links_expire_after_their_ttl(backend: Backend) -> None:
+    backend.store.link_pull_request("acme/infra", 1, A, SHORT)
+    backend.store.link_pull_request("acme/infra", 2, B, LONG)
+    backend.pass_time(PAST_SHORT)
+    assert backend.store.thread_of_pull_request("acme/infra", 1) is None
+    assert backend.store.thread_of_pull_request("acme/infra", 2) == B
+
+
 # dedupe
 
 

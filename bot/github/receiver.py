@@ -1,0 +1,88 @@
+"""`POST /github/webhook`: verify, deduplicate, parse, hand off, acknowledge.
+
+The same gate as Slack's (bot.slack.signature): a bounded body, the signature checked in constant
+time before anything else is read, 401 for a missing or wrong one (logged without the body or the
+secret). A repeated `X-GitHub-Delivery` is acknowledged and dropped, across replicas (the store's
+`first_seen`). What the bot reports goes to `hand_off`, which must only queue work: the ack never
+waits for Slack.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from bot.github.webhook import GitHubEvent, PayloadError, parse, verify
+from bot.http import StartResponse, reply
+from bot.metrics import Metrics
+from bot.store.base import SessionStore, StoreUnavailable
+
+log = logging.getLogger(__name__)
+
+# GitHub caps webhook payloads at 25 MB; the events the bot reads are far smaller, and a
+# check run's output (up to 65,535 characters per field) fits many times over.
+MAX_BODY = 5 << 20
+DELIVERY_TTL = 3 * 24 * 3600.0  # GitHub's "Redeliver" button is used within days, not weeks
+
+
+class WebhookReceiver:
+    """A WSGI app for the webhook path; HealthApp routes `POST /github/webhook` to it."""
+
+    def __init__(
+        self,
+        secret: str,
+        store: SessionStore,
+        metrics: Metrics,
+        hand_off: Callable[[GitHubEvent], None],
+    ) -> None:
+        self.secret = secret.encode()
+        self.store = store
+        self.metrics = metrics
+        self.hand_off = hand_off
+
+    def __call__(self, environ: dict[str, Any], start: StartResponse) -> Iterable[bytes]:  # noqa: PLR0911 - one early return per refusal reads best
+        started = time.perf_counter()
+        try:
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = -1
+        if length < 0 or length > MAX_BODY:
+            return reply(start, "413 Payload Too Large", b"request body too large\n")
+        body = environ["wsgi.input"].read(length) if length else b""
+        header = environ.get("HTTP_X_HUB_SIGNATURE_256", "")
+        if not verify(self.secret, body, header):
+            self.metrics.errors.labels("signature").inc()
+            log.warning(
+                "refused a GitHub webhook with a %s signature from %s",
+                "missing" if not header else "wrong",
+                environ.get("REMOTE_ADDR", "?"),
+            )
+            return reply(start, "401 Unauthorized", b"invalid signature\n")
+        event = environ.get("HTTP_X_GITHUB_EVENT", "")
+        delivery = environ.get("HTTP_X_GITHUB_DELIVERY", "")
+        try:
+            payload = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            return reply(start, "400 Bad Request", b"the body is not JSON\n")
+        if not isinstance(payload, dict):
+            return reply(start, "400 Bad Request", b"the body is not a JSON object\n")
+        try:
+            if delivery and not self.store.first_seen(f"github-delivery:{delivery}", DELIVERY_TTL):
+                self.metrics.deduplicated.inc()
+                return reply(start, "200 OK", b"already delivered\n")
+        except StoreUnavailable as exc:
+            log.warning("GitHub delivery %s not taken, the store is down: %s", delivery, exc)
+            return reply(start, "503 Service Unavailable", b"store unavailable; redeliver later\n")
+        self.metrics.events.labels(f"github:{event or 'unknown'}").inc()
+        try:
+            events = parse(event, payload)
+        except PayloadError as exc:
+            log.warning("GitHub %s delivery %s not understood: %s", event, delivery, exc)
+            return reply(start, "202 Accepted", f"ignored: {exc}\n".encode())
+        for item in events:
+            self.hand_off(item)
+        self.metrics.ack_seconds.observe(time.perf_counter() - started)
+        return reply(start, "202 Accepted", f"{len(events)} event(s) taken\n".encode())

@@ -1,0 +1,226 @@
+"""GitHub webhooks: the signature, and the events the bot reports turned into domain values.
+
+`verify` checks `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with GITHUB_WEBHOOK_SECRET,
+compared in constant time). `parse` is pure: an event name (`X-GitHub-Event`) and its decoded
+JSON payload in, a list of domain values out (empty for events and actions the bot does not
+report). The payload shapes are GitHub's documented webhook payloads: `check_run`,
+`pull_request_review`, `pull_request_review_comment`, `issue_comment` and `pull_request`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+SIGNATURE_PREFIX = "sha256="
+# Conclusions that make a check (and the pull request's CI) fail.
+FAILING = frozenset(
+    {"failure", "timed_out", "cancelled", "action_required", "startup_failure", "stale"}
+)
+# The events to subscribe the webhook to (README: "The webhook").
+EVENTS = ("check_run", "pull_request", "pull_request_review", "pull_request_review_comment",
+          "issue_comment")  # fmt: skip
+STATUS_ORDER = {"requested": 0, "waiting": 0, "pending": 0, "queued": 0, "in_progress": 1,
+                "completed": 2}  # fmt: skip
+
+
+def signature(secret: bytes, body: bytes) -> str:
+    """The `X-Hub-Signature-256` value GitHub sends for `body`."""
+    return SIGNATURE_PREFIX + hmac.new(secret, body, hashlib.sha256).hexdigest()
+
+
+def verify(secret: bytes, body: bytes, header: str) -> bool:
+    """Whether `header` is GitHub's signature of `body`; constant-time, False when missing."""
+    if not secret or not header.startswith(SIGNATURE_PREFIX):
+        return False
+    return hmac.compare_digest(signature(secret, body).encode(), header.strip().encode())
+
+
+@dataclass(frozen=True, slots=True)
+class PullRef:
+    repo: str  # owner/name, lower case: GitHub's names are case-insensitive
+    number: int
+
+
+@dataclass(frozen=True, slots=True)
+class CheckRunUpdate:
+    pr: PullRef
+    head_sha: str
+    check_id: int
+    name: str
+    status: str  # queued, in_progress, completed (and GitHub's other pending states)
+    conclusion: str  # "" until completed; success, failure, neutral, skipped, ...
+    url: str
+
+    @property
+    def failed(self) -> bool:
+        return self.status == "completed" and self.conclusion in FAILING
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewSubmitted:
+    pr: PullRef
+    reviewer: str
+    state: str  # approved, changes_requested, commented
+    body: str
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class CommentAdded:
+    pr: PullRef
+    author: str
+    body: str
+    url: str
+    path: str = ""  # set for review comments on a line of the diff
+    line: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PullRequestClosed:
+    pr: PullRef
+    merged: bool
+    by: str  # who merged it, or who closed it
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class PullRequestUpdated:
+    """The pull request was opened, reopened or pushed to; `conflicts` when GitHub says so."""
+
+    pr: PullRef
+    head_sha: str
+    conflicts: bool
+
+
+GitHubEvent = (
+    CheckRunUpdate | ReviewSubmitted | CommentAdded | PullRequestClosed | PullRequestUpdated
+)
+
+
+class PayloadError(ValueError):
+    """A payload without a field the event needs; the message names the field."""
+
+
+def parse(event: str, payload: Mapping[str, Any]) -> list[GitHubEvent]:  # noqa: PLR0911 - one return per event reads best
+    """The domain values of one delivery; [] for what the bot does not report."""
+    if event not in EVENTS:
+        return []  # e.g. the `ping` GitHub sends when the webhook is added
+    action = str(payload.get("action", ""))
+    repo = _str(_obj(payload, "repository"), "full_name").lower()
+    if event == "check_run" and action in ("created", "completed", "rerequested"):
+        return _check_run(repo, _obj(payload, "check_run"))
+    if event == "pull_request_review" and action == "submitted":
+        return [_review(repo, payload)]
+    if event == "pull_request_review_comment" and action == "created":
+        return [_review_comment(repo, payload)]
+    if event == "issue_comment" and action == "created":
+        issue = _obj(payload, "issue")
+        if not isinstance(issue.get("pull_request"), Mapping):
+            return []  # a comment on an issue, not on a pull request
+        comment = _obj(payload, "comment")
+        pr = PullRef(repo, _int(issue, "number"))
+        body, url = _text(comment.get("body")), _text(comment.get("html_url"))
+        return [CommentAdded(pr, _login(comment, "user"), body, url)]
+    if event == "pull_request":
+        return _pull_request(repo, action, payload)
+    return []
+
+
+def _check_run(repo: str, run: Mapping[str, Any]) -> list[GitHubEvent]:
+    numbers = sorted(
+        {_int(pr, "number") for pr in run.get("pull_requests") or () if isinstance(pr, Mapping)}
+    )
+    return [
+        CheckRunUpdate(
+            pr=PullRef(repo, number),
+            head_sha=_str(run, "head_sha"),
+            check_id=_int(run, "id"),
+            name=_str(run, "name"),
+            status=_str(run, "status"),
+            conclusion=_text(run.get("conclusion")),
+            url=_text(run.get("html_url")) or _text(run.get("details_url")),
+        )
+        for number in numbers
+    ]
+
+
+def _review(repo: str, payload: Mapping[str, Any]) -> ReviewSubmitted:
+    review = _obj(payload, "review")
+    pull = _obj(payload, "pull_request")
+    return ReviewSubmitted(
+        pr=PullRef(repo, _int(pull, "number")),
+        reviewer=_login(review, "user"),
+        state=_str(review, "state").lower(),  # webhooks say "approved"; the REST API "APPROVED"
+        body=_text(review.get("body")),
+        url=_text(review.get("html_url")),
+    )
+
+
+def _review_comment(repo: str, payload: Mapping[str, Any]) -> CommentAdded:
+    comment = _obj(payload, "comment")
+    pull = _obj(payload, "pull_request")
+    line = comment.get("line")
+    if not isinstance(line, int):
+        line = comment.get("original_line")
+    return CommentAdded(
+        pr=PullRef(repo, _int(pull, "number")),
+        author=_login(comment, "user"),
+        body=_text(comment.get("body")),
+        url=_text(comment.get("html_url")),
+        path=_text(comment.get("path")),
+        line=line if isinstance(line, int) and not isinstance(line, bool) else None,
+    )
+
+
+def _pull_request(repo: str, action: str, payload: Mapping[str, Any]) -> list[GitHubEvent]:
+    pull = _obj(payload, "pull_request")
+    pr = PullRef(repo, _int(pull, "number"))
+    url = _text(pull.get("html_url"))
+    if action == "closed":
+        merged = pull.get("merged") is True
+        by_merger = merged and isinstance(pull.get("merged_by"), Mapping)
+        by = _login(pull, "merged_by") if by_merger else _login(payload, "sender")
+        return [PullRequestClosed(pr, merged, by, url)]
+    if action in ("opened", "reopened", "synchronize", "edited"):
+        head = _obj(pull, "head")
+        conflicts = pull.get("mergeable") is False or pull.get("mergeable_state") == "dirty"
+        return [PullRequestUpdated(pr, _text(head.get("sha")), conflicts)]
+    return []
+
+
+# --- field access that names what is missing ---------------------------------------------------
+
+
+def _obj(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = data.get(key)
+    if not isinstance(value, Mapping):
+        raise PayloadError(f"payload field {key!r} is missing or not an object")
+    return value
+
+
+def _str(data: Mapping[str, Any], key: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str) or not value:
+        raise PayloadError(f"payload field {key!r} is missing or not a string")
+    return value
+
+
+def _int(data: Mapping[str, Any], key: str) -> int:
+    value = data.get(key)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise PayloadError(f"payload field {key!r} is missing or not a number")
+    return value
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _login(data: Mapping[str, Any], key: str) -> str:
+    user = data.get(key)
+    login = user.get("login") if isinstance(user, Mapping) else None
+    return login if isinstance(login, str) and login else "someone"

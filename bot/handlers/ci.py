@@ -1,0 +1,236 @@
+"""The pull request after approval: GitHub's news in the thread, and the context of a fix turn.
+
+`link` records, when an approval opens a pull request, which thread it belongs to (the store's
+pull request map) and starts its state. `handle` applies one webhook event to that state under a
+short store lock (events for one pull request arrive concurrently, on any replica) and tells the
+thread: the CI status message is posted once per head commit and edited in place; reviews,
+comments, merges and closes are posted; a new conflict with the base branch is reported once.
+Events on pull requests the bot did not open never get here (no thread is linked).
+
+`fix_context` gives the next turn after a failing CI run or a change request what it needs: the
+failing checks' output from the check-runs API (title, summary, text; head and tail kept) and the
+reviews and comments since the last fix.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Protocol, runtime_checkable
+
+from bot.errors import UserError
+from bot.github.code_host import CheckRunInfo
+from bot.github.errors import CodeHostError
+from bot.github.repo_slug import resolve_repo
+from bot.github.webhook import (
+    CheckRunUpdate,
+    CommentAdded,
+    GitHubEvent,
+    PullRequestClosed,
+    PullRequestUpdated,
+    ReviewSubmitted,
+)
+from bot.models import ThreadKey
+from bot.pr_state import (
+    Feedback,
+    PullRequestState,
+    closed_text,
+    comment_text,
+    conflict_text,
+    review_text,
+)
+from bot.services import Services
+from bot.sessions import Session
+from tools.registry import truncate
+
+log = logging.getLogger(__name__)
+
+LINK_TTL = 90 * 24 * 3600.0  # pull requests stay open longer than sessions stay idle
+LOCK_TTL = 30.0
+LOCK_WAIT = 15.0
+CHECK_HEAD = 1500  # bytes of a failing check's output kept from its start ...
+CHECK_TAIL = 3000  # ... and from its end, where test runners print their failures
+CHECKS_SHOWN = 5
+
+
+class PullRequestLocked(Exception):
+    """Another worker held the pull request's state for too long; the event is dropped."""
+
+
+@runtime_checkable
+class CheckRuns(Protocol):
+    """What a fix turn reads from the code host (bot.github.code_host.GitHubCodeHost)."""
+
+    def check_runs(self, ref: str) -> list[CheckRunInfo]: ...
+
+
+def repo_name(svc: Services) -> str | None:
+    """`owner/name` of the configured repository in lower case, or None when unknown."""
+    try:
+        owner, name = resolve_repo(svc.settings.github_repo, svc.settings.repo_url)
+    except UserError:
+        return None
+    return f"{owner}/{name}".lower()
+
+
+def thread_of(svc: Services, event: GitHubEvent) -> ThreadKey | None:
+    return svc.store.thread_of_pull_request(event.pr.repo, event.pr.number)
+
+
+def link(svc: Services, session: Session, number: int, url: str) -> None:
+    """Remember that pull request `number` belongs to the session's thread."""
+    repo = repo_name(svc)
+    if repo is None:
+        return
+    svc.store.link_pull_request(repo, number, session.key, LINK_TTL)
+    with _locked(svc, repo, number):
+        state = _load(svc, repo, number) or PullRequestState(
+            repo=repo, number=number, thread=session.key.id
+        )
+        state.url, state.thread, state.closed = url, session.key.id, False
+        _save(svc, state)
+
+
+def handle(svc: Services, key: ThreadKey, event: GitHubEvent) -> None:
+    """Apply `event` and tell the thread; `svc.chat` must already mask (the runner wraps it)."""
+    repo, number = event.pr.repo, event.pr.number
+    with _locked(svc, repo, number):
+        state = _load(svc, repo, number) or PullRequestState(
+            repo=repo, number=number, thread=key.id
+        )
+        if isinstance(event, CheckRunUpdate):
+            if state.apply_check(event):
+                _show_ci(svc, key, state)
+        elif isinstance(event, ReviewSubmitted):
+            state.apply_review(event)
+            if event.body.strip() or event.state != "commented":
+                _post(svc, key, review_text(number, event))
+        elif isinstance(event, CommentAdded):
+            state.apply_comment(event)
+            _post(svc, key, comment_text(number, event))
+        elif isinstance(event, PullRequestClosed):
+            state.apply_closed(event)
+            _post(svc, key, closed_text(number, event))
+        elif isinstance(event, PullRequestUpdated) and state.apply_update(event):
+            _post(svc, key, conflict_text(number))
+        _save(svc, state)
+
+
+def fix_context(svc: Services, session: Session, mask: Callable[[str], str]) -> str:
+    """What the next turn must know about its pull request, or "" when nothing needs a fix."""
+    pr = session.pull_request
+    repo = repo_name(svc)
+    if pr is None or repo is None:
+        return ""
+    with _locked(svc, repo, pr.number):
+        state = _load(svc, repo, pr.number)
+        if state is None or not state.needs_fix:
+            return ""
+        runs = _failing_runs(svc, state) if state.outcome() == "failed" else None
+        text = context_text(state, runs)
+        state.attended, state.feedback = state.attention, []
+        _save(svc, state)
+    return mask(text)
+
+
+def context_text(state: PullRequestState, runs: Sequence[CheckRunInfo] | str | None) -> str:
+    """The fix turn's preamble: failing checks (runs, or why they could not be read), feedback."""
+    lines = [
+        f"[Pull request #{state.number} ({state.url}), opened from this thread, needs a fix. "
+        "Change the files so the failing checks pass and the review is addressed; once "
+        "approved, the fix is pushed as a new commit to the same pull request.]"
+    ]
+    if runs is not None:
+        lines.append(f"\nFailing checks on commit {state.head_sha[:12]}:")
+        if isinstance(runs, str):
+            lines.append(f"(their output could not be read: {runs}; names: "
+                         f"{', '.join(state.failing())})")  # fmt: skip
+        for run in list(runs)[:CHECKS_SHOWN] if not isinstance(runs, str) else ():
+            output = "\n".join(p for p in (run.title, run.summary, run.text) if p.strip())
+            cut = truncate(output or "(no output)", head=CHECK_HEAD, tail=CHECK_TAIL,
+                           hint=f"see {run.url or 'the check run'}")  # fmt: skip
+            lines.append(f"\n### check `{run.name}`: {run.conclusion}\n{cut}")
+    for item in state.feedback:
+        lines.append("\n" + _feedback_line(item))
+    lines.append("\n---\n")
+    return "\n".join(lines)
+
+
+def _feedback_line(item: Feedback) -> str:
+    if item.state:
+        what = {"changes_requested": "requested changes", "approved": "approved"}.get(
+            item.state, "reviewed"
+        )
+        head = f"Review by {item.author} ({what}):"
+    else:
+        line = f" line {item.line}" if item.line else ""
+        where = f" on {item.path}{line}" if item.path else ""
+        head = f"Comment by {item.author}{where}:"
+    return f"{head}\n{item.body.strip() or '(no text)'}"
+
+
+def _failing_runs(svc: Services, state: PullRequestState) -> list[CheckRunInfo] | str:
+    host = svc.code_host()
+    if not isinstance(host, CheckRuns):
+        return "GitHub credentials are not configured"
+    try:
+        runs = host.check_runs(state.head_sha)
+    except CodeHostError as exc:
+        return str(exc)
+    finally:
+        close = getattr(host, "close", None)
+        if callable(close):
+            close()
+    failing = set(state.failing())
+    return [r for r in runs if r.name in failing and r.status == "completed"]
+
+
+def _show_ci(svc: Services, key: ThreadKey, state: PullRequestState) -> None:
+    text = state.ci_text()
+    if state.ci_ts is None:
+        state.ci_ts = svc.chat.post(key.channel, text, thread_ts=key.thread_ts)
+        svc.store.index_message(key.channel, state.ci_ts, key, svc.settings.session_ttl)
+    else:
+        svc.chat.update(key.channel, state.ci_ts, text)
+
+
+def _post(svc: Services, key: ThreadKey, text: str) -> None:
+    ts = svc.chat.post(key.channel, text, thread_ts=key.thread_ts)
+    svc.store.index_message(key.channel, ts, key, svc.settings.session_ttl)
+
+
+def _blob(repo: str, number: int) -> str:
+    return f"pull-request:{repo}#{number}"
+
+
+def _load(svc: Services, repo: str, number: int) -> PullRequestState | None:
+    raw = svc.store.get_blob(_blob(repo, number))
+    if raw is None:
+        return None
+    try:
+        return PullRequestState.model_validate_json(raw)
+    except ValueError:
+        log.warning("stored state of %s#%d is unreadable; starting afresh", repo, number)
+        return None
+
+
+def _save(svc: Services, state: PullRequestState) -> None:
+    data = state.model_dump_json().encode()
+    svc.store.put_blob(_blob(state.repo, state.number), data, LINK_TTL)
+
+
+@contextmanager
+def _locked(svc: Services, repo: str, number: int) -> Iterator[None]:
+    name, owner = f"{_blob(repo, number)}:lock", uuid.uuid4().hex
+    deadline = time.monotonic() + LOCK_WAIT
+    while not svc.store.acquire(name, owner, LOCK_TTL):
+        if time.monotonic() >= deadline:
+            raise PullRequestLocked(f"the state of {repo}#{number} stayed locked")
+        time.sleep(0.05)
+    try:
+        yield
+    finally:
+        svc.store.release(name, owner)

@@ -1,0 +1,104 @@
+"""POST /github/webhook: signature, body limit, dedupe across replicas, hand-off, the 404."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+from bot.github.receiver import MAX_BODY, WebhookReceiver
+from bot.github.webhook import GitHubEvent, signature
+from bot.http import HealthApp
+from bot.metrics import Metrics
+from bot.store.base import StoreUnavailable
+from bot.store.memory import MemoryStore
+from tests.unit.service.test_http import Response, environ
+
+SECRET = "whsec-unit-test"
+PAYLOAD = {
+    "action": "created",
+    "issue": {"number": 7, "pull_request": {"url": "https://api.github.com/x"}},
+    "comment": {"user": {"login": "dave"}, "body": "LGTM", "html_url": "https://h/1"},
+    "repository": {"full_name": "acme/infra"},
+}
+
+
+def _request(body: bytes, *, secret: str = SECRET, delivery: str = "d-1",
+             event: str = "issue_comment") -> dict[str, Any]:  # fmt: skip
+    headers = {"X-GitHub-Event": event, "X-GitHub-Delivery": delivery}
+    if secret:
+        headers["X-Hub-Signature-256"] = signature(secret.encode(), body)
+    return environ("/github/webhook", body=body, headers=headers)
+
+
+def _receiver(store: MemoryStore | None = None) -> tuple[WebhookReceiver, list[GitHubEvent]]:
+    taken: list[GitHubEvent] = []
+    return WebhookReceiver(SECRET, store or MemoryStore(), Metrics(), taken.append), taken
+
+
+def _call(app: Any, env: dict[str, Any]) -> tuple[int, str]:
+    response = Response()
+    body = b"".join(app(env, response))
+    return response.code, body.decode()
+
+
+def test_a_signed_delivery_is_parsed_and_handed_off_once() -> None:
+    receiver, taken = _receiver()
+    body = json.dumps(PAYLOAD).encode()
+    assert _call(receiver, _request(body))[0] == 202
+    assert [e.pr.number for e in taken] == [7]
+    assert _call(receiver, _request(body)) == (200, "already delivered\n")
+    assert len(taken) == 1
+
+
+def test_a_repeated_delivery_is_dropped_by_another_replica_sharing_the_store() -> None:
+    store = MemoryStore()
+    first, taken_first = _receiver(store)
+    second, taken_second = _receiver(store)
+    body = json.dumps(PAYLOAD).encode()
+    _call(first, _request(body))
+    assert _call(second, _request(body))[0] == 200
+    assert (len(taken_first), len(taken_second)) == (1, 0)
+
+
+def test_forged_or_unsigned_deliveries_are_401_and_never_recorded_as_seen() -> None:
+    receiver, taken = _receiver()
+    body = json.dumps(PAYLOAD).encode()
+    assert _call(receiver, _request(body, secret="wrong"))[0] == 401
+    assert _call(receiver, _request(body, secret=""))[0] == 401
+    tampered = _request(body)
+    tampered["wsgi.input"] = io.BytesIO(body.replace(b"LGTM", b"NOPE"))
+    assert _call(receiver, tampered)[0] == 401
+    assert taken == []
+    assert _call(receiver, _request(body))[0] == 202  # the real one still gets through
+
+
+def test_too_big_and_malformed_bodies() -> None:
+    receiver, taken = _receiver()
+    big = _request(b"{}")
+    big["CONTENT_LENGTH"] = str(MAX_BODY + 1)
+    assert _call(receiver, big)[0] == 413
+    assert _call(receiver, _request(b"not json", delivery="d-2"))[0] == 400
+    assert _call(receiver, _request(b"[1]", delivery="d-3"))[0] == 400
+    missing = json.dumps({"action": "created", "issue": {}, "repository": {}}).encode()
+    code, text = _call(receiver, _request(missing, delivery="d-4"))
+    assert (code, taken) == (202, [])
+    assert "ignored" in text
+
+
+def test_a_store_outage_is_a_503_so_the_delivery_shows_as_failed() -> None:
+    class Down(MemoryStore):
+        def first_seen(self, token: str, ttl: float) -> bool:
+            raise StoreUnavailable("Redis at redis:6379 is unavailable: refused")
+
+    receiver, taken = _receiver(Down())
+    assert _call(receiver, _request(json.dumps(PAYLOAD).encode()))[0] == 503
+    assert taken == []
+
+
+def test_the_path_is_404_without_a_secret_and_post_only_with_one() -> None:
+    receiver, _ = _receiver()
+    without = HealthApp(None, Metrics(), slack=None)  # type: ignore[arg-type]
+    assert _call(without, _request(b"{}"))[0] == 404
+    with_secret = HealthApp(None, Metrics(), slack=None, github=receiver)  # type: ignore[arg-type]
+    assert _call(with_secret, environ("/github/webhook", method="GET"))[0] == 405
