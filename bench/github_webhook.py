@@ -40,7 +40,8 @@ SECRET = "bench-webhook-secret"  # noqa: S105 - a dummy for a local benchmark
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from serve_ack import free_port, origin, wait_ready  # noqa: E402 - after the path is set
+from serve_ack import REPO, wait_ready  # noqa: E402 - after the path is set
+from support import bare_origin, free_port  # noqa: E402
 
 
 def payload(i: int) -> bytes:
@@ -83,7 +84,7 @@ def acks(deliveries: int, concurrency: int) -> None:
         env = {
             "PATH": os.environ["PATH"], "HOME": tmp_name, "SLACK_BOT_TOKEN": slack.bot_token,
             "SLACK_SIGNING_SECRET": "bench", "TANKA_BOT_SLACK_API_URL": slack.api_url,
-            "TANKA_BOT_REPO_URL": str(origin(tmp)), "GITHUB_TOKEN": "bench",
+            "TANKA_BOT_REPO_URL": str(bare_origin(tmp, REPO)), "GITHUB_TOKEN": "bench",
             "TANKA_BOT_GITHUB_REPO": "acme/infra", "ANTHROPIC_API_KEY": "bench",
             "ANTHROPIC_BASE_URL": model.url, "TANKA_BOT_WORKDIR": str(tmp / "work"),
             "GITHUB_WEBHOOK_SECRET": SECRET,
