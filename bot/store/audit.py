@@ -7,8 +7,8 @@ optional filters. An event is a JSON object `{"time", "channel", "thread", "user
 Retention: events older than `retention` seconds go, and about `max_events` are kept at most. The
 files are segments `audit-<first event's unix ms>-<n>.jsonl` under `<workdir>/audit/`; a segment
 is closed after `max_events // 10` events or a tenth of the retention, and a closed segment is
-deleted once the next one starts before the cutoff (every event in it is older), or when more
-than ten closed segments exist.
+deleted once its last write (its mtime, set from the store's clock) is before the cutoff, or when
+more than ten closed segments exist.
 """
 
 from __future__ import annotations
@@ -110,21 +110,24 @@ class JsonLinesAudit:
     def _prune(self, now: float) -> None:
         segments = self._segments()
         closed = [s for s in segments if s[1] != self._current]
-        cutoff_ms = (now - self.retention) * 1000
-        # A closed segment's events all precede the next segment's first event.
-        nexts = [s[0] for s in segments[1:]] + [int(now * 1000)]
+        cutoff = now - self.retention
         for index, (_, path) in enumerate(closed):
-            too_many = len(closed) - index > SEGMENTS_KEPT
-            if too_many or nexts[index] < cutoff_ms:
+            try:
+                old = path.stat().st_mtime < cutoff  # its last event was written then
+            except FileNotFoundError:
+                continue
+            if old or len(closed) - index > SEGMENTS_KEPT:
                 path.unlink(missing_ok=True)
 
     def append(self, lines: Sequence[str]) -> None:
         if not lines:
             return
         with self._lock:
-            path = self._open_current(self._clock())
+            now = self._clock()
+            path = self._open_current(now)
             with path.open("a", encoding="utf-8") as f:
                 f.write("".join(line + "\n" for line in lines))
+            os.utime(path, (now, now))
             self._count += len(lines)
 
     def read(self, *, since: float | None = None, thread: str | None = None) -> Iterator[Event]:
