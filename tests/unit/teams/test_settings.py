@@ -39,6 +39,7 @@ def test_a_good_file_gives_each_channel_its_own_settings(tmp_path: Path) -> None
     assert teams.channel("C0INFRA") == ChannelConfig()
     assert teams.channel("C0OTHER") is None
     deploy = settings.channel_settings("C0DEPLOY")
+    assert deploy is not None
     assert deploy.repo_url == "git@github.com:acme/deploy.git"
     assert deploy.github_repo is None  # parsed from the channel's URL, not the global one
     assert deploy.base_branch == "trunk"
