@@ -28,6 +28,8 @@ from bot.agent.loop import Agent
 from bot.agent.messages import LLMProvider
 from bot.agent.prompts import system_prompt
 from bot.approvals import GroupCache
+from bot.audit import Audit
+from bot.channels import Channels
 from bot.compose import budgets_from_settings
 from bot.config import ConfigError, Settings
 from bot.dispatch import Dispatcher
@@ -42,6 +44,7 @@ from bot.services import Services
 from bot.slack.client import SlackChatClient, web_client
 from bot.slack.listeners import register
 from bot.store import build_store
+from bot.store.audit import build_audit_store
 from bot.workspaces import Workspaces
 from tools.catalog import default_registry
 from tools.tanka.diff.base_tree import BaseTrees
@@ -62,9 +65,13 @@ class Service:
     maintenance: CacheMaintenance
     reaper: Reaper
     schedulers: list[BackgroundScheduler] = field(default_factory=list)
+    more_maintenance: list[CacheMaintenance] = field(default_factory=list)  # other channels' repos
 
     def start_jobs(self, *, sweep_interval: float) -> None:
+        self.svc.audit.start()
         self.maintenance.start()
+        for maintenance in self.more_maintenance:
+            maintenance.start()
         scheduler = BackgroundScheduler()
         scheduler.add_job(self.reaper.sweep, "interval", seconds=sweep_interval, id="session-sweep",
                           max_instances=1, coalesce=True)  # fmt: skip
@@ -77,6 +84,9 @@ class Service:
         for scheduler in self.schedulers:
             scheduler.shutdown(wait=False)
         self.maintenance.shutdown()
+        for maintenance in self.more_maintenance:
+            maintenance.shutdown()
+        self.svc.audit.close()
         self.svc.store.close()
         return finished
 
@@ -120,16 +130,30 @@ def build_service(
     store = build_store(settings.redis_url.get_secret_value() if settings.redis_url else None)
     token = settings.github_token
     credentials = TokenCredentials(token.get_secret_value) if token is not None else None
-    cache = RepoCache(settings.workdir, settings.repo_url or "", credentials=credentials)
+
+    def make_cache(url: str) -> RepoCache:
+        return RepoCache(settings.workdir, url, credentials=credentials)
+
+    cache = make_cache(settings.repo_url or "")
     provider = provider_factory(settings)
     agent = Agent(provider, default_registry(), system_prompt=system_prompt(),
                   budgets=budgets_from_settings(settings))  # fmt: skip
     differ = RevisionDiffer(trees=BaseTrees(settings.workdir / "base-trees"))
 
-    def code_host() -> Any:
-        from bot.github.code_host import build_code_host
+    def code_host_for(target: Settings) -> Callable[[], Any]:
+        def code_host() -> Any:
+            from bot.github.code_host import build_code_host
 
-        return build_code_host(settings)
+            return build_code_host(target)
+
+        return code_host
+
+    redis_url = settings.redis_url.get_secret_value() if settings.redis_url else None
+    audit = Audit(
+        build_audit_store(redis_url, settings.workdir, retention=settings.audit_retention,
+                          max_events=settings.audit_max_events),
+        on_drop=metrics.audit_dropped.inc,
+    )  # fmt: skip
 
     svc = Services(
         settings=settings,
@@ -142,14 +166,16 @@ def build_service(
         differ=differ,
         metrics=metrics,
         groups=GroupCache(chat.group_members),
-        code_host=code_host,
+        code_host=code_host_for(settings),
         pull_requests=None,
         bot_user_id=bot_user_id,
         replica=f"{socket.gethostname()}-{os.getpid()}",
         lock_ttl=settings.lease_ttl,
+        audit=audit,
     )
+    channels = Channels(svc, make_cache=make_cache, code_host=code_host_for)
     dispatcher = Dispatcher(settings.workers, queue, on_depth=metrics.queued.set)
-    runner = Runner(svc, dispatcher)
+    runner = Runner(svc, dispatcher, channels)
     bolt = App(
         client=client,
         signing_secret=(settings.slack_signing_secret.get_secret_value()
@@ -159,10 +185,14 @@ def build_service(
         process_before_response=False,
     )  # fmt: skip
     register(bolt, runner, svc, bot_id=bot_id)
-    maintenance = CacheMaintenance(cache, base_branch=settings.base_branch)
-    readiness = Readiness(store=store, cache=cache, maintenance=maintenance)
-    reaper = Reaper(svc, wake=runner.wake)
-    return Service(svc, runner, dispatcher, bolt, readiness, maintenance, reaper)
+    # One maintenance job per repository; the first serves readiness as before, the others
+    # (channels with their own repository) are checked too.
+    jobs = [CacheMaintenance(c, base_branch=branch) for c, branch in channels.caches()]
+    if not jobs:  # pragma: no cover - missing_for_serve requires some repository
+        raise ConfigError(["TANKA_BOT_REPO_URL: required by serve; set the repository URL"])
+    readiness = Readiness(store=store, cache=jobs[0].cache, maintenance=jobs[0], more=jobs[1:])
+    return Service(svc, runner, dispatcher, bolt, readiness, jobs[0], Reaper(svc, wake=runner.wake),
+                   more_maintenance=jobs[1:])  # fmt: skip
 
 
 def serve(settings: Settings, *, host: str, port: int, socket_mode: bool) -> int:

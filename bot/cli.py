@@ -1,4 +1,4 @@
-"""The `tanka-bot` command: serve, chat and tk. One error boundary for all of them."""
+"""The `tanka-bot` command: serve, chat, tk and audit. One error boundary for all of them."""
 
 from __future__ import annotations
 
@@ -33,6 +33,10 @@ def _parser(chat_deps: ChatDeps | None) -> argparse.ArgumentParser:
 
     chat.add_parser(sub, chat_deps or chat.ChatDeps())
     tk_cli.add_parser(sub)
+
+    from bot import audit_cli
+
+    audit_cli.add_parser(sub)
     return parser
 
 

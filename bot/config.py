@@ -11,13 +11,22 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import (
+    Field,
+    SecretStr,
+    SkipValidation,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from bot.errors import BotError
+from bot.prices import Price, parse_prices
+from bot.teams import TEAM_KEYS, Teams, parse_teams
 
 Provider = Literal["anthropic", "gemini", "openai"]
 
@@ -103,6 +112,13 @@ class Settings(BaseSettings):
     policy_dir: str = Field("policy", alias="TANKA_BOT_POLICY_DIR", min_length=1)
     kubernetes_version: str | None = Field(None, alias="TANKA_BOT_KUBERNETES_VERSION")
 
+    # Teams (bot.teams): channels, who may steer, approval rules; only the settings file sets it.
+    teams: Annotated[Teams, SkipValidation] = Field(default_factory=Teams)
+    prices: str | None = Field(None, alias="TANKA_BOT_PRICES")
+    # The audit log keeps events this many seconds, and at most this many events.
+    audit_retention: float = Field(90 * 86_400.0, alias="TANKA_BOT_AUDIT_RETENTION", gt=0)
+    audit_max_events: int = Field(1_000_000, alias="TANKA_BOT_AUDIT_MAX_EVENTS", ge=1000)
+
     @classmethod
     def settings_customise_sources(
         cls,
@@ -131,6 +147,13 @@ class Settings(BaseSettings):
         if value is not None and not _GITHUB_REPO.match(value):
             raise ValueError(f"must look like owner/name (got {value!r})")
         return value
+
+    @field_validator("prices")
+    @classmethod
+    def _check_prices(cls, value: str | None) -> str | None:
+        if value:
+            parse_prices(value)  # ValueError names every bad entry
+        return value or None
 
     @field_validator("workdir")
     @classmethod
@@ -183,6 +206,28 @@ class Settings(BaseSettings):
     def gemini_key(self) -> SecretStr | None:
         return self.gemini_api_key or self.google_api_key
 
+    @property
+    def price_table(self) -> dict[str, Price]:
+        return parse_prices(self.prices) if self.prices else {}
+
+    def channel_settings(self, channel: str) -> Settings | None:
+        """These settings as `channel` sees them (its repository, base branch, approvers); None
+        when the settings file lists channels and not this one."""
+        config = self.teams.channel(channel)
+        if config is None:
+            return None
+        update: dict[str, Any] = {}
+        if config.repo_url is not None:
+            update["repo_url"] = config.repo_url
+            update["github_repo"] = config.github_repo  # None: parsed from the channel's URL
+        elif config.github_repo is not None:
+            update["github_repo"] = config.github_repo
+        if config.base_branch is not None:
+            update["base_branch"] = config.base_branch
+        if config.approvers is not None:
+            update["approvers"] = config.approvers
+        return self.model_copy(update=update) if update else self
+
     def missing_for_provider(self) -> list[str]:
         """Problems that stop the agent from talking to its model provider."""
         key = {
@@ -203,8 +248,14 @@ class Settings(BaseSettings):
             problems.append("SLACK_APP_TOKEN: required by --socket-mode; set an app token")
         if not socket_mode and self.slack_signing_secret is None:
             problems.append("SLACK_SIGNING_SECRET: required in HTTP mode; set the signing secret")
-        if not self.repo_url:
-            problems.append("TANKA_BOT_REPO_URL: required by serve; set the repository URL")
+        channels = self.teams.channels
+        if not self.repo_url and (
+            channels is None or any(c.repo_url is None for c in channels.values())
+        ):
+            problems.append(
+                "TANKA_BOT_REPO_URL: required by serve; set the repository URL "
+                "(or repo_url for every channel in the settings file)"
+            )
         if self.github_token is None and self.github_app_id is None:
             problems.append(
                 "GITHUB_TOKEN: required to push and open pull requests; set it "
@@ -237,7 +288,8 @@ def _secret_names() -> set[str]:
     }
 
 
-def _read_yaml(path: str) -> dict[str, Any]:
+def _read_yaml(path: str) -> tuple[dict[str, Any], Teams, list[str]]:
+    """The file's settings, its teams part, and every problem with its keys (none raised)."""
     try:
         text = Path(path).expanduser().read_text(encoding="utf-8")
     except OSError as exc:
@@ -247,16 +299,19 @@ def _read_yaml(path: str) -> dict[str, Any]:
     except yaml.YAMLError as exc:
         raise ConfigError([f"TANKA_BOT_CONFIG: {path} is not valid YAML: {exc}"]) from exc
     if data is None:
-        return {}
+        return {}, Teams(), []
     if not isinstance(data, dict):
         raise ConfigError([f"TANKA_BOT_CONFIG: {path} must hold a mapping of settings"])
+    team_data = {str(k): v for k, v in data.items() if str(k) in TEAM_KEYS}
+    teams, team_problems = parse_teams(team_data)
+    problems = [f"TANKA_BOT_CONFIG: {p}" for p in team_problems]
+    rest = {str(k): v for k, v in data.items() if str(k) not in TEAM_KEYS}
     known = _alias_names()
-    unknown = sorted(str(k) for k in data if str(k).upper() not in known)
-    if unknown:
-        raise ConfigError(
-            [f"TANKA_BOT_CONFIG: unknown key {k!r} in {path}; see the README" for k in unknown]
-        )
-    return {str(k).upper(): v for k, v in data.items()}
+    problems += [
+        f"TANKA_BOT_CONFIG: unknown key {k!r} in {path}; see the README"
+        for k in sorted(k for k in rest if k.upper() not in known)
+    ]
+    return {k.upper(): v for k, v in rest.items() if k.upper() in known}, teams, problems
 
 
 def _describe(error: Mapping[str, Any]) -> str:
@@ -274,11 +329,17 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     """Read the YAML file (if any) and the environment once; raise ConfigError on any problem."""
     env = dict(os.environ if environ is None else environ)
     values: dict[str, Any] = {}
+    problems: list[str] = []
+    teams = Teams()
     if env.get("TANKA_BOT_CONFIG"):
-        values.update(_read_yaml(env["TANKA_BOT_CONFIG"]))
+        from_file, teams, problems = _read_yaml(env["TANKA_BOT_CONFIG"])
+        values.update(from_file)
     known = _alias_names()
     values.update({k: v for k, v in env.items() if k in known and v != ""})
     try:
-        return Settings(**values)
+        settings = Settings(**values, teams=teams)
     except ValidationError as exc:
-        raise ConfigError([_describe(e) for e in exc.errors()]) from None
+        raise ConfigError(problems + [_describe(e) for e in exc.errors()]) from None
+    if problems:
+        raise ConfigError(problems)
+    return settings

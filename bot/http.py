@@ -4,7 +4,7 @@ GitHub's webhooks (bot.github.receiver), /healthz, /readyz and /metrics."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from bot.git.workspace import RepoCache
@@ -20,10 +20,14 @@ MAX_BODY = 1 << 20  # Slack's payloads are far smaller; anything bigger is not f
 
 
 class Readiness:
-    def __init__(self, *, store: Store, cache: RepoCache, maintenance: CacheMaintenance) -> None:
+    def __init__(
+        self, *, store: Store, cache: RepoCache, maintenance: CacheMaintenance,
+        more: Sequence[CacheMaintenance] = (),
+    ) -> None:  # fmt: skip
         self.store = store
         self.cache = cache
         self.maintenance = maintenance
+        self.more = more  # teams: the caches of other channels' repositories
 
     def problem(self) -> str | None:
         """Why the service should not get traffic now, or None."""
@@ -31,10 +35,13 @@ class Readiness:
             self.store.ping()
         except StoreUnavailable as exc:
             return f"session store: {exc}"
-        cache = self.cache.problem()
-        if cache is not None:
-            last = self.maintenance.last_error
-            return f"repo cache: {cache}" + (f" (last attempt: {last})" if last else "")
+        pairs = [(self.cache, self.maintenance)] + [(m.cache, m) for m in self.more]
+        for repo_cache, maintenance in pairs:
+            cache = repo_cache.problem()
+            if cache is not None:
+                last = maintenance.last_error
+                where = f" {repo_cache.url}" if self.more else ""
+                return f"repo cache{where}: {cache}" + (f" (last attempt: {last})" if last else "")
         return None
 
 

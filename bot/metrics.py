@@ -42,6 +42,10 @@ class Metrics:
         self.sessions_active = Gauge(
             "tanka_bot_sessions_active", "Sessions in the store", registry=r
         )
+        self.audit_dropped = Counter(
+            "tanka_bot_audit_dropped_total", "Audit events dropped (log unavailable or behind)",
+            registry=r,
+        )  # fmt: skip
         self.queued = Gauge("tanka_bot_jobs_queued", "Jobs waiting for a worker", registry=r)
 
     def render(self) -> bytes:

@@ -18,8 +18,8 @@ from dataclasses import dataclass, replace
 from bot.commands import NewEnv, is_cancel, new_env_prompt
 from bot.dispatch import Admission, Dispatcher
 from bot.github.webhook import GitHubEvent
-from bot.handlers import ci
-from bot.handlers.approve import approve
+from bot.handlers import ci, steer
+from bot.handlers.approve import approve, withdraw
 from bot.handlers.turn import run_turn
 from bot.lease import Lease, request_cancel
 from bot.logs import thread_context
@@ -73,9 +73,14 @@ class Pending:
 
 
 class Runner:
-    def __init__(self, svc: Services, dispatcher: Dispatcher) -> None:
+    def __init__(
+        self, svc: Services, dispatcher: Dispatcher,
+        channels: Callable[[str], Services | None] | None = None,
+    ) -> None:  # fmt: skip
         self.svc = svc
         self.dispatcher = dispatcher
+        # Teams: each channel's view of the service (its repository, base branch, approvers).
+        self.channels = channels or (lambda _channel: svc)
         self._running: dict[str, Lease] = {}
         self._masks: dict[str, SecretMask] = {}
         self._lock = threading.Lock()
@@ -84,6 +89,8 @@ class Runner:
 
     def accept_message(self, message: Mention | ThreadReply) -> None:
         key = message.key
+        if steer.refuse_message(self.svc, message):  # teams: who may steer, which channels
+            return
         if is_cancel(message.text):
             self.cancel(key, message.user)
             return
@@ -91,8 +98,10 @@ class Runner:
 
     def accept_reaction(self, reaction: Reaction) -> None:
         s = self.svc.settings
-        if not reaction.added or reaction.name not in (s.approve_emoji, s.cancel_emoji):
+        if reaction.name not in (s.approve_emoji, s.cancel_emoji):
             return
+        if not reaction.added and reaction.name != s.approve_emoji:
+            return  # a removed approve reaction withdraws the approval (teams)
         try:
             key = self._thread_of(reaction.channel, reaction.item_ts)
         except StoreUnavailable as exc:
@@ -102,12 +111,18 @@ class Runner:
         if key is None:
             return  # not a message of one of our threads
         if reaction.name == s.cancel_emoji:
+            if steer.refuse_user(self.svc, key.channel, key.thread_ts, reaction.user, "cancel"):
+                return
             self.cancel(key, reaction.user)
         else:
             self._submit(key, lambda: self._approve(key, reaction))
 
     def accept_new_env(self, command: SlashCommand, action: NewEnv) -> None:
         def job() -> None:
+            why = steer.refuse_command(self.svc, command)
+            if why is not None:
+                self._ephemeral(command.channel, command.user, why)
+                return
             request = f"/tanka new-env {action.name}" + (
                 f" {action.instructions}" if action.instructions else ""
             )
@@ -145,8 +160,11 @@ class Runner:
                 if key is None:
                     return  # a pull request the bot did not open
                 mask = self._mask(key)
-                masked = replace(self.svc, chat=MaskingChat(self.svc.chat, mask.apply))
+                masked = replace(self.svc, chat=MaskingChat(self.svc.chat, mask.apply),
+                                 audit=self.svc.audit.with_mask(mask.apply))  # fmt: skip
                 with thread_context(key.id):
+                    masked.audit.record(key.channel, key.thread_ts, "", "github_event",
+                                        {"event": type(event).__name__, "pr": event.pr.number})  # fmt: skip
                     ci.handle(masked, key, event)
             except Exception:  # news nobody in the thread asked for: logged, never replied
                 self.svc.metrics.errors.labels("github").inc()
@@ -163,6 +181,8 @@ class Runner:
         except StoreUnavailable as exc:
             self._post(key, STORE_DOWN.format(error=exc))
             return
+        if running:
+            self.svc.audit.record(key.channel, key.thread_ts, user, "cancelled", {})
         text = (
             f":octagonal_sign: <@{user}> cancelled the running turn; edits made so far are kept."
             if running
@@ -240,7 +260,7 @@ class Runner:
                 return True
 
     def _turn(self, key: ThreadKey, items: list[Pending], lease: Lease) -> None:
-        svc = self.svc
+        svc = self.channels(key.channel) or self.svc
         raw = svc.store.load(key)
         if raw is None:
             first = items[0]
@@ -251,12 +271,19 @@ class Runner:
                 base_branch=svc.settings.base_branch,
                 branch=branch_name(key.thread_ts, first.request or first.text),
             )  # fmt: skip
+            svc.audit.record(key.channel, key.thread_ts, first.user, "session_started",
+                             {"request": session.request, "repo": svc.settings.repo_url or "",
+                              "base_branch": session.base_branch})  # fmt: skip
         else:
             session = Session.from_json(raw)
             if session.state == "running":
                 self._post(key, CUT_OFF)
         mask = self._mask(key)
-        masked = replace(svc, chat=MaskingChat(svc.chat, mask.apply))
+        masked = replace(svc, chat=MaskingChat(svc.chat, mask.apply),
+                         audit=svc.audit.with_mask(mask.apply))  # fmt: skip
+        for item in items:
+            masked.audit.record(key.channel, key.thread_ts, item.user, "message",
+                                {"text": item.text})  # fmt: skip
         # After a failing CI run or a change request, the turn starts from what GitHub said.
         context = ci.fix_context(svc, session, mask.apply)
         try:
@@ -267,7 +294,17 @@ class Runner:
             svc.store.save(key, session.to_json(), updated=session.updated)
 
     def _approve(self, key: ThreadKey, reaction: Reaction) -> None:
-        svc = self.svc
+        svc = self.channels(key.channel) or self.svc
+        if not reaction.added:
+            # A withdrawal only takes the approval out of the store's set: it needs no lease, so
+            # it is never lost to a running turn. The session is read, not written.
+            raw = svc.store.load(key)
+            if raw is not None:
+                mask = self._mask(key)
+                masked = replace(svc, chat=MaskingChat(svc.chat, mask.apply),
+                                 audit=svc.audit.with_mask(mask.apply))  # fmt: skip
+                withdraw(masked, Session.from_json(raw), reaction, mask.apply)
+            return
         lease = Lease(svc.store, key, ttl=svc.lock_ttl, replica=svc.replica)
         # The proposal is posted just before its turn lets go of the thread; an approval that
         # quick waits a moment rather than being refused.
@@ -283,7 +320,8 @@ class Runner:
                 return
             session = Session.from_json(raw)
             mask = self._mask(key)
-            masked = replace(svc, chat=MaskingChat(svc.chat, mask.apply))
+            masked = replace(svc, chat=MaskingChat(svc.chat, mask.apply),
+                             audit=svc.audit.with_mask(mask.apply))  # fmt: skip
             approve(masked, session, reaction, mask.apply)
             session.updated = svc.clock()
             svc.store.save(key, session.to_json(), updated=session.updated)

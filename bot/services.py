@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from bot.agent.loop import Agent
 from bot.approvals import GroupCache
+from bot.audit import Audit
 from bot.config import Settings
 from bot.metrics import Metrics
 from bot.ports import ChatClient
@@ -34,3 +35,4 @@ class Services:
     replica: str = "replica"
     lock_ttl: float = 60.0  # a turn's lease; renewed while it runs, expires after a crash
     clock: Callable[[], float] = field(default=time.time)
+    audit: Audit = field(default_factory=lambda: Audit(None))  # None: no log (unit tests)

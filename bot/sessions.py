@@ -34,6 +34,10 @@ class ProposalRecord(BaseModel):
     title: str = ""
     summary: str = ""
     created: float = 0.0
+    # The environments the change may affect (the importers analysis), for approval rules;
+    # None: not known (the analysis failed, or a session stored before rules existed).
+    affected: tuple[str, ...] | None = None
+    approved_by: tuple[str, ...] = ()  # set when it became a pull request (the store counts)
 
 
 class PullRequestRecord(BaseModel):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.commands import help_text
+from bot.prices import dollars, turn_cost
 from bot.services import Services
 from bot.sessions import Session, SessionCorrupt
 from tools.gitrun import Git, GitError
@@ -64,9 +65,11 @@ def _line(svc: Services, session: Session, idle: float) -> str:
         else ""
     )
     tokens = session.input_tokens + session.output_tokens
+    cost = turn_cost(svc.settings.price_table, svc.settings.model_id,
+                     session.input_tokens, session.output_tokens)  # fmt: skip
     return (
         f"• {where} · <@{session.requester}> · {state} · {len(session.proposals)} proposal(s)"
-        f"{pr} · {tokens / 1000:.1f}k tokens"
+        f"{pr} · {tokens / 1000:.1f}k tokens" + (f" · {dollars(cost)}" if cost is not None else "")
     )
 
 

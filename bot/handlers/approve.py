@@ -1,4 +1,10 @@
-"""The approve reaction: check who, which proposal and that it is unchanged; then publish.
+"""The approve reaction: check who, which proposal and that it is unchanged; count it against
+the proposal's approval rules (bot.policy); publish when the last required approval arrives.
+Removing the reaction withdraws the approval.
+
+Approvals are members of a set in the store, one per proposal, so every replica counts the same
+ones; publishing runs inside the thread's lease, so of two approvals arriving together on two
+replicas one records and the other, seeing the proposal complete, publishes: one pull request.
 
 Every refusal is explained in the thread. Anything that cannot be checked (the store, Slack's
 user groups, GitHub) refuses: nothing is pushed on a guess.
@@ -10,7 +16,7 @@ import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from bot.approvals import refusal
+from bot import policy
 from bot.handlers import ci
 from bot.publish.pipeline import Published, PublishError, publish
 from bot.publish.pr_text import pr_body, pr_title
@@ -27,6 +33,18 @@ class Refused(Exception):
     """The approval was refused; the message is posted in the thread."""
 
 
+def approvals_key(session: Session, record: ProposalRecord) -> str:
+    return f"approvals:{session.key.id}:{record.ts}"
+
+
+def requirements(svc: Services, record: ProposalRecord) -> tuple[policy.Requirement, ...]:
+    s = svc.settings
+    return policy.requirements(
+        record.affected, s.teams.approval_rules,
+        approvers=s.approvers, allow_self=s.allow_self_approval,
+    )  # fmt: skip
+
+
 def check_approval(svc: Services, session: Session, reaction: Reaction) -> ProposalRecord:
     """The proposal the reaction approves, or Refused saying why not."""
     record = next((p for p in session.proposals if p.ts == reaction.item_ts), None)
@@ -38,13 +56,10 @@ def check_approval(svc: Services, session: Session, reaction: Reaction) -> Propo
             f"that is proposal {session.proposals.index(record) + 1}, not the latest "
             f"(proposal {len(session.proposals)}); react on the latest one"
         )
-    s = svc.settings
-    why = refusal(
-        reaction.user,
-        requester=session.requester,
-        approvers=s.approvers,
-        allow_self=s.allow_self_approval,
-        members=svc.groups.members,
+    if record.approved_by and session.pull_request is not None:
+        raise Refused(f"this proposal is already in pull request #{session.pull_request.number}")
+    why = policy.refusal(
+        reaction.user, requirements(svc, record), session.requester, svc.groups.members
     )
     if why is not None:
         raise Refused(why)
@@ -55,34 +70,97 @@ def approve(
     svc: Services, session: Session, reaction: Reaction, mask: Callable[[str], str]
 ) -> None:
     key = session.key
+    user = reaction.user
+    number = 0
     try:
         record = check_approval(svc, session, reaction)
-        published = _publish(svc, session, record, reaction.user, mask)
+        number = session.proposals.index(record) + 1
+        name = approvals_key(session, record)
+        svc.store.add_member(name, user, svc.settings.session_ttl)
+        reqs = requirements(svc, record)
+        counted = policy.tally(reqs, svc.store.members(name), session.requester,
+                               svc.groups.members)  # fmt: skip
+        if not counted.complete:
+            svc.metrics.approvals.labels("accepted").inc()
+            _audit(svc, session, user, "counted", counted=counted, number=number)
+            text = f":ballot_box_with_check: <@{user}> approved proposal {number}: "
+            svc.chat.post(key.channel, text + counted.missing_text(), thread_ts=key.thread_ts)
+            return
+        published = _publish(svc, session, record, counted.approvers, mask)
     except Refused as exc:
         svc.metrics.approvals.labels("refused").inc()
-        svc.chat.post(key.channel, f"<@{reaction.user}> not opened: {exc}", thread_ts=key.thread_ts)
+        svc.audit.record(key.channel, key.thread_ts, user, "approval",
+                         {"accepted": False, "proposal": number, "why": str(exc)})  # fmt: skip
+        svc.chat.post(key.channel, f"<@{user}> not opened: {exc}", thread_ts=key.thread_ts)
         return
     svc.metrics.approvals.labels("accepted").inc()
+    _audit(svc, session, user, "complete", counted=counted, number=number)
     svc.metrics.prs.labels("opened" if published.created else "updated").inc()
+    session.proposals[number - 1] = record.model_copy(update={"approved_by": counted.approvers})
     session.pull_request = PullRequestRecord(
         number=published.pr_number, url=published.pr_url, branch=published.branch
     )
+    svc.audit.record(
+        key.channel, key.thread_ts, user, "pr_opened" if published.created else "pr_updated",
+        {"number": published.pr_number, "url": published.pr_url, "branch": published.branch,
+         "proposal": number, "diff_hash": record.diff_hash, "approvers": counted.approvers},
+    )  # fmt: skip
     ci.link(svc, session, published.pr_number, published.pr_url)  # GitHub's news -> thread
     verb = "Opened" if published.created else "Updated"
     # An update is a new commit on the same pull request: link that commit.
     commit = (
         "" if published.created else f" with commit {published.pr_url}/commits/{published.commit}"
     )
+    names = ", ".join(f"<@{u}>" for u in counted.approvers)
     svc.chat.post(
         key.channel,
         f":rocket: {verb} pull request #{published.pr_number}: {published.pr_url}{commit} "
-        f"(approved by <@{reaction.user}>; nothing was applied to any cluster)",
+        f"(approved by {names}; nothing was applied to any cluster)",
         thread_ts=key.thread_ts,
     )
 
 
+def withdraw(
+    svc: Services, session: Session, reaction: Reaction, mask: Callable[[str], str]
+) -> None:
+    """The approve reaction was removed: the approval no longer counts."""
+    key = session.key
+    user = reaction.user
+    record = next((p for p in session.proposals if p.ts == reaction.item_ts), None)
+    if record is None:
+        return
+    name = approvals_key(session, record)
+    if not svc.store.remove_member(name, user):
+        return  # it never counted (refused, or already withdrawn)
+    number = session.proposals.index(record) + 1
+    svc.metrics.approvals.labels("withdrawn").inc()
+    counted = policy.tally(requirements(svc, record), svc.store.members(name),
+                           session.requester, svc.groups.members)  # fmt: skip
+    _audit(svc, session, user, "withdrawn", counted=counted, number=number)
+    if record.approved_by and session.pull_request is not None:
+        text = (f"<@{user}> withdrew their approval of proposal {number}, but it is already in "
+                f"pull request #{session.pull_request.number}: close it there if it should not "
+                "merge.")  # fmt: skip
+    else:
+        text = (f":leftwards_arrow_with_hook: <@{user}> withdrew their approval of proposal "
+                f"{number}: {counted.missing_text()}")  # fmt: skip
+    svc.chat.post(key.channel, text, thread_ts=key.thread_ts)
+
+
+def _audit(
+    svc: Services, session: Session, user: str, why: str, *, counted: policy.Tally, number: int
+) -> None:
+    """An approval counted ("counted", "complete") or taken back ("withdrawn")."""
+    key = session.key
+    svc.audit.record(key.channel, key.thread_ts, user, "approval", {
+        "accepted": why != "withdrawn", "withdrawn": why == "withdrawn", "why": why,
+        "proposal": number, "missing": counted.missing,
+        "still_needed": counted.missing_text(), "approvers": counted.approvers,
+    })  # fmt: skip
+
+
 def _publish(
-    svc: Services, session: Session, record: ProposalRecord, approver: str,
+    svc: Services, session: Session, record: ProposalRecord, approvers: tuple[str, ...],
     mask: Callable[[str], str],
 ) -> Published:  # fmt: skip
     code_host = svc.code_host()
@@ -110,7 +188,7 @@ def _publish(
         summary=record.summary,
         files=record.files,
         requester=f"Slack user {session.requester}",
-        approver=f"Slack user {approver}",
+        approver=", ".join(f"Slack user {a}" for a in approvers),
         environments=record.envs,
         thread_url=thread_url,
         request=session.request,

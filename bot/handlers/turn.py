@@ -10,11 +10,13 @@ from __future__ import annotations
 import logging
 import time
 
+from bot import policy
 from bot.agent.cancel import CancelToken
 from bot.agent.loop import TurnResult
 from bot.agent.trim import trim_history
 from bot.git.checkout import Checkout
 from bot.handlers.progress import CONTEXT_WINDOWS, Progress
+from bot.prices import dollars, turn_cost
 from bot.publish.pr_text import pr_title
 from bot.publish.proposal import Proposal, make_proposal
 from bot.services import Services
@@ -53,6 +55,8 @@ def run_turn(
     def tool_done(name: str, ok: bool, seconds: float) -> None:
         session.record_tool(name, ok, seconds)
         svc.metrics.tool_calls.labels(name, "ok" if ok else "error").inc()
+        svc.audit.record(key.channel, key.thread_ts, "", "tool_call",
+                         {"tool": name, "ok": ok, "seconds": round(seconds, 3)})  # fmt: skip
 
     provider = svc.agent.provider
     progress = Progress(
@@ -119,11 +123,15 @@ def _answer(svc: Services, session: Session, result: TurnResult, seconds: float)
     text = result.text.strip()
     if result.error is not None:
         text = (text + "\n\n" if text else "") + f":warning: {result.error}"
+    u = result.usage
+    tokens_in = u.input_tokens + u.cache_read_tokens + u.cache_write_tokens
+    cost = turn_cost(svc.settings.price_table, svc.agent.provider.model, tokens_in, u.output_tokens)
     usage = blocks.usage_line(
         input_tokens=result.usage.input_tokens + result.usage.cache_read_tokens,
         output_tokens=result.usage.output_tokens,
         tool_calls=result.tool_calls,
         seconds=seconds,
+        cost=dollars(cost) if cost is not None else "",
     )
     message = blocks.plain(text or "(the model gave no answer)")
     ts = svc.chat.post(key.channel, message.text, thread_ts=key.thread_ts,
@@ -182,6 +190,14 @@ def _propose(svc: Services, session: Session, checkout: Checkout, change: Change
     proposal, diff, note = change
     envs = diff.envs if diff is not None else []
     groups = group_envs(envs)  # environments with identical rendered diffs are shown once
+    # Approval rules match every environment the importers analysis found, changed or not.
+    affected = (
+        tuple(sorted({e.env.split(" [", 1)[0] for e in diff.envs})) if diff is not None else None
+    )
+    needs = policy.requirements(
+        affected, svc.settings.teams.approval_rules,
+        approvers=svc.settings.approvers, allow_self=svc.settings.allow_self_approval,
+    )  # fmt: skip
     view = blocks.ProposalView(
         number=len(session.proposals) + 1,
         files=proposal.files,
@@ -191,6 +207,7 @@ def _propose(svc: Services, session: Session, checkout: Checkout, change: Change
         approve_emoji=svc.settings.approve_emoji,
         review_note=note,
         checks=_checks(svc, checkout, diff) if diff is not None else "",
+        approvals=policy.needs_text(needs, session.requester),
     )
     message = blocks.proposal(view)
     for snippet in message.snippets:
@@ -210,8 +227,16 @@ def _propose(svc: Services, session: Session, checkout: Checkout, change: Change
             # The per-environment summary goes into the commit message and the PR body.
             summary=grouped_summary(groups) if diff is not None else "",
             created=svc.clock(),
+            affected=affected,
         )
     )
+    svc.audit.record(key.channel, key.thread_ts, session.requester, "proposal", {
+        "number": len(session.proposals), "ts": ts, "diff_hash": proposal.diff_hash,
+        "base_commit": proposal.base_commit, "files": proposal.files,
+        "environments": [e.env for e in envs if e.has_changes], "affected": affected,
+        "needs": [{"approvers": r.approvers, "min_approvals": r.min_approvals,
+                   "allow_self": r.allow_self, "rule": r.label} for r in needs],
+    })  # fmt: skip
 
 
 def _save(svc: Services, session: Session) -> None:

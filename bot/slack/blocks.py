@@ -53,6 +53,7 @@ class ProposalView:
     approve_emoji: str
     review_note: str = ""  # e.g. why a rendered diff is not available
     checks: str = ""  # schema and policy findings (tk check), summary first
+    approvals: str = ""  # who may approve and how many approvals it needs (bot.policy)
 
 
 def clip(text: str, limit: int, note: str = "\n… (cut; the full text is in the snippet)") -> str:
@@ -145,6 +146,8 @@ def proposal(view: ProposalView) -> Rendered:
             section(f"*Checks* {head_line}" + (f"\n{_fence(rest)}" if rest.strip() else ""))
         )
     approve = f"React with :{view.approve_emoji}: to open a pull request"
+    if view.approvals:  # teams: the approval rules' needs, just above the approve line
+        approve = f"{view.approvals}\n{approve}"
     blocks.append(section(approve))
     text = clip(f"{head}\n" + "\n".join(lines) + f"\n{approve}", TEXT_LIMIT, "\n…")
     return fit(Rendered(text, blocks, tuple(snippets)))
@@ -202,10 +205,14 @@ def plain(text: str) -> Rendered:
     return Rendered(clip(text, TEXT_LIMIT, "\n…"), [section(p) for p in parts])
 
 
-def usage_line(*, input_tokens: int, output_tokens: int, tool_calls: int, seconds: float) -> str:
+def usage_line(
+    *, input_tokens: int, output_tokens: int, tool_calls: int, seconds: float,
+    cost: str = "",
+) -> str:  # fmt: skip
     return (
         f"{_tokens(input_tokens)} tokens in · {_tokens(output_tokens)} out · "
-        f"{tool_calls} tool call(s) · {seconds:.0f} s"
+        + (f"{cost} · " if cost else "")
+        + f"{tool_calls} tool call(s) · {seconds:.0f} s"
     )
 
 

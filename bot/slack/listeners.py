@@ -14,6 +14,7 @@ from typing import Any
 from slack_bolt import Ack, App
 
 from bot.commands import Envs, Help, NewEnv, Status, parse_slash
+from bot.handlers import steer
 from bot.handlers.admin import environments_message, help_message, status_message
 from bot.runner import STORE_DOWN, Runner
 from bot.services import Services
@@ -59,6 +60,7 @@ def register(app: App, runner: Runner, svc: Services, *, bot_id: str = "") -> No
     app.event("app_mention")(on_event)
     app.event("message")(on_event)
     app.event("reaction_added")(on_event)
+    app.event("reaction_removed")(on_event)  # withdraws an approval
 
     def on_command(ack: Ack, body: Mapping[str, Any]) -> None:
         command = parse_command(body)
@@ -66,6 +68,12 @@ def register(app: App, runner: Runner, svc: Services, *, bot_id: str = "") -> No
             ack(text="This command could not be read; try again.")
             return
         action = parse_slash(command.text)
+        not_set_up = steer.steering(svc).channel_refusal(command.channel)
+        if not_set_up is not None:  # teams: a channel the settings file does not list
+            ack(text=not_set_up)
+            steer.refuse_command(svc, command)  # audited
+            return
+        here = runner.channels(command.channel) or svc
         if isinstance(action, Help):
             ack(text=help_message(svc, action.problem))
         elif isinstance(action, NewEnv):
@@ -74,8 +82,9 @@ def register(app: App, runner: Runner, svc: Services, *, bot_id: str = "") -> No
         else:
             ack()
             _answer_later(runner, command.channel, command.user,
-                          lambda: environments_message(svc) if isinstance(action, Envs)
-                          else status_message(svc, command.channel))  # fmt: skip
+                          lambda: steer.refuse_command(svc, command)
+                          or (environments_message(here) if isinstance(action, Envs)
+                              else status_message(here, command.channel)))  # fmt: skip
         _ = Status  # every action is handled above
 
     app.command("/tanka")(on_command)

@@ -106,6 +106,22 @@ class SessionStore(Protocol):
         """
         ...
 
+    def add_member(self, name: str, member: str, ttl: float) -> bool:
+        """Add `member` to the set `name`, which then expires `ttl` seconds after this write;
+        True when it was not a member. Atomic: of concurrent adds of one member, one gets True.
+
+        Approvals of a proposal live in such a set, so every replica counts the same ones.
+        """
+        ...
+
+    def remove_member(self, name: str, member: str) -> bool:
+        """Take `member` out of the set `name`; True when it was a member."""
+        ...
+
+    def members(self, name: str) -> list[str]:
+        """The set's members in the order they were first added (empty when there is none)."""
+        ...
+
     def put_blob(self, name: str, data: bytes, ttl: float | None) -> None:
         """Store bytes under `name` (replacing any), expiring after `ttl` seconds or never."""
         ...

@@ -32,6 +32,7 @@ class MemoryStore:
         self._seen: ExpiringDict[str, bool] = ExpiringDict()
         self._pulls: ExpiringDict[tuple[str, int], ThreadKey] = ExpiringDict()
         self._blobs: ExpiringDict[str, bytes] = ExpiringDict()
+        self._sets: ExpiringDict[str, dict[str, None]] = ExpiringDict()
         self._locks: ExpiringDict[str, str] = ExpiringDict()
         self._writes = 0
 
@@ -105,6 +106,30 @@ class MemoryStore:
         with self._lock:
             return self._pending.pop(key, [])
 
+    # sets
+
+    def add_member(self, name: str, member: str, ttl: float) -> bool:
+        deadline = self._deadline(ttl)
+        with self._lock:
+            members = self._sets.get(name, self._clock()) or {}
+            added = member not in members
+            members[member] = None
+            self._sets.set(name, members, deadline)
+            self._wrote()
+            return added
+
+    def remove_member(self, name: str, member: str) -> bool:
+        with self._lock:
+            members = self._sets.get(name, self._clock())
+            if members is None or member not in members:
+                return False
+            del members[member]
+            return True
+
+    def members(self, name: str) -> list[str]:
+        with self._lock:
+            return list(self._sets.get(name, self._clock()) or ())
+
     # blobs
 
     def put_blob(self, name: str, data: bytes, ttl: float | None) -> None:
@@ -168,5 +193,6 @@ class MemoryStore:
         self._writes += 1
         if self._writes % _SWEEP_EVERY == 0:
             now = self._clock()
-            for expiring in (self._messages, self._seen, self._pulls, self._blobs, self._locks):
+            for expiring in (self._messages, self._seen, self._pulls, self._blobs, self._locks,
+                             self._sets):  # fmt: skip
                 expiring.sweep(now)

@@ -56,6 +56,19 @@ end
 return 0
 """
 
+# A sorted set scored by insertion order: a per-set counter, so the first add keeps its place.
+_ADD_MEMBER: Final = """
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 0
+end
+local n = redis.call('INCR', KEYS[2])
+redis.call('ZADD', KEYS[1], n, ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return 1
+"""
+
 _RELEASE: Final = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -74,6 +87,7 @@ class RedisStore:
         self._acquire = self._client.register_script(_ACQUIRE)
         self._renew = self._client.register_script(_RENEW)
         self._release = self._client.register_script(_RELEASE)
+        self._add_member = self._client.register_script(_ADD_MEMBER)
 
     def __repr__(self) -> str:
         return f"RedisStore({self._where}, prefix={self._prefix!r})"
@@ -154,6 +168,23 @@ class RedisStore:
             tx.delete(queue)
             items, _ = tx.execute()
         return [item.decode() for item in items]
+
+    # sets
+
+    def add_member(self, name: str, member: str, ttl: float) -> bool:
+        keys = [self._key("set", name), self._key("set-counter", name)]
+        args: list[str | int] = [member, ttl_millis(ttl)]
+        with self._reachable():
+            return bool(self._add_member(keys=keys, args=args))
+
+    def remove_member(self, name: str, member: str) -> bool:
+        with self._reachable():
+            return bool(self._client.zrem(self._key("set", name), member))
+
+    def members(self, name: str) -> list[str]:
+        with self._reachable():
+            rows = cast("list[bytes]", self._client.zrange(self._key("set", name), 0, -1))
+        return [row.decode() for row in rows]
 
     # blobs
 

@@ -375,3 +375,41 @@ def test_ttls_must_be_positive_and_finite(
 ) -> None:
     with pytest.raises(ValueError, match="ttl must be a positive number"):
         call(backend.store, ttl)
+
+
+# sets (approvals of a proposal)
+
+
+def test_set_members_keep_the_order_they_were_first_added(backend: Backend) -> None:
+    store = backend.store
+    assert store.members("approvals:x") == []
+    assert store.add_member("approvals:x", "U0BOB", LONG) is True
+    assert store.add_member("approvals:x", "U0CAROL", LONG) is True
+    assert store.add_member("approvals:x", "U0BOB", LONG) is False
+    assert store.members("approvals:x") == ["U0BOB", "U0CAROL"]
+    assert store.members("approvals:y") == []
+
+
+def test_removing_a_member_and_adding_it_again_puts_it_last(backend: Backend) -> None:
+    store = backend.store
+    for user in ("U1", "U2", "U3"):
+        store.add_member("s", user, LONG)
+    assert store.remove_member("s", "U1") is True
+    assert store.remove_member("s", "U1") is False
+    assert store.remove_member("missing", "U1") is False
+    assert store.members("s") == ["U2", "U3"]
+    store.add_member("s", "U1", LONG)
+    assert store.members("s") == ["U2", "U3", "U1"]
+
+
+def test_a_set_expires_after_its_last_write(backend: Backend) -> None:
+    backend.store.add_member("s", "U1", SHORT)
+    backend.pass_time(PAST_SHORT)
+    assert backend.store.members("s") == []
+
+
+def test_concurrent_adds_of_one_member_report_one_addition(backend: Backend) -> None:
+    replicas = [backend.replica() for _ in range(8)]
+    results = race(8, lambda i: replicas[i].add_member("s", "U0BOB", LONG))
+    assert results.count(True) == 1
+    assert backend.store.members("s") == ["U0BOB"]
