@@ -163,8 +163,8 @@ class Runner:
                 masked = replace(self.svc, chat=MaskingChat(self.svc.chat, mask.apply),
                                  audit=self.svc.audit.with_mask(mask.apply))  # fmt: skip
                 with thread_context(key.id):
-                    masked.audit.record(key.channel, key.thread_ts, "", "github_event",
-                                        {"event": type(event).__name__, "pr": event.pr.number})  # fmt: skip
+                    news = {"event": type(event).__name__, "pr": event.pr.number}
+                    masked.audit.record(key.channel, key.thread_ts, "", "github_event", news)
                     ci.handle(masked, key, event)
             except Exception:  # news nobody in the thread asked for: logged, never replied
                 self.svc.metrics.errors.labels("github").inc()
