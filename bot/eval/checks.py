@@ -203,14 +203,26 @@ def same(actual: Any, expected: Any) -> bool:
 
 
 def as_string(value: Any) -> str:
-    """A value as `matches` sees it: strings as they are, anything else as compact JSON."""
+    """A value as `matches` sees it: strings as they are, anything else as compact JSON, numbers
+    as `tk show` prints them (Jsonnet's 4.0 is 4)."""
     if isinstance(value, str):
         return value
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return json.dumps(_plain(value), sort_keys=True, separators=(",", ":"))
+
+
+def _plain(value: Any) -> Any:
+    """Whole floats as ints, all the way down: Jsonnet numbers are doubles."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _shown(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True) if not isinstance(value, str) else repr(value)
+    text = repr(value) if isinstance(value, str) else json.dumps(_plain(value), sort_keys=True)
     return text if len(text) <= 120 else text[:117] + "..."
 
 

@@ -314,9 +314,10 @@ def _env_check(item: Mapping[str, Any], key: str, problems: _Problems) -> EnvChe
     if "absent" in item and item["absent"] is not True:
         problems.add(f"{key}.absent", "must be true (use equals or matches otherwise)")
     pattern = _regex(item["matches"], f"{key}.matches", problems) if "matches" in item else None
-    if kind is None and given and given != ["absent"]:
+    whole_env = kind is None and name is None
+    if whole_env and given and given != ["absent"]:
         problems.add(key, "without kind and name only `absent: true` (the environment is gone)")
-    if kind is None and path:
+    if whole_env and path:
         problems.add(f"{key}.path", "needs kind and name to select the object it is in")
     if problems.count != before:
         return None
