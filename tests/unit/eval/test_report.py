@@ -7,7 +7,7 @@ import json
 from bot.eval.report import Report, to_json, to_markdown
 from bot.eval.runner import RunResult, TaskResult
 
-CONTRACT_RUN_KEYS = {
+CONTRACT_RUN_KEYS: dict[str, type | tuple[type, ...]] = {
     "passed": bool,
     "failed_check": (int, type(None)),
     "model_calls": int,
