@@ -28,6 +28,7 @@ ONLY = [
     "question-prod-api-replicas",
 ]
 IMAGE = "registry.example.com/shop/frontend"
+PROD = "environments/prod/main.jsonnet"
 
 
 @pytest.fixture
@@ -74,7 +75,7 @@ def test_a_scripted_model_solves_some_tasks_and_the_report_names_the_failures(
         Call(
             "toolu_2",
             "file_edit",
-            {"path": "environments/prod/main.jsonnet", "old_text": "api: 4,", "new_text": "api: 6,"},
+            {"path": PROD, "old_text": "api: 4,", "new_text": "api: 6,"},
         )
     )
     model.answer("Scaled the api in prod to 6 replicas.", input_tokens=1200, output_tokens=80)
