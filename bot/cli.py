@@ -1,4 +1,4 @@
-"""The `tanka-bot` command: serve, chat, tk and audit. One error boundary for all of them."""
+"""The `tanka-bot` command: serve, chat, tk, eval and audit. One error boundary for all of them."""
 
 from __future__ import annotations
 
@@ -29,10 +29,12 @@ def _parser(chat_deps: ChatDeps | None) -> argparse.ArgumentParser:
     serve.add_argument("--socket-mode", action="store_true", help="use Slack Socket Mode")
 
     from bot.chat import command as chat
+    from bot.eval import command as eval_command
     from bot.tk import cli as tk_cli
 
     chat.add_parser(sub, chat_deps or chat.ChatDeps())
     tk_cli.add_parser(sub)
+    eval_command.add_parser(sub)
 
     from bot import audit_cli
 
