@@ -1,6 +1,7 @@
-"""`tanka-bot tk export`: tk's export_test.go sequence, its expected file sets and manifest.json
-texts (copied from grafana/tanka pkg/tanka/export_test.go at 9cbf25174556cdd5c1471ee2bd15463a5576fef2),
-on a fixture written here that defines the same environments."""
+"""`tanka-bot tk export`: tk's export_test.go sequence with its expected file sets and
+manifest.json texts (copied from grafana/tanka pkg/tanka/export_test.go at commit
+9cbf25174556cdd5c1471ee2bd15463a5576fef2), on a fixture written here that defines the same
+environments."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def manifest_json(entries: dict[str, str]) -> str:
 
 
 def expected(static: str, *, inline: bool = True) -> dict[str, str]:
-    entries = {f: "test-export-envs/inline-envs/main.jsonnet" for f in INLINE} if inline else {}
+    entries = dict.fromkeys(INLINE, "test-export-envs/inline-envs/main.jsonnet") if inline else {}
     for kind in ("deployment", "service"):
         entries[f"static/{static}-{kind}.yaml"] = "test-export-envs/static-env/main.jsonnet"
     return entries
