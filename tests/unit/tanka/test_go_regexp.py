@@ -6,6 +6,9 @@ The cases where a translation onto Python's re went wrong, plus Go's own regexp 
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -92,3 +95,17 @@ def test_escaped_text_matches_itself_only(text: str) -> None:
     assert regex_match(f"^{escaped}$", text)
     assert regex_subst(escaped, text, "x") == "x"
     assert regex_subst(f"^{escaped}$", text + "y", "x") == text + "y"
+
+
+def test_re2_after_a_rego_policy_in_one_process() -> None:
+    """regopy's library and RE2 in one process (tk check, then -t targets): no crash."""
+    script = (
+        "from tools.tanka.check import rego\n"
+        "import regopy\n"
+        'regopy.Interpreter().query(\'x := regex.match("a+", "aa")\')\n'
+        "from tools.tanka.targets import parse_targets\n"
+        "print(parse_targets(['deployment/.*']).keeps('Deployment/x'))\n"
+    )
+    argv = [sys.executable, "-c", script]
+    done = subprocess.run(argv, check=False, capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (0, "True\n"), done.stderr

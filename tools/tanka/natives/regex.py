@@ -117,6 +117,11 @@ def _options() -> Any:
 
 
 _OPTIONS = _options()
+# regopy's library (tk check's Rego) and RE2 share some lazily built state: once a Rego policy has
+# run, RE2's first case-insensitive compile corrupts the heap. Building RE2's case-folding state
+# at import, before any policy runs, avoids it (tools/tanka/check/rego.py imports this module
+# before regopy; tests/unit/tanka/test_go_regexp.py checks the order).
+re2.compile("(?i)a", _OPTIONS)
 
 
 @lru_cache(maxsize=512)
