@@ -8,6 +8,7 @@ from tools import files, git, github
 from tools.agent import jb as jb_tools
 from tools.agent import tanka as tanka_tools
 from tools.agent import tanka_check as tanka_check_tools
+from tools.agent import tanka_eval as tanka_eval_tools
 from tools.agent import tanka_render as tanka_render_tools
 from tools.registry import Tool, ToolRegistry
 
@@ -17,6 +18,7 @@ def all_tools() -> list[Tool[Any]]:
         *files.TOOLS,
         *git.TOOLS,
         *tanka_render_tools.TOOLS,
+        *tanka_eval_tools.TOOLS,
         *tanka_tools.TOOLS,
         *tanka_check_tools.TOOLS,
         *jb_tools.TOOLS,

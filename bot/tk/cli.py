@@ -1,7 +1,8 @@
 """`tanka-bot tk ...`: Tanka's read-only commands on the in-process engine.
 
-env list, show, export, diff, importers, fmt and lint behave like their `tk` namesakes (show and
-export byte-identical); `diff` is the cluster-less rendered diff against a git revision; `check`
+env list, show, export, eval, diff, importers, fmt and lint behave like their `tk` namesakes (show
+and export byte-identical; export and eval live in export.py and eval.py, tk's shared flags in
+flags.py); `diff` is the cluster-less rendered diff against a git revision; `check`
 validates rendered objects against Kubernetes schemas and the repository's Rego policies. Engine
 errors become one UserError each, so the CLI prints a message and never a traceback.
 """
@@ -17,6 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import UserError
+from bot.tk import eval as tk_eval
+from bot.tk import export as tk_export
+from bot.tk import flags
 from tools.errors import ToolError
 from tools.tanka.diff.base_tree import RevisionError, git
 from tools.tanka.environments import EvalSettings
@@ -39,7 +43,9 @@ def add_parser(sub: Any) -> None:
     parser.set_defaults(handler=run)
     cmds = parser.add_subparsers(dest="tk_command", required=True, metavar="TK_COMMAND")
     _add_env(cmds)
-    _add_show_export(cmds)
+    _add_show(cmds)
+    tk_export.add_parser(cmds)
+    tk_eval.add_parser(cmds)
     diff = cmds.add_parser("diff", help="rendered-manifest diff against a git revision")
     diff.add_argument(
         "--base", metavar="REV", help="revision to compare with (default: merge-base)"
@@ -73,33 +79,30 @@ def _add_env(cmds: Any) -> None:
     lst.add_argument("path", nargs="?", default=".", metavar="PATH")
     lst.add_argument("--json", action="store_true", help="JSON output, as tk env list --json")
     lst.add_argument("--names", action="store_true", help="only the names, one per line")
+    flags.add_selector_flag(lst)
+    flags.add_jsonnet_flags(lst)
 
 
-def _add_show_export(cmds: Any) -> None:
+def _add_show(cmds: Any) -> None:
     show = cmds.add_parser("show", help="print an environment's manifests as YAML")
     show.add_argument("env_path", metavar="ENV_PATH")
-    show.add_argument("--name", help="select one of several inline environments")
-    show.add_argument("-t", "--target", action="append", default=[], help="kind/name regex")
-    export = cmds.add_parser("export", help="write manifests to files, as tk export")
-    export.add_argument("out_dir", metavar="OUT_DIR")
-    export.add_argument("env_paths", nargs="+", metavar="ENV_PATH")
-    export.add_argument("--format", help="file name template (default: tk's)")
-    export.add_argument("--extension", help="file extension (default: yaml)")
+    flags.add_workflow_flags(show)
+    flags.add_jsonnet_flags(show)
 
 
 def run(args: argparse.Namespace) -> int:
     handlers: dict[str, Callable[[argparse.Namespace], int]] = {
         "env": _env_list,
         "show": _show,
-        "export": _export,
         "diff": _diff,
         "check": _check,
         "importers": _importers,
         "fmt": _fmt,
         "lint": _lint,
     }
+    handler = getattr(args, "tk_handler", None) or handlers[args.tk_command]
     with _user_errors():
-        return handlers[args.tk_command](args)
+        return handler(args)
 
 
 @contextmanager
@@ -137,8 +140,14 @@ def eval_settings(path: str) -> EvalSettings:
 
 def _env_list(args: argparse.Namespace) -> int:
     from tools.tanka.environments import format_env_list, list_environments
+    from tools.tanka.selector import selector
 
-    envs = list_environments(args.path, settings=eval_settings(args.path))
+    matches = selector(flags.selector_text(args))
+    envs = list_environments(
+        args.path,
+        settings=flags.with_variables(eval_settings(args.path), args),
+        selector=lambda env: matches(env.labels),
+    )
     if args.names:
         sys.stdout.write("".join(f"{e.name}\n" for e in envs))
     else:
@@ -150,8 +159,10 @@ def _show(args: argparse.Namespace) -> int:
     from tools.tanka.render import show
 
     try:
-        settings = eval_settings(args.env_path)
-        text = show(args.env_path, name=args.name, targets=args.target, settings=settings)
+        settings = flags.with_variables(eval_settings(args.env_path), args)
+        text = show(
+            args.env_path, name=args.name or None, targets=flags.targets(args), settings=settings
+        )
     except (NoBaseError, NoRootError, NoMatchingEnvError) as exc:
         if os.path.exists(args.env_path):
             raise
@@ -161,20 +172,6 @@ def _show(args: argparse.Namespace) -> int:
             "current directory; give an environment directory (see `tanka-bot tk env list`)"
         ) from exc
     sys.stdout.write(text)
-    return 0
-
-
-def _export(args: argparse.Namespace) -> int:
-    from tools.tanka.render import export
-
-    settings = eval_settings(args.env_paths[0])
-    export(
-        args.out_dir,
-        args.env_paths,
-        format=args.format,
-        extension=args.extension,
-        settings=settings,
-    )
     return 0
 
 

@@ -141,6 +141,21 @@ def list_file(file: str | os.PathLike[str], settings: EvalSettings) -> list[Envi
     return _inline_envs(paths, _evaluate_script(paths, settings, Mode.LIST, ""))
 
 
+def peek_environment(
+    path: str | os.PathLike[str], *, name: str | None = None, settings: EvalSettings | None = None
+) -> Environment:
+    """tk's Peek: the environment's metadata without its resources (static: spec.json only;
+    inline: the metadata script, the name matched as a substring, an exact match preferred)."""
+    settings = settings or EvalSettings()
+    paths = resolve_env_paths(path)
+    if (paths.base / SPEC_FILE).exists():
+        return static_environment(paths)
+    mode = Mode.PEEK if name else Mode.LIST
+    raw = _evaluate_script(paths, settings, mode, name or "")
+    chosen = select_env(extract_envs(raw), os.fspath(path), name or "")
+    return _located(parse_spec_value(chosen, paths.entrypoint_rel), paths, inline=True)
+
+
 def load_environment(
     path: str | os.PathLike[str], *, name: str | None = None, settings: EvalSettings | None = None
 ) -> LoadedEnvironment:

@@ -70,6 +70,16 @@ class NoMatchingEnvError(TankaError):
         )
 
 
+class StaticAndInlineError(TankaError):
+    """A static environment whose output still holds an inline Environment (tk's Load check)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "found a tanka Environment resource. Check that you aren't using a spec.json and "
+            "inline environments simultaneously"
+        )
+
+
 class ParallelError(TankaError):
     """Several environments failed while being processed together (tk's ErrParallel text)."""
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from tools.tanka.diff.resources import RenderedEnv
 from tools.tanka.environments import EvalSettings, LoadedEnvironment, load_environment
-from tools.tanka.errors import MultipleEnvsError
+from tools.tanka.errors import MultipleEnvsError, StaticAndInlineError
 from tools.tanka.evaluation.pool import default_pool
 from tools.tanka.export import files as export_files
 from tools.tanka.goyaml.emit import dump_yaml, show_output
@@ -25,6 +25,7 @@ from tools.tanka.process import ProcessOptions, process
 from tools.tanka.project import SPEC_FILE, resolve_env_paths
 from tools.tanka.redact import learn_secret_values, redact_all
 from tools.tanka.spec import Environment
+from tools.tanka.versions import check_version
 
 if TYPE_CHECKING:
     from tools.redaction.mask import SecretMask
@@ -38,8 +39,15 @@ __all__ = ["RenderedEnv", "export", "manifest_yaml", "render_entrypoint", "rende
 def process_loaded(loaded: LoadedEnvironment, targets: Sequence[str] = ()) -> list[dict[str, Any]]:
     """tk's LoadManifests after evaluation: extract, then the processing pipeline in tk's order."""
     env = loaded.env
+    check_version(env.expect_versions_tanka)
     options = ProcessOptions.from_environment(env, targets=tuple(targets))
     return process(extract(loaded.data, env.name), options)
+
+
+def _refuse_environments(manifests: Sequence[Manifest]) -> None:
+    """tk's Load: an Environment left among the resources means spec.json and inline at once."""
+    if any(str(m.get("kind", "")).lower() == "environment" for m in manifests):
+        raise StaticAndInlineError()
 
 
 def render_path(
@@ -51,7 +59,9 @@ def render_path(
 ) -> RenderedEnv:
     """The environment at `env_path` (tk's rules; `name` selects one of several inline envs)."""
     loaded = load_environment(env_path, name=name, settings=settings)
-    return _rendered(loaded.env, process_loaded(loaded, targets))
+    manifests = process_loaded(loaded, targets)
+    _refuse_environments(manifests)
+    return _rendered(loaded.env, manifests)
 
 
 def render_entrypoint(

@@ -24,6 +24,7 @@ CONTRACT_TOOLS = {
     "tanka_format_jsonnet",
     "tanka_importers",
     "tanka_check",
+    "tanka_eval",
     "jb_init",
     "jb_install",
     "jb_update",

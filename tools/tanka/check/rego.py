@@ -24,6 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+# RE2 must set itself up before regopy's library runs (see tools/tanka/natives/regex.py).
+import tools.tanka.natives.regex  # noqa: F401  # isort: skip
 from regopy import Input, Interpreter, LogLevel, RegoError, rego_shared
 
 from tools.tanka.check.errors import PolicyError

@@ -40,6 +40,20 @@ def eval_script(
     return head + _body(mode, name)
 
 
+def pattern_script(
+    entrypoint: str, expression: str, *, tlas: Sequence[str] = (), is_function: bool
+) -> str:
+    """tk eval -e: `main<expr>` when the expression starts with `[`, else `main.<expr>`,
+    wrapped like the other scripts (a function entrypoint is called with the TLAs by name)."""
+    body = f"main{expression}" if expression.startswith("[") else f"main.{expression}"
+    target = f"(import {_literal(entrypoint)})"
+    if is_function:
+        params = ", ".join(tlas)
+        forwarded = ", ".join(f"{t}={t}" for t in tlas)
+        return f"function({params})\n  local main = {target}({forwarded});\n  {body}\n"
+    return f"local main = {target};\n{body}\n"
+
+
 def _body(mode: Mode, name: str) -> str:
     matches = "true" if mode is Mode.LIST else f"std.member(v.metadata.name, {_literal(name)})"
     shape = {Mode.LIST: "v { data+:: {} }", Mode.PEEK: "v { data:: super.data }"}.get(mode, "v")

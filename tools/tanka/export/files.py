@@ -10,7 +10,6 @@ merged with an existing one, 4-space indented, sorted, without a final newline.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from tools.tanka.errors import TankaError
 from tools.tanka.export.template import render_template
+from tools.tanka.gojson import decode as go_decode
 from tools.tanka.gojson.encode import go_string
 from tools.tanka.goyaml.emit import dump_yaml
 
@@ -68,10 +68,16 @@ def file_name(manifest: Manifest, format_: str, env_fields: Mapping[str, Any]) -
     return rendered.replace("/", "-").replace(_BEL, "/")
 
 
-def _check_target(out_dir: Path) -> None:
+def ensure_dir(out_dir: Path) -> bool:
+    """tk's dirEmpty: create a missing output directory; whether it is empty."""
     if not out_dir.exists():
         out_dir.mkdir(parents=True)
-    elif any(out_dir.iterdir()):
+        return True
+    return not any(out_dir.iterdir())
+
+
+def _check_target(out_dir: Path) -> None:
+    if not ensure_dir(out_dir):
         raise TankaError(
             f"output dir `{out_dir}` not empty. Pass a different --merge-strategy to ignore this"
         )
@@ -101,24 +107,45 @@ def export_env(
     return written
 
 
-def write_manifest_json(out_dir: Path, files: Mapping[str, str]) -> None:
-    """Merge `files` into <out>/manifest.json (Go MarshalIndent, 4 spaces, no final newline)."""
-    if not files:
-        return
+def read_manifest_json(out_dir: Path) -> dict[str, str] | None:
+    """<out>/manifest.json as a map (file -> entrypoint path), None when there is none."""
     path = out_dir / MANIFEST_FILE
-    current: dict[str, str] = {}
-    if path.exists():
-        try:
-            current = dict(json.loads(path.read_text(encoding="utf-8")))
-        except (ValueError, TypeError) as exc:
-            raise TankaError(f"unmarshalling existing manifest file: {exc}") from None
+    if not path.exists():
+        return None
+    try:
+        value = go_decode.loads(path.read_bytes())
+    except go_decode.GoJsonError as exc:
+        raise TankaError(str(exc)) from None
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise TankaError("json: cannot unmarshal into Go value of type map[string]string")
+    return {str(k): v for k, v in value.items()}
+
+
+def update_manifest_json(
+    out_dir: Path, files: Mapping[str, str], deleted: Sequence[str] = ()
+) -> None:
+    """tk's exportManifestFile: merge `files` into <out>/manifest.json and drop `deleted`;
+    Go's MarshalIndent (4 spaces, sorted keys), no final newline. Nothing to do: no write."""
+    if not files and not deleted:
+        return
+    try:
+        current = read_manifest_json(out_dir) or {}
+    except TankaError as exc:
+        raise TankaError(f"unmarshalling existing manifest file: {exc}") from None
     current.update(files)
+    for key in deleted:
+        current.pop(key, None)
     if not current:
         body = "{}"
     else:
         rows = (f"    {go_string(k)}: {go_string(current[k])}" for k in sorted(current))
         body = "{\n" + ",\n".join(rows) + "\n}"
-    _write(path, body)
+    _write(out_dir / MANIFEST_FILE, body)
+
+
+def write_manifest_json(out_dir: Path, files: Mapping[str, str]) -> None:
+    """Merge `files` into <out>/manifest.json (Go MarshalIndent, 4 spaces, no final newline)."""
+    update_manifest_json(out_dir, files)
 
 
 def write_export(

@@ -113,3 +113,19 @@ def go_float_g(value: float) -> str:
     if exponent < -4 or exponent >= 6:
         return _exponent(shortest, trim_negative=False)
     return _fixed(shortest)
+
+
+def go_dumps_indent(value: Any, indent: str = "  ", prefix: str = "") -> str:
+    """json.MarshalIndent(value, "", indent): one member per line, `"key": value`, `{}`/`[]`
+    for empty ones; dict order is kept (see sorted_maps)."""
+    inner = prefix + indent
+    if isinstance(value, dict) and value:
+        items = (
+            f"{inner}{go_string(str(k))}: {go_dumps_indent(v, indent, inner)}"
+            for k, v in value.items()
+        )
+        return "{\n" + ",\n".join(items) + f"\n{prefix}}}"
+    if isinstance(value, list | tuple) and value:
+        items = (f"{inner}{go_dumps_indent(v, indent, inner)}" for v in value)
+        return "[\n" + ",\n".join(items) + f"\n{prefix}]"
+    return go_dumps(value)

@@ -1,17 +1,20 @@
-"""Go regexp (RE2) semantics for escapeStringRegex, regexMatch and regexSubst, on Python's re.
+"""Go regexp semantics for escapeStringRegex, regexMatch, regexSubst and -t targets, on RE2.
 
-Python's re is a superset of RE2's syntax with a few differences that matter here: RE2 refuses
-backreferences and lookarounds (re accepts them), `$` without (?m) means end of text only (re also
-matches before a final newline), `\\z` is RE2's end of text, `(?<name>...)` is RE2's other group
-syntax. Patterns are translated and RE2-only refusals reported with Go's error words.
+Go's regexp implements RE2's syntax and semantics, so patterns are compiled by RE2 itself
+(google-re2): `\\d` and `\\w` are ASCII only, `[[:alpha:]]`, `\\pL`, `(?U)` and `\\Q...\\E` work,
+`$` is the end of the text, backreferences and lookarounds are refused. A translation onto
+Python's re diverged on each of those. Refusals are reported with Go's words for the same error.
 ReplaceAllString's template language (`$1`, `${name}`, `$$`) and its rule that an empty match
-right after a previous match is not replaced are implemented here too.
+right after a previous match is not replaced are implemented here.
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
+
+import re2  # type: ignore[import-untyped]
 
 from tools.tanka.errors import NativeError
 
@@ -48,7 +51,7 @@ def regex_subst(regex: str, src: str, repl: str) -> str:
     return "".join(out)
 
 
-def _expand(template: str, match: re.Match[str]) -> str:
+def _expand(template: str, match: Any) -> str:
     out: list[str] = []
     rest = template
     while "$" in rest:
@@ -83,7 +86,7 @@ def _extract_name(text: str) -> tuple[str, str] | None:
     return body[:i], body[i:]
 
 
-def _group(match: re.Match[str], name: str) -> str:
+def _group(match: Any, name: str) -> str:
     if name.isdigit() and name.isascii():
         index = int(name)
         if index <= (match.re.groups or 0):
@@ -94,55 +97,49 @@ def _group(match: re.Match[str], name: str) -> str:
     return ""
 
 
+# RE2's error texts (C++) -> Go regexp's words for the same errors (regexp/syntax ErrorCode).
+_GO_WORDS = {
+    "missing )": "missing closing )",
+    "missing ]": "missing closing ]",
+    "no argument for repetition operator": "missing argument to repetition operator",
+    "invalid repetition size": "invalid repeat count",
+    "invalid perl operator": "invalid or unsupported Perl syntax",
+    "trailing \\": "trailing backslash at end of expression",
+    "invalid named capture group": "invalid named capture",
+    "bad repetition operator": "invalid nested repetition operator",
+}
+
+
+def _options() -> Any:
+    options = re2.Options()
+    options.log_errors = False
+    return options
+
+
+_OPTIONS = _options()
+# regopy's library (tk check's Rego) and RE2 share some lazily built state: once a Rego policy has
+# run, RE2's first case-insensitive compile corrupts the heap. Building RE2's case-folding state
+# at import, before any policy runs, avoids it (tools/tanka/check/rego.py imports this module
+# before regopy; tests/unit/tanka/test_go_regexp.py checks the order).
+re2.compile("(?i)a", _OPTIONS)
+
+
 @lru_cache(maxsize=512)
-def compile_go(regex: str) -> re.Pattern[str]:
-    """Compile an RE2 pattern; NativeError with Go's `error parsing regexp: ...` on refusal."""
-    translated = _translate(regex)
+def compile_go(regex: str) -> Any:
+    """Compile with RE2 itself (Go's regexp is RE2): NativeError with Go's
+    `error parsing regexp: <what>: `<where>`` when it is refused."""
     try:
-        return re.compile(translated)
-    except re.error as exc:
-        raise NativeError(f"error parsing regexp: {exc.msg}: `{regex}`") from None
+        return re2.compile(regex, _OPTIONS)
+    except re2.error as exc:
+        raise NativeError(f"error parsing regexp: {_go_words(exc, regex)}") from None
 
 
-def _translate(regex: str) -> str:
-    multiline = bool(re.match(r"\(\?[a-zA-Z]*m", regex))
-    out: list[str] = []
-    i, in_class = 0, False
-    while i < len(regex):
-        ch = regex[i]
-        if ch == "\\" and i + 1 < len(regex):
-            out.append(_escape(regex[i : i + 2], in_class))
-            i += 2
-            continue
-        if in_class:
-            in_class = ch != "]" or out[-1] == "["
-        elif ch == "[":
-            in_class = True
-        elif ch == "(" and regex.startswith(("(?=", "(?!", "(?<=", "(?<!"), i):
-            width = 4 if regex[i + 2] == "<" else 3
-            shown = regex[i : i + width]
-            raise NativeError(
-                f"error parsing regexp: invalid or unsupported Perl syntax: `{shown}`"
-            )
-        elif ch == "(" and regex.startswith("(?<", i):
-            out.append("(?P<")
-            i += 3
-            continue
-        elif ch == "$" and not multiline:
-            out.append(r"\Z")
-            i += 1
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
-
-
-def _escape(pair: str, in_class: bool) -> str:
-    letter = pair[1]
-    if letter.isdigit() and letter != "0" and not in_class:
-        raise NativeError(f"error parsing regexp: invalid escape sequence: `{pair}`")
-    if letter == "z":
-        return r"\Z"
-    if letter == "Z":
-        raise NativeError(f"error parsing regexp: invalid escape sequence: `{pair}`")
-    return pair
+def _go_words(exc: Exception, regex: str) -> str:
+    raw = exc.args[0] if exc.args else b""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+    code, _, arg = text.partition(": ")
+    if code == "trailing \\":
+        return f"{_GO_WORDS[code]}: ``"
+    if code in ("missing )", "missing ]"):
+        arg = regex  # Go names the whole expression
+    return f"{_GO_WORDS.get(code, code)}: `{arg}`"

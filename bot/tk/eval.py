@@ -1,0 +1,28 @@
+"""`tanka-bot tk eval PATH [-e EXPR]`: tk eval on the in-process engine."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from bot.tk import flags
+
+
+def add_parser(cmds: Any) -> None:
+    evaluate = cmds.add_parser("eval", help="evaluate an environment's Jsonnet to JSON")
+    evaluate.add_argument("path", metavar="PATH")
+    evaluate.add_argument(
+        "-e", "--eval", default="", metavar="EXPR", help="expression on the output (main.EXPR)"
+    )
+    flags.add_jsonnet_flags(evaluate)
+    evaluate.set_defaults(tk_handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from bot.tk.cli import eval_settings
+    from tools.tanka.eval import eval_output, evaluate_path
+
+    settings = flags.with_variables(eval_settings(args.path), args)
+    sys.stdout.write(eval_output(evaluate_path(args.path, args.eval, settings=settings)))
+    return 0

@@ -1,0 +1,107 @@
+"""tk's shared command-line flags for `tanka-bot tk`: Jsonnet variables, --name, -t, -l.
+
+As cmd/tk/flags.go defines them:
+* `--ext-code`, `--ext-str`/`-V`, `--ext-code-file`, `--ext-str-file` and the `--tla-*` twins
+  (`-A` for `--tla-str`), each repeatable as `key=value` split at the first `=`. Every value
+  reaches Jsonnet as code: a string is JSON-quoted, a file becomes `import @"<path>"` /
+  `importstr @"<path>"`. Later kinds win on the same key: code, str, code-file, str-file.
+* `--max-stack N` (only N > 0 changes go-jsonnet's default).
+* `--name` (one of several inline environments), `-t/--target` (comma-separated, repeatable).
+* `-l/--selector`: a Kubernetes label selector on environments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from dataclasses import replace
+
+from bot.errors import UserError
+from tools.tanka.environments import EvalSettings
+from tools.tanka.evaluation.evaluate import str_code
+from tools.tanka.selector import SelectorError, parse_selector
+
+_KINDS = ("code", "str", "code-file", "str-file")
+
+
+def add_jsonnet_flags(parser: argparse.ArgumentParser) -> None:
+    """The ext/tla variables and --max-stack."""
+    for scope in ("ext", "tla"):
+        for kind in _KINDS:
+            names = [f"--{scope}-{kind}"]
+            if kind == "str":
+                names.insert(0, "-V" if scope == "ext" else "-A")
+            parser.add_argument(
+                *names,
+                dest=f"{scope}_{kind.replace('-', '_')}",
+                action="append",
+                default=[],
+                metavar="KEY=VALUE",
+                help=f"{'extVar' if scope == 'ext' else 'top-level argument'} ({kind})",
+            )
+    parser.add_argument("--max-stack", type=int, default=0, help="Jsonnet VM max stack")
+
+
+def add_workflow_flags(parser: argparse.ArgumentParser) -> None:
+    """--name and -t/--target, as tk show/diff/export have them."""
+    parser.add_argument("--name", default="", help="select one of several inline environments")
+    parser.add_argument(
+        "-t", "--target", action="append", default=[], help="regex filter on '<kind>/<name>'"
+    )
+
+
+def add_selector_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-l", "--selector", default="", help="label selector on environments")
+
+
+def targets(args: argparse.Namespace) -> tuple[str, ...]:
+    """-t values; each may hold several, comma-separated (pflag reads them as CSV)."""
+    out: list[str] = []
+    for value in getattr(args, "target", []):
+        out += next(csv.reader([value])) if value else []
+    return tuple(out)
+
+
+def selector_text(args: argparse.Namespace) -> str:
+    """The -l selector, refused with tk's text when malformed."""
+    text: str = getattr(args, "selector", "")
+    try:
+        parse_selector(text)
+    except SelectorError as exc:
+        raise UserError(str(exc)) from None
+    return text
+
+
+def variables(args: argparse.Namespace, scope: str) -> dict[str, str]:
+    """tk's cliCodeParser for `scope` (ext or tla): name -> Jsonnet code."""
+    out: dict[str, str] = {}
+    for kind in _KINDS:
+        for given in getattr(args, f"{scope}_{kind.replace('-', '_')}", []):
+            key, sep, value = given.partition("=")
+            if not sep:
+                expected = "key=filename" if kind.endswith("file") else f"key=<{kind[:4]}>"
+                expected = "key=<value>" if kind == "str" else expected
+                raise UserError(
+                    f"{scope}-{kind} argument has wrong format: `{given}`. Expected `{expected}`"
+                )
+            out[key] = _code(kind, value)
+    return out
+
+
+def _code(kind: str, value: str) -> str:
+    if kind == "code":
+        return value
+    if kind == "str":
+        return str_code(value)
+    verb = "import" if kind == "code-file" else "importstr"
+    return f'{verb} @"{value.replace(chr(34), chr(34) * 2)}"'
+
+
+def with_variables(settings: EvalSettings, args: argparse.Namespace) -> EvalSettings:
+    """`settings` with the command line's ext vars, TLAs and max stack."""
+    return replace(
+        settings,
+        ext_vars={**settings.ext_vars, **variables(args, "ext")},
+        tlas={**settings.tlas, **variables(args, "tla")},
+        max_stack=getattr(args, "max_stack", 0) or settings.max_stack,
+    )

@@ -1,0 +1,83 @@
+"""`tk eval PATH [-e EXPR]`: what an environment's entrypoint evaluates to, as JSON.
+
+As pkg/tanka/load.go (Eval) and cmd/tk/jsonnet.go do it: the path is resolved like any
+environment path (root, base, entrypoint); a static environment gets itself as the
+`tanka.dev/environment` ext var (so `tk.env` works), an inline one the error that refuses it. With
+an expression the entrypoint is wrapped in `main<expr>` (expression starting with `[`) or
+`main.<expr>`, called with the TLAs by name when it is a function; without one the file is
+evaluated as is (a function gets the TLAs). The output is Go's json.MarshalIndent with two spaces
+(sorted keys, Go's number and string spelling) and a newline.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from tools.tanka.environments import (
+    ENV_EXT_VAR,
+    INLINE_ENV_CODE,
+    EvalSettings,
+    static_environment,
+)
+from tools.tanka.errors import JsonnetError
+from tools.tanka.evaluation.evaluate import evaluate_snippet
+from tools.tanka.evaluation.scripts import pattern_script, probe_script
+from tools.tanka.gojson.encode import go_dumps_indent, sorted_maps
+from tools.tanka.project import SPEC_FILE, EnvPaths, resolve_env_paths
+
+
+def evaluate_path(
+    path: str | os.PathLike[str], expression: str = "", *, settings: EvalSettings | None = None
+) -> Any:
+    """The decoded value (numbers as floats) of the environment's entrypoint, or of `expression`
+    applied to it. JsonnetError with tk's prefixes on failure."""
+    settings = settings or EvalSettings()
+    paths = resolve_env_paths(path)
+    static = (paths.base / SPEC_FILE).exists()
+    env_code = static_environment(paths).to_go_json(with_data=False) if static else INLINE_ENV_CODE
+    if not expression:
+        try:
+            return _run(paths, settings, env_code, None, settings.tlas)
+        except JsonnetError as exc:
+            raise _prefixed(exc, "evaluating jsonnet") from None
+    entry = str(paths.entrypoint)
+    try:
+        is_function = _run(paths, settings, env_code, probe_script(entry), {}) is True
+        tlas = sorted(settings.tlas)
+        script = pattern_script(entry, expression, tlas=tlas, is_function=is_function)
+        return _run(paths, settings, env_code, script, settings.tlas)
+    except JsonnetError as exc:
+        raise _prefixed(exc, f"evaluating jsonnet in path '{paths.base}'") from None
+
+
+def eval_output(value: Any) -> str:
+    """tk eval's output for a value: MarshalIndent with two spaces, then a newline."""
+    return go_dumps_indent(sorted_maps(value)) + "\n"
+
+
+def _run(
+    paths: EnvPaths,
+    settings: EvalSettings,
+    env_code: str,
+    snippet: str | None,
+    tlas: Any,
+) -> Any:
+    return evaluate_snippet(
+        paths.base if snippet is not None else paths.entrypoint,
+        snippet,
+        jpath=paths.jpath(),
+        confine=settings.confine or paths.root,
+        ext_vars={**settings.ext_vars, ENV_EXT_VAR: env_code},
+        tlas=tlas,
+        trusted=[paths.entrypoint],
+        timeout=settings.timeout,
+        memory_mb=settings.memory_mb,
+        max_stack=settings.max_stack,
+        pool=settings.pool,
+    )
+
+
+def _prefixed(exc: JsonnetError, prefix: str) -> JsonnetError:
+    exc.args = (f"{prefix}: {exc}",)
+    return exc
