@@ -54,7 +54,8 @@ class _Version(argparse.Action):
             found = version("tanka-bot")
         except PackageNotFoundError:  # run from a source tree that was never installed
             found = "unknown (not installed)"
-        parser.exit(message=f"tanka-bot {found}\n")
+        print(f"tanka-bot {found}")  # on stdout, as argparse's own version action
+        parser.exit()
 
 
 def _serve(args: argparse.Namespace) -> int:

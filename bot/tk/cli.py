@@ -106,12 +106,17 @@ def _user_errors() -> Iterator[None]:
 def user_error(exc: Exception) -> UserError | None:
     """The UserError an engine failure is shown as; None for anything else (a bug)."""
     from tools.errors import ToolError
-    from tools.tanka.errors import JsonnetError, ParallelError, TankaError
+    from tools.tanka.errors import JsonnetError, NoMatchingEnvError, ParallelError, TankaError
     from tools.tanka.imports.importers import ImportersError
     from tools.tanka.source.fmt import FormatError, FormatterUnavailable
 
     if isinstance(exc, UserError):
         return exc
+    if isinstance(exc, NoMatchingEnvError):  # tk's text names tk's command; name ours
+        return UserError(
+            f"found no matching environments; run `tanka-bot tk env list {exc.path}` to view "
+            "available options"
+        )
     if isinstance(exc, JsonnetError | ParallelError):
         # The first line says what failed; the Jsonnet stack trace after it says where.
         return UserError(str(exc).strip())
@@ -185,6 +190,16 @@ def _show(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from tools.tanka.render import export
+
+    for path in args.env_paths:
+        if not os.path.exists(path):
+            raise UserError(
+                f"{path}: no such file or directory; give an environment's directory "
+                "(see `tanka-bot tk env list`)"
+            )
+    out = Path(args.out_dir)
+    if out.is_dir() and any(out.iterdir()):
+        raise UserError(f"output dir `{out}` is not empty; export into an empty or new directory")
 
     # One environment evaluates fastest in this process; several, in parallel on the workers.
     settings = eval_settings(args.env_paths[0], in_process=len(args.env_paths) == 1)

@@ -4,12 +4,13 @@ Resources are matched by (apiVersion, kind, namespace, name) - never by position
 evaluation or sort order is not a change. Each changed resource gets a unified diff of its YAML
 named `apiVersion.kind.namespace.name` (`/` -> `-`), labelled with tk's static-differ prefixes
 (`LIVE-`/`MERGED-`) or, when given, the names of the two sides ("base <commit>", "working
-tree"); added and removed resources diff against empty content, as `diff -u -N` does. Secret values are
-redacted on both sides before anything is rendered (redact.py).
+tree"); added and removed resources diff against empty content, as `diff -u -N` does. Secret
+values are redacted on both sides before anything is rendered (redact.py).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -134,6 +135,8 @@ def diff_manifests(
     changes: list[ResourceDiff] = []
     for key in sorted(before.keys() | after.keys()):
         was, now = before.get(key), after.get(key)
+        if was is not None and now is not None and _same_data(was, now):
+            continue
         old_text = dump(redact_against(was, None)) if was is not None else ""
         new_text = dump(redact_against(now, was)) if now is not None else ""
         if old_text == new_text:
@@ -142,6 +145,13 @@ def diff_manifests(
         kind = Change.ADDED if was is None else Change.REMOVED if now is None else Change.CHANGED
         changes.append(ResourceDiff(key, kind, text))
     return changes
+
+
+def _same_data(a: Manifest, b: Manifest) -> bool:
+    """Equal as JSON, so their YAML is equal too: most resources of a diff are unchanged, and
+    serialising them to compare costs far more than this (json distinguishes true from 1, which
+    == does not)."""
+    return json.dumps(a) == json.dumps(b)
 
 
 @dataclass(slots=True)
@@ -153,6 +163,8 @@ class EnvDiff:
     error: str | None = None
     # Set when the whole environment appears or disappears between the revisions.
     env_change: Change | None = None
+    # Both revisions fail to render (`error` is the working tree's): not the change's doing.
+    already_failing: bool = False
 
     def count(self, change: Change) -> int:
         return sum(1 for r in self.resources if r.change is change)
@@ -163,6 +175,8 @@ class EnvDiff:
 
     def summary(self) -> str:
         """One headline plus one line per changed resource."""
+        if self.already_failing:
+            return f"{self.env}: already failing at the base: {first_line(self.error or '')}"
         if self.error is not None:
             return f"{self.env}: cannot render: {self.error}"
         counts = ", ".join(f"{self.count(c)} {c.value}" for c in Change)
@@ -175,6 +189,19 @@ class EnvDiff:
 
     def unified(self) -> str:
         return "".join(r.unified for r in self.resources)
+
+
+def first_line(text: str) -> str:
+    """An error's first line: what failed, without go-jsonnet's stack trace."""
+    return text.strip().splitlines()[0] if text.strip() else text
+
+
+def totals(envs: Sequence[EnvDiff]) -> str:
+    """One line: environments compared, resources added, changed and removed."""
+    labels = {e.env for e in envs}
+    counts = ", ".join(f"{sum(e.count(c) for e in envs)} {c.value}" for c in Change)
+    noun = "environment" if len(labels) == 1 else "environments"
+    return f"{len(labels)} {noun} compared; resources: {counts}"
 
 
 def summarize(envs: Sequence[EnvDiff]) -> str:
