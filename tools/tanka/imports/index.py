@@ -149,4 +149,10 @@ def cached_index(tree: Path, file: Path, scanner: ImportScanner | None = None) -
             return index
     index = build_index(tree, scanner)
     write_atomically(file, index.to_json())
+    try:
+        written = file.stat()
+    except OSError:  # not stored (read-only cache): still the right answer for this call
+        return index
+    with _LOADED_LOCK:
+        _LOADED[key] = ((written.st_mtime_ns, written.st_size), index)
     return index
