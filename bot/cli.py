@@ -1,4 +1,9 @@
-"""The `tanka-bot` command: serve, chat, tk, eval and audit. One error boundary for all of them."""
+"""The `tanka-bot` command: serve, chat, tk, eval and audit. One error boundary for all of them.
+
+Start-up matters for `tanka-bot tk ...`, a command people run many times a day: this module and
+the parsers it builds import nothing heavy. The settings (pydantic-settings), the agent and the
+Slack service load inside the command that needs them.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from bot.config import ConfigError
-from bot.errors import describe
+from bot.errors import ConfigError, describe
 
 if TYPE_CHECKING:
     from bot.chat.command import ChatDeps
@@ -21,6 +25,7 @@ def _parser(chat_deps: ChatDeps | None) -> argparse.ArgumentParser:
         description="ChatOps for Tanka repositories: prepare changes, never apply them.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug output")
+    parser.add_argument("--version", action=_Version, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     serve = sub.add_parser("serve", help="run the Slack bot")
@@ -28,18 +33,35 @@ def _parser(chat_deps: ChatDeps | None) -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=3000, help="port to listen on (3000)")
     serve.add_argument("--socket-mode", action="store_true", help="use Slack Socket Mode")
 
-    from bot.chat import command as chat
-    from bot.eval import command as eval_command
+    from bot.chat import arguments as chat
+    from bot.eval import arguments as eval_arguments
     from bot.tk import cli as tk_cli
 
-    chat.add_parser(sub, chat_deps or chat.ChatDeps())
+    chat.add_parser(sub, chat_deps)
     tk_cli.add_parser(sub)
-    eval_command.add_parser(sub)
+    eval_arguments.add_parser(sub)
 
     from bot import audit_cli
 
     audit_cli.add_parser(sub)
     return parser
+
+
+class _Version(argparse.Action):
+    """`--version`: the installed distribution's version, looked up only when asked."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("tanka-bot")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            found = "unknown (not installed)"
+        print(f"tanka-bot {found}")  # on stdout, as argparse's own version action
+        parser.exit()
 
 
 def _serve(args: argparse.Namespace) -> int:

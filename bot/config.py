@@ -24,7 +24,7 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from bot.errors import BotError
+from bot.errors import ConfigError as ConfigError  # noqa: PLC0414 - re-exported: defined in bot.errors
 from bot.prices import Price, parse_prices
 from bot.teams import TEAM_KEYS, Teams, parse_teams
 
@@ -38,15 +38,6 @@ DEFAULT_MODELS: Mapping[str, str] = {
 
 _SLACK_PRINCIPAL = re.compile(r"^[USW][A-Z0-9]{2,}$")
 _GITHUB_REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
-
-
-class ConfigError(BotError):
-    """Start-up cannot continue; the message lists every problem and the variable to set."""
-
-    def __init__(self, problems: list[str]) -> None:
-        self.problems = problems
-        lines = "\n".join(f"  - {p}" for p in problems)
-        super().__init__(f"invalid configuration ({len(problems)} problem(s)):\n{lines}")
 
 
 def _split_csv(value: object) -> object:

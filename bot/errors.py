@@ -6,7 +6,7 @@ and lets anything it returns None for propagate as a bug.
 
     BotError
         UserError        bad input, a missing setting, an unusable repository
-        ConfigError      bot.config: the settings cannot be loaded (exit 2)
+        ConfigError      the settings cannot be loaded (exit 2; raised by bot.config)
         CodeHostError    bot.github.errors: a GitHub request failed (AuthError, NotFound, ...)
         PublishError     bot.publish.errors: publishing stopped (ProposalChanged, PushFailed, ...)
 """
@@ -31,12 +31,23 @@ class UserError(BotError):
     """Bad input, missing setting, unusable repository: the person can fix it."""
 
 
+class ConfigError(BotError):
+    """Start-up cannot continue; the message lists every problem and the variable to set.
+
+    Defined here rather than in bot.config so that the CLI's error boundary can name it without
+    loading pydantic-settings for commands that read no settings.
+    """
+
+    exit_code = EXIT_CONFIG
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        lines = "\n".join(f"  - {p}" for p in problems)
+        super().__init__(f"invalid configuration ({len(problems)} problem(s)):\n{lines}")
+
+
 def describe(exc: BaseException) -> tuple[str, int] | None:
     """The message to show and the exit code for an expected failure; None for anything else."""
-    from bot.config import ConfigError
-
-    if isinstance(exc, ConfigError):
-        return str(exc), EXIT_CONFIG
     if isinstance(exc, BotError):
         return str(exc), exc.exit_code
     return None

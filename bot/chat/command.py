@@ -14,7 +14,6 @@ the session rendered, at the base or in the working tree, is hidden wherever it 
 from __future__ import annotations
 
 import argparse
-import functools
 import logging
 import os
 import re
@@ -23,7 +22,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from bot.agent.conversation import Conversation
 from bot.agent.loop import Agent
@@ -75,27 +74,6 @@ class ChatDeps:
     stdout: TextIO | None = None  # None: sys.stdout at call time
     cwd: Path | None = None  # None: the process's working directory
     code_host_factory: HostFactory = _build_code_host  # for /approve and --approve
-
-
-def add_parser(sub: Any, deps: ChatDeps) -> None:
-    parser: argparse.ArgumentParser = sub.add_parser(
-        "chat",
-        help="the agent in a terminal",
-        description="Talk to the agent about a local Tanka checkout; it edits files in place "
-        "and never applies anything to a cluster.",
-    )
-    parser.add_argument("--repo", help="checkout to work on (default: git root of the cwd)")
-    parser.add_argument(
-        "--provider", choices=("anthropic", "gemini", "openai"), help="model provider"
-    )
-    parser.add_argument("--model", help="model id (default: the provider's default)")
-    parser.add_argument("prompt", nargs="?", help="one-shot request (omit for the REPL)")
-    parser.add_argument(
-        "--approve",
-        action="store_true",
-        help="one-shot: after the turn, open a pull request with the change (as /approve does)",
-    )
-    parser.set_defaults(handler=functools.partial(run_chat, deps=deps))
 
 
 def run_chat(args: argparse.Namespace, deps: ChatDeps) -> int:

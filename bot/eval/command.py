@@ -56,31 +56,6 @@ class EvalDeps:
     stderr: TextIO | None = None  # None: sys.stderr at call time (the progress line)
 
 
-def add_parser(sub: Any, deps: EvalDeps | None = None) -> None:
-    parser: argparse.ArgumentParser = sub.add_parser(
-        "eval",
-        help="measure the agent on a suite of Tanka tasks",
-        description="Run the agent on each task (a fresh copy of its fixture repository each "
-        "time) with the configured provider and model, and score the result.",
-    )
-    parser.add_argument("--tasks", type=Path, metavar="DIR", help="suite folder (default: evals/)")
-    parser.add_argument("--only", nargs="+", default=[], metavar="ID", help="run only these tasks")
-    parser.add_argument("--repeat", type=int, default=1, metavar="N", help="runs per task (1)")
-    parser.add_argument("--jobs", type=int, default=1, metavar="N", help="runs at once (1)")
-    parser.add_argument("--report", type=Path, metavar="PATH", help="write the report here")
-    parser.add_argument("--json", action="store_true", help="the report as JSON")
-    parser.add_argument(
-        "--check-tasks",
-        action="store_true",
-        help="no model: check each task fails on its base and passes with its reference",
-    )
-    parser.add_argument(
-        "--provider", choices=("anthropic", "gemini", "openai"), help="model provider"
-    )
-    parser.add_argument("--model", help="model id (default: the provider's default)")
-    parser.set_defaults(handler=functools.partial(run_eval, deps=deps or EvalDeps()))
-
-
 def run_eval(args: argparse.Namespace, deps: EvalDeps) -> int:
     if args.repeat < 1:
         raise TaskFileError([f"--repeat {args.repeat}: give 1 or more runs per task"])

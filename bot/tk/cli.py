@@ -15,25 +15,18 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.errors import UserError
 from bot.tk import eval as tk_eval
 from bot.tk import export as tk_export
 from bot.tk import flags
-from tools.errors import ToolError
-from tools.tanka.diff.base_tree import RevisionError, git
-from tools.tanka.environments import EvalSettings
-from tools.tanka.errors import (
-    JsonnetError,
-    NoBaseError,
-    NoMatchingEnvError,
-    NoRootError,
-    ParallelError,
-    TankaError,
-)
-from tools.tanka.imports.importers import ImportersError
-from tools.tanka.source.fmt import FormatError, FormatterUnavailable
+
+if TYPE_CHECKING:
+    from tools.tanka.environments import EvalSettings
+
+# Start-up: this module is imported by every `tanka-bot` command, so the engine's modules load
+# inside the handlers, and only the ones a command uses.
 
 
 def add_parser(sub: Any) -> None:
@@ -110,13 +103,37 @@ def _user_errors() -> Iterator[None]:
     """Expected engine failures become UserError: one message, no traceback."""
     try:
         yield
-    except (JsonnetError, ParallelError) as exc:
+    except Exception as exc:
+        error = user_error(exc)
+        if error is None:
+            raise
+        raise error from None
+
+
+def user_error(exc: Exception) -> UserError | None:
+    """The UserError an engine failure is shown as; None for anything else (a bug)."""
+    from tools.errors import ToolError
+    from tools.tanka.errors import JsonnetError, NoMatchingEnvError, ParallelError, TankaError
+    from tools.tanka.imports.importers import ImportersError
+    from tools.tanka.source.fmt import FormatError, FormatterUnavailable
+
+    if isinstance(exc, UserError):
+        return exc
+    if isinstance(exc, NoMatchingEnvError):  # tk's text names tk's command; name ours
+        return UserError(
+            f"found no matching environments; run `tanka-bot tk env list {exc.path}` to view "
+            "available options"
+        )
+    if isinstance(exc, JsonnetError | ParallelError):
         # The first line says what failed; the Jsonnet stack trace after it says where.
-        raise UserError(str(exc).strip()) from None
-    except (TankaError, ImportersError, FormatError, FormatterUnavailable, ToolError) as exc:
-        raise UserError(one_line(str(exc))) from None
-    except OSError as exc:
-        raise UserError(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")) from None
+        return UserError(str(exc).strip())
+    if isinstance(
+        exc, TankaError | ImportersError | FormatError | FormatterUnavailable | ToolError
+    ):
+        return UserError(one_line(str(exc)))
+    if isinstance(exc, OSError):
+        return UserError(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+    return None
 
 
 def one_line(text: str) -> str:
@@ -124,18 +141,28 @@ def one_line(text: str) -> str:
     return " ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
-def eval_settings(path: str) -> EvalSettings:
+def eval_settings(path: str, *, in_process: bool = True) -> EvalSettings:
     """Imports confined to the git repository holding `path` rather than the Tanka project, since
     vendored symlinks may point elsewhere in the repository (Tempo's do); outside git, the
-    project (the engine's default)."""
-    start = Path(path).absolute()
+    project (the engine's default). Evaluation runs in this process (InProcessPool): a person
+    running tk on their own checkout needs no sandbox from it, as `tk` has none, and starting a
+    worker process would cost more than a whole evaluation of a small environment."""
+    from tools.tanka.environments import EvalSettings
+    from tools.tanka.evaluation.pool import InProcessPool
+
+    top = git_toplevel(Path(path).absolute())
+    return EvalSettings(confine=top, pool=InProcessPool() if in_process else None)
+
+
+def git_toplevel(start: Path) -> Path | None:
+    """The working tree around `start` (a `.git` directory, or a worktree's `.git` file), as
+    `git rev-parse --show-toplevel` finds it, without starting git."""
     while not start.is_dir() and start != start.parent:
         start = start.parent
-    try:
-        top = git(start, "rev-parse", "--show-toplevel").strip()
-    except RevisionError:
-        return EvalSettings()
-    return EvalSettings(confine=Path(top))
+    for candidate in (start, *start.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
 
 
 def _env_list(args: argparse.Namespace) -> int:
@@ -156,6 +183,7 @@ def _env_list(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
+    from tools.tanka.errors import NoBaseError, NoMatchingEnvError, NoRootError
     from tools.tanka.render import show
 
     try:

@@ -2,21 +2,30 @@
 
 The default revision is the merge-base of HEAD with the base branch (TANKA_BOT_BASE_BRANCH, tried
 as `origin/<branch>` first, then `<branch>`), so the diff shows what a pull request would change.
-Exit status as tk diff: 0 no differences ("No differences." on stderr), 16 differences, 1 error.
+
+Output: on stdout the per-environment summary, the unified diff of each changed resource (its two
+sides named "base <commit>" and "working tree") and a total line; on stderr, once each, the
+environments that fail to render. Exit status as tk diff: 0 no differences ("No differences." on
+stderr), 16 differences, 1 an error - an environment the change makes fail. One that fails at the
+base as well is reported as already failing and does not make the diff an error.
 """
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from bot.errors import UserError
 from tools.tanka.diff.base_tree import RevisionError, git
 from tools.tanka.diff.groups import group_envs, grouped_summary
-from tools.tanka.diff.revision import RevisionDiffer
+from tools.tanka.diff.resources import EnvDiff, first_line, summarize, totals
+from tools.tanka.diff.revision import RevisionDiff, RevisionDiffer
 
 EXIT_DIFF = 16
+EXIT_ERROR = 1
+DEFAULT_BASE_BRANCH = "main"  # bot.config.Settings.base_branch's default
 
 
 def repository_root(cwd: Path) -> Path:
@@ -24,8 +33,20 @@ def repository_root(cwd: Path) -> Path:
         return Path(git(cwd, "rev-parse", "--show-toplevel").strip())
     except RevisionError:
         raise UserError(
-            f"{cwd} is not inside a git repository; run tk diff from a checkout of the Tanka repo"
+            f"{cwd} is not inside a git repository; run `tanka-bot tk diff` from a checkout of "
+            "the Tanka repository"
         ) from None
+
+
+def configured_base_branch(environ: Mapping[str, str] | None = None) -> str:
+    """TANKA_BOT_BASE_BRANCH, without building the settings when no settings file is named:
+    loading pydantic-settings costs more than a diff of a small environment."""
+    env = os.environ if environ is None else environ
+    if env.get("TANKA_BOT_CONFIG"):
+        from bot.config import load_settings
+
+        return load_settings(env).base_branch
+    return env.get("TANKA_BOT_BASE_BRANCH") or DEFAULT_BASE_BRANCH
 
 
 def default_base(repo: Path, branch: str) -> str:
@@ -47,18 +68,64 @@ def run_diff(
     """tk diff's output (or, with `summary`, the summary with identical diffs grouped)."""
     repo = repository_root(cwd)
     if base is None:
-        from bot.config import load_settings
-
-        base = default_base(repo, load_settings().base_branch)
+        base = default_base(repo, configured_base_branch())
     paths = [str((cwd / p).absolute()) for p in env_paths]
-    result = RevisionDiffer().diff(repo, base, paths)
-    if result.has_changes:
-        sys.stdout.write(grouped_summary(group_envs(result.envs)) if summary else result.text())
+    # persist: the base side's renders and import index stay on disk for the next run.
+    result = RevisionDiffer(persist=True).diff(repo, base, paths)
+    if summary:  # identical environment diffs grouped, as proposals show them
+        sys.stdout.write(grouped_summary(group_envs(result.envs)) if result.has_changes else "")
+    else:
+        sys.stdout.write(diff_text(result))
+    for line in problems(result):
+        print(line, file=sys.stderr)
+    return exit_code(result)
+
+
+def diff_text(result: RevisionDiff) -> str:
+    """What stdout shows: the summary, the unified diffs, the total line; "" without changes."""
+    changed = [e for e in result.envs if e.has_changes]
+    if not changed:
+        return ""
+    parts = [summarize(changed)]
+    parts.extend(f"\n# {e.env}\n{e.unified()}" for e in changed)
+    parts.append(f"\n{totals(result.envs)}\n")
+    return "".join(parts)
+
+
+def problems(result: RevisionDiff) -> list[str]:
+    """stderr's lines: each failing environment once, then "No differences." when nothing
+    changed (as tk diff)."""
+    short = result.base[:12]
+    lines = []
     for env in result.errors:
-        print(f"tanka-bot: error: {env.env}: {env.error}", file=sys.stderr)
-    if result.errors:
-        return 1
-    if not result.has_changes:
-        print("No differences.", file=sys.stderr)
-        return 0
-    return EXIT_DIFF
+        error = env.error or ""
+        if env.already_failing:
+            lines.append(
+                f"tanka-bot: {env.env}: already failing at {short}, so not compared: "
+                f"{first_line(error.removeprefix('working tree: '))}"
+            )
+        elif _fixed(env):
+            lines.append(
+                f"tanka-bot: {env.env}: renders now; it failed at {short}: "
+                f"{first_line(error.removeprefix('base: '))}"
+            )
+        else:
+            lines.append(f"tanka-bot: error: {env.env}: {error}")
+    if exit_code(result) == 0:
+        lines.append("No differences.")  # tk's words; the total line comes with changes
+    return lines
+
+
+def exit_code(result: RevisionDiff) -> int:
+    """1 when the change makes an environment fail; else 16 on changes (an environment that the
+    change makes render counts as one); else 0."""
+    if any(not _fixed(e) for e in result.new_errors):
+        return EXIT_ERROR
+    if result.has_changes or result.new_errors:
+        return EXIT_DIFF
+    return 0
+
+
+def _fixed(env: EnvDiff) -> bool:
+    """Failed at the base only: the change made it render."""
+    return not env.already_failing and (env.error or "").startswith("base: ")

@@ -68,6 +68,7 @@ class NoMatchingEnvError(TankaError):
         super().__init__(
             f"found no matching environments; run 'tk env list {path}' to view available options"
         )
+        self.path = path  # front ends name their own listing command with it
 
 
 class StaticAndInlineError(TankaError):

@@ -130,7 +130,10 @@ def test_multiple_inline_envs(capsys: pytest.CaptureFixture[str]) -> None:
 def test_no_environment(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = tk(capsys, "show", "no-envs")
     assert code == 1
-    assert "found no matching environments; run 'tk env list no-envs' to view available" in err
+    assert (
+        "found no matching environments; run `tanka-bot tk env list no-envs` to view available"
+        in err
+    )
 
 
 def test_expect_versions(capsys: pytest.CaptureFixture[str]) -> None:

@@ -15,6 +15,7 @@ update dependencies - a diff of a dependency update shows both sides with the ne
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -85,7 +86,17 @@ class BaseTrees:
             self._evict(keep=target)
             return target
 
+    def sidecar(self, commit: str, name: str) -> Path:
+        """A file that belongs to `commit`'s tree (e.g. its import index): deleted when the tree
+        is rebuilt or evicted, so it can never describe other content than the tree's."""
+        return self.cache_dir / f"{commit}.{name}"
+
+    def _sidecars(self, commit: str) -> list[Path]:
+        return [p for p in self.cache_dir.glob(f"{commit}.*") if p.is_file()]
+
     def _build(self, repo: Path, commit: str, target: Path) -> None:
+        for stale in self._sidecars(commit):  # left by an evicted or half-deleted tree
+            stale.unlink(missing_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{commit[:12]}-", dir=self.cache_dir))
         try:
             env = {"GIT_INDEX_FILE": str(staging / ".index")}
@@ -107,6 +118,8 @@ class BaseTrees:
         trees.sort(key=lambda p: p.stat().st_mtime, reverse=True)
         for old in trees[self.keep :]:
             if old != keep:
+                for sidecar in self._sidecars(old.name):
+                    sidecar.unlink(missing_ok=True)
                 shutil.rmtree(old, ignore_errors=True)
 
 
@@ -120,3 +133,18 @@ def _copy_ignored_vendor(repo: Path, tree: Path) -> None:
         project = target.parent
         if source.is_dir() and not target.exists() and (project / "jsonnetfile.json").is_file():
             shutil.copytree(source, target, symlinks=True)
+
+
+def write_atomically(file: Path, text: str) -> None:
+    """Write a sidecar: readers see no file or a whole one; a failed write only loses a cache."""
+    try:
+        handle, staging = tempfile.mkstemp(prefix=f".{file.name}-", dir=file.parent)
+    except OSError:
+        return
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(staging, file)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(staging)

@@ -3,14 +3,19 @@
 A commit never changes, so its render of an environment is reusable until evicted: the base side
 of every diff in a session comes from here after the first one. Failures are cached as well (the
 same commit fails the same way). Bounded by entry count, least recently used out first.
+
+`to_json`/`from_json` let a caller keep a base render on disk as well (RevisionDiffer's
+`persist=True`: next to the materialised tree, deleted with it), so a command that runs as a new
+process each time renders only the working tree once the base has been rendered.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from tools.tanka.diff.resources import RenderedEnv
 
@@ -47,3 +52,30 @@ class RenderCache:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+# Bump when the engine's output for the same tree may change, so stored renders are not reused.
+RENDER_FORMAT = 1
+
+
+def to_json(rendered: Rendered) -> str:
+    if isinstance(rendered, str):
+        return json.dumps({"format": RENDER_FORMAT, "error": rendered})
+    envs = [{"name": e.name, "inline": e.inline, "manifests": e.manifests} for e in rendered]
+    return json.dumps({"format": RENDER_FORMAT, "envs": envs})
+
+
+def from_json(text: str) -> Rendered | None:
+    """The stored render, or None when the text is not one of this RENDER_FORMAT."""
+    try:
+        data: dict[str, Any] = json.loads(text)
+        if data.get("format") != RENDER_FORMAT:
+            return None
+        if "error" in data:
+            return str(data["error"])
+        return tuple(
+            RenderedEnv(str(e["name"]), bool(e["inline"]), tuple(e["manifests"]))
+            for e in data["envs"]
+        )
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None

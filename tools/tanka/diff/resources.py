@@ -2,20 +2,19 @@
 
 Resources are matched by (apiVersion, kind, namespace, name) - never by position, so a different
 evaluation or sort order is not a change. Each changed resource gets a unified diff of its YAML
-under tk's static-differ names (`LIVE-`/`MERGED-` + `apiVersion.kind.namespace.name`, `/` -> `-`);
-added and removed resources diff against empty content, as `diff -u -N` does. Secret values are
-redacted on both sides before anything is rendered (redact.py).
+named `apiVersion.kind.namespace.name` (`/` -> `-`), labelled with tk's static-differ prefixes
+(`LIVE-`/`MERGED-`) or, when given, the names of the two sides ("base <commit>", "working
+tree"); added and removed resources diff against empty content, as `diff -u -N` does. Secret
+values are redacted on both sides before anything is rendered (redact.py).
 """
 
 from __future__ import annotations
 
-import difflib
+import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
-
-from tools.tanka.redact import redact_against
 
 Manifest = Mapping[str, Any]
 Dump = Callable[[Manifest], str]  # one manifest -> its YAML document (yaml_emit.dump_yaml)
@@ -91,32 +90,68 @@ class ResourceDiff:
     unified: str  # the `diff -u -N` text, ending with a newline
 
 
-def unified_diff(name: str, old: str, new: str) -> str:
-    """`diff -u -N LIVE-name MERGED-name` of two texts: the header line, then the hunks."""
-    live, merged = f"LIVE-{name}", f"MERGED-{name}"
+def unified_diff(name: str, old: str, new: str, sides: tuple[str, str] | None = None) -> str:
+    """The unified diff of two texts of resource `name`.
+
+    Without `sides`, tk's static-differ form: `diff -u -N LIVE-name MERGED-name`, then the hunks
+    under `--- LIVE-name` / `+++ MERGED-name`. With `sides` (what each side is, e.g. "base
+    1a2b3c4d5e6f" and "working tree"), `--- name<TAB>old side` / `+++ name<TAB>new side`, the
+    place `diff -u` puts a file's date, and no header line.
+    """
+    import difflib  # loaded here: `tk show` imports this module for RenderedEnv alone
+
+    if sides is None:
+        header_old, header_new, when_old, when_new = f"LIVE-{name}", f"MERGED-{name}", "", ""
+    else:
+        header_old, header_new, (when_old, when_new) = name, name, sides
     lines = difflib.unified_diff(
-        old.splitlines(), new.splitlines(), fromfile=live, tofile=merged, lineterm=""
+        old.splitlines(),
+        new.splitlines(),
+        fromfile=header_old,
+        tofile=header_new,
+        fromfiledate=when_old,
+        tofiledate=when_new,
+        lineterm="",
     )
     body = "\n".join(lines)
-    return f"diff -u -N {live} {merged}\n{body}\n" if body else ""
+    if not body:
+        return ""
+    header = "" if sides is not None else f"diff -u -N {header_old} {header_new}\n"
+    return f"{header}{body}\n"
 
 
 def diff_manifests(
-    old: Sequence[Manifest], new: Sequence[Manifest], *, dump: Dump
+    old: Sequence[Manifest],
+    new: Sequence[Manifest],
+    *,
+    dump: Dump,
+    sides: tuple[str, str] | None = None,
 ) -> list[ResourceDiff]:
-    """The resources that differ between two renders of one environment, sorted by key."""
+    """The resources that differ between two renders of one environment, sorted by key;
+    `sides` names the two renders in each unified diff (unified_diff)."""
+    from tools.tanka.redact import redact_against
+
     before, after = index_resources(old), index_resources(new)
     changes: list[ResourceDiff] = []
     for key in sorted(before.keys() | after.keys()):
         was, now = before.get(key), after.get(key)
+        if was is not None and now is not None and _same_data(was, now):
+            continue
         old_text = dump(redact_against(was, None)) if was is not None else ""
         new_text = dump(redact_against(now, was)) if now is not None else ""
         if old_text == new_text:
             continue
-        text = unified_diff(key.diff_name(), old_text, new_text)
+        text = unified_diff(key.diff_name(), old_text, new_text, sides)
         kind = Change.ADDED if was is None else Change.REMOVED if now is None else Change.CHANGED
         changes.append(ResourceDiff(key, kind, text))
     return changes
+
+
+def _same_data(a: Manifest, b: Manifest) -> bool:
+    """Equal as JSON, so their YAML is equal too: most resources of a diff are unchanged, and
+    serialising them to compare costs far more than this (json distinguishes true from 1, which
+    == does not)."""
+    return json.dumps(a) == json.dumps(b)
 
 
 @dataclass(slots=True)
@@ -128,6 +163,8 @@ class EnvDiff:
     error: str | None = None
     # Set when the whole environment appears or disappears between the revisions.
     env_change: Change | None = None
+    # Both revisions fail to render (`error` is the working tree's): not the change's doing.
+    already_failing: bool = False
 
     def count(self, change: Change) -> int:
         return sum(1 for r in self.resources if r.change is change)
@@ -138,6 +175,8 @@ class EnvDiff:
 
     def summary(self) -> str:
         """One headline plus one line per changed resource."""
+        if self.already_failing:
+            return f"{self.env}: already failing at the base: {first_line(self.error or '')}"
         if self.error is not None:
             return f"{self.env}: cannot render: {self.error}"
         counts = ", ".join(f"{self.count(c)} {c.value}" for c in Change)
@@ -150,6 +189,19 @@ class EnvDiff:
 
     def unified(self) -> str:
         return "".join(r.unified for r in self.resources)
+
+
+def first_line(text: str) -> str:
+    """An error's first line: what failed, without go-jsonnet's stack trace."""
+    return text.strip().splitlines()[0] if text.strip() else text
+
+
+def totals(envs: Sequence[EnvDiff]) -> str:
+    """One line: environments compared, resources added, changed and removed."""
+    labels = {e.env for e in envs}
+    counts = ", ".join(f"{sum(e.count(c) for e in envs)} {c.value}" for c in Change)
+    noun = "environment" if len(labels) == 1 else "environments"
+    return f"{len(labels)} {noun} compared; resources: {counts}"
 
 
 def summarize(envs: Sequence[EnvDiff]) -> str:

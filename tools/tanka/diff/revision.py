@@ -15,6 +15,7 @@ How (docs/design.md, decision 3):
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -22,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tools.tanka.diff.base_tree import BaseTrees, resolve_commit
+from tools.tanka.diff import render_cache
+from tools.tanka.diff.base_tree import BaseTrees, resolve_commit, write_atomically
 from tools.tanka.diff.render_cache import RenderCache, Rendered
 from tools.tanka.diff.resources import (
     Change,
@@ -35,7 +37,12 @@ from tools.tanka.diff.resources import (
 )
 from tools.tanka.errors import TankaError
 from tools.tanka.evaluation.pool import default_pool
-from tools.tanka.imports.changed import FileChanges, affected_entrypoints, changed_files
+from tools.tanka.imports.changed import (
+    FileChanges,
+    affected_entrypoints,
+    base_index,
+    changed_files,
+)
 from tools.tanka.project import DEFAULT_ENTRYPOINT
 from tools.tanka.redact import learn_secret_values
 
@@ -72,7 +79,13 @@ class RevisionDiff:
 
     @property
     def errors(self) -> list[EnvDiff]:
+        """Environments that fail to render, already failing at the base or not."""
         return [e for e in self.envs if e.error is not None]
+
+    @property
+    def new_errors(self) -> list[EnvDiff]:
+        """Environments that fail on one side only: the change broke (or fixed) them."""
+        return [e for e in self.errors if not e.already_failing]
 
     def summary(self) -> str:
         return summarize(self.envs)
@@ -92,8 +105,12 @@ class RevisionDiffer:
         renderer: Renderer | None = None,
         dump: Dump | None = None,
         workers: int | None = None,
+        persist: bool = False,
     ) -> None:
+        """`persist`: also keep base renders on disk next to the base tree (render_cache.py),
+        for callers that live one command long; only with the engine's own renderer."""
         self.trees = trees or BaseTrees()
+        self.persist = persist and renderer is None
         self.cache = cache or RenderCache()
         if renderer is None or dump is None:
             # The engine's renderer and YAML emitter, unless a caller brings its own.
@@ -126,14 +143,15 @@ class RevisionDiffer:
             result = RevisionDiff(commit)
         else:
             changes = changed_files(repo, commit)
-            entrypoints = affected_entrypoints(repo, tree, changes)
+            index = base_index(self.trees, commit, tree)
+            entrypoints = affected_entrypoints(repo, tree, changes, index)
             result = RevisionDiff(commit, changes=changes)
         sides = self._render_all(repo, tree, commit, sorted(set(entrypoints)))
         if mask is not None:
             _learn(mask, sides.values())
         for rel in sorted(set(entrypoints)):
             old, new = sides[(True, rel)], sides[(False, rel)]
-            result.envs.extend(self._compare(rel, old, new, (tree, repo)))
+            result.envs.extend(self._compare(rel, old, new, commit))
         return result
 
     def _render_all(
@@ -152,8 +170,9 @@ class RevisionDiffer:
         if not (root / rel).is_file():
             return ()
         if commit is not None:
-            cached = self.cache.get(commit, rel)
+            cached = self.cache.get(commit, rel) or self._stored(commit, rel)
             if cached is not None:
+                self.cache.put(commit, rel, cached)
                 return cached
         try:
             rendered: Rendered = tuple(self.renderer(root / rel, root))
@@ -161,15 +180,34 @@ class RevisionDiffer:
             rendered = _scrub(str(exc), root)
         if commit is not None:
             self.cache.put(commit, rel, rendered)
+            self._store(commit, rel, rendered)
         return rendered
 
-    def _compare(
-        self, rel: str, old: Rendered, new: Rendered, roots: tuple[Path, Path]
-    ) -> list[EnvDiff]:
+    def _stored_path(self, commit: str, rel: str) -> Path:
+        digest = hashlib.sha256(rel.encode()).hexdigest()[:24]
+        return self.trees.sidecar(commit, f"render-{digest}.json")
+
+    def _stored(self, commit: str, rel: str) -> Rendered | None:
+        if not self.persist:
+            return None
+        try:
+            return render_cache.from_json(self._stored_path(commit, rel).read_text("utf-8"))
+        except OSError:
+            return None
+
+    def _store(self, commit: str, rel: str, rendered: Rendered) -> None:
+        if self.persist:
+            write_atomically(self._stored_path(commit, rel), render_cache.to_json(rendered))
+
+    def _compare(self, rel: str, old: Rendered, new: Rendered, commit: str) -> list[EnvDiff]:
         directory = Path(rel).parent.as_posix()
+        if isinstance(old, str) and isinstance(new, str):
+            # Not this change's doing: say so, with the error as it is now.
+            return [EnvDiff(directory, error=f"working tree: {new}", already_failing=True)]
         if isinstance(old, str) or isinstance(new, str):
             side, text = ("base", old) if isinstance(old, str) else ("working tree", new)
             return [EnvDiff(directory, error=f"{side}: {text}")]
+        sides = (f"base {commit[:12]}", "working tree")
         before = {e.name: e for e in old}
         after = {e.name: e for e in new}
         diffs = []
@@ -179,7 +217,10 @@ class RevisionDiffer:
             label = f"{directory} [{name}]" if either is not None and either.inline else directory
             env = EnvDiff(label, env_change=_env_change(was, now))
             env.resources = diff_manifests(
-                was.manifests if was else (), now.manifests if now else (), dump=self.dump
+                was.manifests if was else (),
+                now.manifests if now else (),
+                dump=self.dump,
+                sides=sides,
             )
             diffs.append(env)
         return diffs

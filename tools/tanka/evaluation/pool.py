@@ -8,6 +8,9 @@ token reaches Jsonnet, helm or kustomize. A call that runs past its timeout gets
 killed; a worker that dies (memory cap, Go fatal error, signal) is reported with the reason read
 from its stderr; either way a fresh worker takes its place and the caller gets a clear error.
 Callers run calls in parallel from threads; the pool hands each thread an idle worker.
+
+`InProcessPool` is the same interface without the process: for a person running `tanka-bot tk`
+on their own checkout, as `tk` itself evaluates (see its docstring for what that gives up).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from multiprocessing.connection import Connection
 
 from tools.sandbox import scrubbed_env
 from tools.tanka.errors import EvalCrashedError, EvalMemoryError, EvalTimeoutError
-from tools.tanka.evaluation.worker import EvalReply, EvalRequest
+from tools.tanka.evaluation.worker import EvalReply, EvalRequest, evaluate
 
 # A worker's Go heap only grows; recycling bounds a long-lived worker's footprint.
 MAX_TASKS_PER_WORKER = 200
@@ -194,6 +197,29 @@ class EvalPool:
             self._workers.clear()
         for worker in workers:
             worker.stop()
+
+
+class InProcessPool(EvalPool):
+    """Evaluations in the calling process, one at a time: no worker to start.
+
+    What the workers add is lost here: the timeout (go-jsonnet cannot be interrupted), the
+    memory cap, the scrubbed environment (helm and kustomize see the caller's variables) and
+    parallelism (the binding holds the GIL while it evaluates). Right for `tanka-bot tk` run by a
+    person on their own checkout, like `tk`; never for the agent or the Slack service, which
+    evaluate what a model wrote. Import confinement is the import callback's, so it still holds.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(1)
+        self._one_at_a_time = threading.Lock()
+
+    def run(self, request: EvalRequest, *, timeout: float, what: str) -> EvalReply:
+        del timeout, what  # see the class docstring: nothing can stop a running evaluation
+        with self._one_at_a_time:
+            return evaluate(request)
+
+    def workers(self) -> int:
+        return 0
 
 
 _DEFAULT: EvalPool | None = None

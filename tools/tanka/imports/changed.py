@@ -6,6 +6,16 @@ environments are the union of two importers analyses (importers.py): over the wo
 deleted files as `deleted:`, and over the base tree, with added files as `deleted:` - so an
 environment that stopped importing a file, or whose main.jsonnet is gone, is found as well as one
 that started.
+
+Given the base tree's import index (index.py), the same answer without resolving anything in
+either tree for most environments:
+* an environment whose resolution at the base reads or probes a changed path is affected (what
+  the analysis over the base tree finds), plus tk's location rules on both sides;
+* any other environment resolves in the working tree exactly as at the base - it reads the same
+  unchanged files and probes the same paths - unless a path it probed in vain at the base exists
+  in the working tree without being a change (a file git ignores), or the environment is not in
+  the base tree at all (an ignored main.jsonnet): only those few are resolved in the working
+  tree, as the analysis over the working tree would.
 """
 
 from __future__ import annotations
@@ -16,7 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tools.tanka.diff.base_tree import BaseTrees, git, resolve_commit
-from tools.tanka.imports.importers import importers
+from tools.tanka.imports.importers import (
+    envs_reading,
+    find_entrypoints,
+    importers,
+    location_importers,
+)
+from tools.tanka.imports.index import ImportIndex, cached_index
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,13 +70,52 @@ def changed_files(repo: Path, commit: str) -> FileChanges:
     return FileChanges(tuple(sorted(added)), tuple(sorted(modified)), tuple(sorted(deleted)))
 
 
-def affected_entrypoints(repo: Path, base_tree: Path, changes: FileChanges) -> list[str]:
-    """main.jsonnet files (relative to the repository) whose render the changes may alter."""
+def affected_entrypoints(
+    repo: Path, base_tree: Path, changes: FileChanges, index: ImportIndex | None = None
+) -> list[str]:
+    """main.jsonnet files (relative to the repository) whose render the changes may alter.
+    `index`: the base tree's import index, which spares resolving imports (module docstring)."""
     if changes.empty:
         return []
+    if index is not None:
+        return _affected_by_index(repo, base_tree, changes, index)
     now = importers(repo, [*changes.added, *changes.modified], changes.deleted)
     before = importers(base_tree, [*changes.deleted, *changes.modified], changes.added)
     return sorted(set(_relative(now, repo)) | set(_relative(before, base_tree)))
+
+
+def _affected_by_index(
+    repo: Path, base_tree: Path, changes: FileChanges, index: ImportIndex
+) -> list[str]:
+    now_top, base_top = Path(os.path.realpath(repo)), Path(os.path.realpath(base_tree))
+    paths = [*changes.added, *changes.modified, *changes.deleted]
+    found = index.readers(
+        Path(os.path.relpath(os.path.realpath(base_top / p), base_top)).as_posix() for p in paths
+    )
+    now = location_importers(now_top, [*changes.added, *changes.modified], changes.deleted)
+    before = location_importers(base_top, [*changes.deleted, *changes.modified], changes.added)
+    found.update(_relative(now, now_top))
+    found.update(_relative(before, base_top))
+    # Environments whose working-tree resolution may differ from the base for another reason.
+    unsure = [
+        now_top / env
+        for env, deps in index.envs.items()
+        if env not in found and any(os.path.lexists(now_top / m) for m in deps.missing)
+    ]
+    unsure += [
+        env
+        for env in find_entrypoints(now_top)
+        if env.relative_to(now_top).as_posix() not in index.envs
+    ]
+    if unsure:
+        keys = {os.path.realpath(now_top / p) for p in paths}
+        found.update(_relative(map(str, envs_reading(now_top, unsure, keys)), now_top))
+    return sorted(found)
+
+
+def base_index(trees: BaseTrees, commit: str, tree: Path) -> ImportIndex:
+    """The import index of `commit`'s materialised `tree`, from disk when it was built before."""
+    return cached_index(tree, trees.sidecar(commit, "imports.json"))
 
 
 def _relative(paths: Iterable[str], root: Path) -> Iterable[str]:
@@ -77,6 +132,8 @@ def affected_now(repo: Path, commit: str, trees: BaseTrees | None = None) -> lis
     caller's materialised base commits (the agent's shared differ has one)."""
     repo = Path(os.path.realpath(repo))
     full = resolve_commit(repo, commit)
-    tree = (trees or BaseTrees()).tree(repo, full)
-    found = affected_entrypoints(repo, tree, changed_files(repo, full))
+    trees = trees or BaseTrees()
+    tree = trees.tree(repo, full)
+    index = base_index(trees, full, tree)
+    found = affected_entrypoints(repo, tree, changed_files(repo, full), index)
     return [rel for rel in found if (repo / rel).is_file()]

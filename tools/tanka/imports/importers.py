@@ -51,18 +51,35 @@ def importers(
     Relative paths are taken relative to `root`. A `files` entry written `deleted:<path>` is a
     deleted file, the same as listing `<path>` in `deleted`.
     """
-    top = Path(os.path.abspath(root))
-    if not top.is_dir():
-        raise ImportersError(f"root {str(root)!r} is not a directory; pass the repository root")
+    top = _top(root)
     changed, gone = _split_deleted(files, deleted)
     targets = [_existing(top, f) for f in changed] + [_absolute(top, f) for f in gone]
     keys = {os.path.realpath(t) for t in targets}
     found: set[Path] = set()
     for target in targets:
         found.update(_by_location(top, target))
-    found.update(_envs_depending_on(top, find_entrypoints(top), keys, scanner))
+    found.update(envs_reading(top, find_entrypoints(top), keys, scanner))
     resolved = {os.path.realpath(p) for p in found}
     return sorted(p for p in resolved if os.path.basename(p) == ENTRYPOINT)
+
+
+def location_importers(
+    root: Path | str, files: Iterable[str | Path], deleted: Iterable[str | Path] = ()
+) -> list[str]:
+    """`importers` without import resolution: only tk's rules for where a file is (an input
+    main.jsonnet, the environment around a file). Same arguments and result form."""
+    top = _top(root)
+    changed, gone = _split_deleted(files, deleted)
+    targets = [_existing(top, f) for f in changed] + [_absolute(top, f) for f in gone]
+    found = {os.path.realpath(e) for t in targets for e in _by_location(top, t)}
+    return sorted(p for p in found if os.path.basename(p) == ENTRYPOINT)
+
+
+def _top(root: Path | str) -> Path:
+    top = Path(os.path.abspath(root))
+    if not top.is_dir():
+        raise ImportersError(f"root {str(root)!r} is not a directory; pass the repository root")
+    return top
 
 
 def format_importers(paths: Iterable[str]) -> str:
@@ -127,9 +144,11 @@ def _enclosing_entrypoint(directory: Path) -> Path | None:
     return base / ENTRYPOINT if base is not None else None
 
 
-def _envs_depending_on(
-    root: Path, envs: Iterable[Path], keys: set[str], scanner: ImportScanner | None
+def envs_reading(
+    root: Path, envs: Iterable[Path], keys: set[str], scanner: ImportScanner | None = None
 ) -> Iterator[Path]:
+    """The entrypoints of `envs` whose import resolution (imports confined to `root`) reads or
+    probes one of `keys` (absolute, symlink-resolved paths)."""
     scan = scanner or default_scanner()
     real = _RealPaths()
     fs = FileSystemSnapshot()

@@ -14,7 +14,6 @@ from typing import Any
 
 from tools.tanka.errors import NativeError, TankaError
 from tools.tanka.gojson import decode as go_decode
-from tools.tanka.natives.parse_yaml import manifest_yaml_from_json, parse_yaml
 from tools.tanka.natives.regex import escape_string_regex, regex_match, regex_subst
 from tools.tanka.natives.shim import PARAMS, SAFE_PREFIX
 
@@ -92,6 +91,20 @@ def _text(value: Any, name: str) -> str:
     if not isinstance(value, str):
         raise NativeError(f"argument '{name}' must be of 'string' type")
     return value
+
+
+def parse_yaml(text: str) -> Any:
+    """parse_yaml.parse_yaml, loading PyYAML only when an evaluation calls it (start-up)."""
+    from tools.tanka.natives.parse_yaml import parse_yaml as parse
+
+    return parse(text)
+
+
+def manifest_yaml_from_json(text: str) -> str:
+    """parse_yaml.manifest_yaml_from_json, loaded on first call like parse_yaml."""
+    from tools.tanka.natives.parse_yaml import manifest_yaml_from_json as manifest
+
+    return manifest(text)
 
 
 def _exec_functions(confine: str) -> dict[str, NativeFn]:

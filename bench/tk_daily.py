@@ -1,0 +1,195 @@
+"""`tanka-bot tk` as a daily tool: whole-process figures, in one run (issue 9).
+
+1. Start-up: `tanka-bot tk env list` on a one-environment project vs `python -c pass`.
+2. Tempo (when a checkout is given): `tanka-bot tk show microservices` as a whole process vs a
+   bare go-jsonnet evaluation of the same file in a fresh Python process (tk's import paths,
+   nothing else), timed alternately; then automatic `tanka-bot tk diff` (no environment named)
+   after a one-line library change, cold (no stored base tree, import index or base render) and
+   warm, the environment selection alone, and the diff with the environments named.
+3. The generated repository of ENVS environments (bench/tanka_diff.py's): automatic diff after a
+   one-environment edit and after a library edit, cold and warm.
+
+Caches live under a private TMPDIR, so "cold" is cold whatever else runs on the machine.
+Tempo: fetch grafana/tempo and point TANKA_BENCH_TEMPO at its `operations/jsonnet-compiled`
+(or pass it as the first argument); the checkout is cloned under bench/.work, never edited.
+Run: .venv/bin/python bench/tk_daily.py [TEMPO_JSONNET_COMPILED] [RUNS] [ENVS]
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+WORK = Path(__file__).parent / ".work" / "tk_daily"
+BIN = Path(sys.executable).parent
+TANKA_BOT = str(BIN / "tanka-bot")
+BARE = """
+import sys, _gojsonnet
+root = sys.argv[1]
+base = root + "/microservices"
+jpath = [root + "/vendor", base + "/vendor", root + "/lib", base]
+sys.stdout.write(_gojsonnet.evaluate_file(base + "/main.jsonnet", jpathdir=jpath))
+"""
+LIBRARY_FILE = "operations/jsonnet/microservices/config.libsonnet"
+
+
+def run(argv: Sequence[str], cwd: Path, tmp: Path) -> tuple[float, int]:
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, check=False)
+    return time.perf_counter() - start, done.returncode
+
+
+def alternate(commands: dict[str, tuple[list[str], Path]], runs: int, tmp: Path) -> None:
+    for argv, cwd in commands.values():
+        run(argv, cwd, tmp)  # warm-up: page cache, .pyc files
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, (argv, cwd) in commands.items():
+            times[name].append(run(argv, cwd, tmp)[0])
+    width = max(map(len, commands))
+    for name, values in times.items():
+        low, mid = 1000 * min(values), 1000 * statistics.median(values)
+        print(f"  {name:<{width}}  min {low:7.1f} ms  median {mid:7.1f} ms")
+    names = list(times)
+    for name in names[1:]:
+        by_min = min(times[name]) / min(times[names[0]])
+        by_median = statistics.median(times[name]) / statistics.median(times[names[0]])
+        print(f"  {name} / {names[0]}: {by_min:.2f}x by min, {by_median:.2f}x by median")
+
+
+def once(label: str, argv: Sequence[str], cwd: Path, tmp: Path) -> None:
+    seconds, code = run(argv, cwd, tmp)
+    print(f"  {label:<58} {seconds:7.2f} s  (exit {code})")
+
+
+def git(repo: Path, *args: str) -> None:
+    ident = ["-c", "user.name=bench", "-c", "user.email=bench@local"]
+    subprocess.run(["git", *ident, *args], cwd=repo, check=True, capture_output=True)
+
+
+def start_up(runs: int, tmp: Path) -> None:
+    project = WORK / "tiny"
+    (project / "env").mkdir(parents=True, exist_ok=True)
+    (project / "jsonnetfile.json").write_text("{}\n")
+    (project / "env" / "main.jsonnet").write_text("{}\n")
+    (project / "env" / "spec.json").write_text(
+        '{"apiVersion": "tanka.dev/v1alpha1", "kind": "Environment", '
+        '"metadata": {"name": "env"}, "spec": {}}\n'
+    )
+    print("start-up (one static environment, no evaluation):")
+    alternate(
+        {
+            "python -c pass": ([sys.executable, "-c", "pass"], project),
+            "tanka-bot tk env list": ([TANKA_BOT, "tk", "env", "list"], project),
+        },
+        runs,
+        tmp,
+    )
+
+
+def tempo(compiled: Path, runs: int, tmp: Path) -> None:
+    print(f"tempo: {compiled}")
+    alternate(
+        {
+            "bare go-jsonnet process": ([sys.executable, "-c", BARE, str(compiled)], compiled),
+            "tanka-bot tk show": ([TANKA_BOT, "tk", "show", "microservices"], compiled),
+        },
+        runs,
+        tmp,
+    )
+    source = Path(
+        subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"],
+            cwd=compiled,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
+    clone = WORK / "tempo"
+    if not (clone / ".git").is_dir():
+        shutil.rmtree(clone, ignore_errors=True)
+        subprocess.run(["git", "clone", "-q", "--shared", str(source), str(clone)], check=True)
+    git(clone, "checkout", "-q", "--", ".")
+    library = clone / LIBRARY_FILE
+    text = library.read_text()
+    library.write_text(text.replace("replicas: 2,", "replicas: 3,", 1))
+    cold = tmp / "cold"
+    shutil.rmtree(cold, ignore_errors=True)
+    cold.mkdir()
+    diff = [TANKA_BOT, "tk", "diff", "--base", "HEAD"]
+    print(f"  one-line change in {LIBRARY_FILE}:")
+    once("automatic tk diff, cold", diff, clone, cold)
+    for i in range(2):
+        once(f"automatic tk diff, warm ({i + 1})", diff, clone, cold)
+    selection = (
+        "from pathlib import Path; import time\n"
+        "from tools.tanka.diff.base_tree import BaseTrees, resolve_commit\n"
+        "from tools.tanka.imports.changed import affected_entrypoints, base_index, "
+        "changed_files\n"
+        "repo = Path('.').resolve(); trees = BaseTrees(); commit = resolve_commit(repo, 'HEAD')\n"
+        "tree = trees.tree(repo, commit); t = time.perf_counter()\n"
+        "found = affected_entrypoints(repo, tree, changed_files(repo, commit), "
+        "base_index(trees, commit, tree))\n"
+        "print(f'{time.perf_counter() - t:.3f} s, {len(found)} environments')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", selection],
+        cwd=clone,
+        env={**os.environ, "TMPDIR": str(cold)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    print(f"  {'environment selection alone (warm index, in-process)':<58} {done.stdout.strip()}")
+    named = [*diff, "operations/jsonnet-compiled/microservices"]
+    named.append("operations/jsonnet-compiled/microservices-with-extras")
+    once("tk diff of the two compiled environments named, warm", named, clone, cold)
+    git(clone, "checkout", "-q", "--", ".")
+
+
+def generated(envs: int, tmp: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).parent))
+    import tanka_diff  # bench/tanka_diff.py: the same generated repository
+
+    repo = tanka_diff.build(envs)
+    cold = tmp / "generated"
+    shutil.rmtree(cold, ignore_errors=True)
+    cold.mkdir()
+    diff = [TANKA_BOT, "tk", "diff", "--base", "HEAD"]
+    print(f"generated repository, {envs} environments:")
+    tanka_diff.edit(repo, 3)
+    once("automatic tk diff, one environment edited, cold", diff, repo, cold)
+    tanka_diff.edit(repo, 4)
+    once("automatic tk diff, one environment edited, warm", diff, repo, cold)
+    (repo / "lib" / "app.libsonnet").write_text(
+        tanka_diff.LIBRARY.replace("nginx:1.25", "nginx:1.27")
+    )
+    once(f"automatic tk diff, library edit ({envs} envs), warm", diff, repo, cold)
+    once(f"automatic tk diff, library edit ({envs} envs), again", diff, repo, cold)
+
+
+def main() -> None:
+    given = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("TANKA_BENCH_TEMPO", "")
+    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 10
+    envs = int(sys.argv[3]) if len(sys.argv) > 3 else 200
+    tmp = WORK / "tmp"
+    tmp.mkdir(parents=True, exist_ok=True)
+    start_up(runs, tmp)
+    compiled = Path(given).absolute() if given else None
+    if compiled is not None and (compiled / "microservices" / "main.jsonnet").is_file():
+        tempo(compiled, runs, tmp)
+    else:
+        print("tempo: skipped; set TANKA_BENCH_TEMPO to Tempo's operations/jsonnet-compiled")
+    generated(envs, tmp)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,133 @@
+"""The base commit's import index (tools.tanka.imports.index): the environments it selects are the
+ones the importers analysis over both trees selects, and it lives and dies with its tree."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.git import git
+from tools.tanka.diff.base_tree import BaseTrees
+from tools.tanka.imports.changed import affected_entrypoints, base_index, changed_files
+from tools.tanka.imports.index import ImportIndex, build_index
+
+FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "repo"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURE, root)
+    (root / "lib" / "extra.libsonnet").write_text("{ x: import 'app.libsonnet' }\n")
+    (root / "environments" / "dev" / "main.jsonnet").write_text(
+        "local optional = import 'optional.libsonnet';\n{ a: optional }\n"
+    )
+    (root / "lib" / "optional.libsonnet").write_text("{}\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "base")
+    return root
+
+
+def both_ways(repo: Path, trees: BaseTrees) -> tuple[list[str], list[str]]:
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    tree = trees.tree(repo, commit)
+    changes = changed_files(repo, commit)
+    exact = affected_entrypoints(repo, tree, changes)
+    indexed = affected_entrypoints(repo, tree, changes, base_index(trees, commit, tree))
+    return exact, indexed
+
+
+def append(path: str, text: str) -> Callable[[Path], None]:
+    def change(repo: Path) -> None:
+        with (repo / path).open("a") as handle:
+            handle.write(text)
+
+    return change
+
+
+def delete(path: str) -> Callable[[Path], None]:
+    return lambda repo: (repo / path).unlink()
+
+
+def create(path: str, text: str) -> Callable[[Path], None]:
+    def change(repo: Path) -> None:
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (append("lib/app.libsonnet", "\n"), ["environments/prod/main.jsonnet"]),
+        (delete("lib/optional.libsonnet"), ["environments/dev/main.jsonnet"]),
+        # A new file that shadows an import of the env (probed before lib/ at the base).
+        (create("environments/dev/optional.libsonnet", "{}\n"), ["environments/dev/main.jsonnet"]),
+        (create("environments/new/main.jsonnet", "{}\n"), ["environments/new/main.jsonnet"]),
+        (append("environments/prod/spec.json", "\n"), ["environments/prod/main.jsonnet"]),
+        (append("lib/extra.libsonnet", "\n"), []),
+    ],
+)
+def test_the_index_selects_what_both_analyses_select(
+    repo: Path, tmp_path: Path, change: Callable[[Path], None], expected: list[str]
+) -> None:
+    change(repo)
+    exact, indexed = both_ways(repo, BaseTrees(tmp_path / "trees"))
+    assert exact == expected
+    assert indexed == exact
+
+
+def test_an_ignored_file_that_changes_resolution_is_resolved_in_the_working_tree(
+    repo: Path, tmp_path: Path
+) -> None:
+    (repo / ".gitignore").write_text("generated.libsonnet\n")
+    (repo / "environments/dev/main.jsonnet").write_text(
+        "local g = import 'generated.libsonnet';\n{ a: g }\n"
+    )
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "generated")
+    # Ignored, so no change - but through it dev now reads lib/app.libsonnet.
+    (repo / "lib" / "generated.libsonnet").write_text("import 'app.libsonnet'\n")
+    with (repo / "lib" / "app.libsonnet").open("a") as handle:
+        handle.write("\n")
+    exact, indexed = both_ways(repo, BaseTrees(tmp_path / "trees"))
+    assert "environments/dev/main.jsonnet" in exact
+    assert indexed == exact
+
+
+def test_the_index_is_stored_beside_its_tree_and_evicted_with_it(
+    repo: Path, tmp_path: Path
+) -> None:
+    trees = BaseTrees(tmp_path / "trees", keep=1)
+    first = git(repo, "rev-parse", "HEAD").strip()
+    tree = trees.tree(repo, first)
+    index = base_index(trees, first, tree)
+    stored = trees.sidecar(first, "imports.json")
+    assert ImportIndex.from_json(stored.read_text()) == index
+    assert base_index(trees, first, tree) is index  # parsed once per process
+    git(repo, "commit", "-q", "--allow-empty", "-m", "second")
+    second = git(repo, "rev-parse", "HEAD").strip()
+    trees.tree(repo, second)
+    assert not stored.exists()
+    assert not (tmp_path / "trees" / first).exists()
+
+
+def test_an_index_of_another_format_is_rebuilt() -> None:
+    assert ImportIndex.from_json('{"format": 0, "paths": [], "envs": {}}') is None
+    assert ImportIndex.from_json("not json") is None
+
+
+def test_index_round_trips(repo: Path) -> None:
+    index = build_index(repo)
+    assert set(index.envs) == {
+        "environments/dev/main.jsonnet",
+        "environments/multi/main.jsonnet",
+        "environments/prod/main.jsonnet",
+    }
+    assert "lib/app.libsonnet" in index.envs["environments/prod/main.jsonnet"].reads
+    assert ImportIndex.from_json(index.to_json()) == index

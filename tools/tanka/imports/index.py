@@ -1,0 +1,158 @@
+"""The import index of a materialised commit: what each environment's import resolution reads.
+
+Finding the environments a change affects means resolving every environment's transitive imports
+(importers.py). On a repository of Tempo's size that is thousands of files to lex, on both sides
+of the diff, every time. A commit never changes, so its materialised tree (diff/base_tree.py) is
+indexed once: for each entrypoint, every path its resolution looked at (the files reached and the
+candidates probed before them, symlinks resolved) and, apart, the probed candidates that did not
+exist. The index is kept on disk next to the tree it describes and is deleted with it.
+
+changed.py then asks the index which environments read a changed path - a reverse lookup, no file
+read - and walks the working tree only for the few environments whose resolution can differ from
+the commit's for another reason (see there).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tools.tanka.diff.base_tree import write_atomically
+from tools.tanka.imports.graph import (
+    FileSystemSnapshot,
+    ImportScanner,
+    default_scanner,
+    project_root,
+    search_path,
+)
+from tools.tanka.imports.importers import find_entrypoints
+
+FORMAT = 1  # bumped whenever what an index holds changes; other versions are rebuilt
+
+
+@dataclass(frozen=True, slots=True)
+class EnvDeps:
+    """One entrypoint's import resolution, as paths relative to the indexed tree."""
+
+    reads: frozenset[str]  # symlink-resolved: every file reached and every candidate probed
+    missing: tuple[str, ...]  # probed candidates that did not exist, as probed (not resolved)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportIndex:
+    envs: dict[str, EnvDeps]  # entrypoint (relative POSIX path) -> its resolution
+
+    def readers(self, paths: Iterable[str]) -> set[str]:
+        """The entrypoints whose resolution reads or probes any of `paths` (resolved, relative)."""
+        wanted = set(paths)
+        return {env for env, deps in self.envs.items() if not wanted.isdisjoint(deps.reads)}
+
+    def to_json(self) -> str:
+        """Compact: each path once in a table, environments refer to it by number."""
+        table: dict[str, int] = {}
+
+        def ids(paths: Iterable[str]) -> list[int]:
+            return [table.setdefault(p, len(table)) for p in sorted(paths)]
+
+        envs = {
+            env: {"reads": ids(deps.reads), "missing": ids(deps.missing)}
+            for env, deps in sorted(self.envs.items())
+        }
+        return json.dumps({"format": FORMAT, "paths": list(table), "envs": envs})
+
+    @classmethod
+    def from_json(cls, text: str) -> ImportIndex | None:
+        """The index, or None when the text is not one of this FORMAT (rebuild it)."""
+        try:
+            data = json.loads(text)
+            if data.get("format") != FORMAT:
+                return None
+            paths: list[str] = data["paths"]
+            return cls(
+                {
+                    env: EnvDeps(
+                        frozenset(paths[i] for i in entry["reads"]),
+                        tuple(paths[i] for i in entry["missing"]),
+                    )
+                    for env, entry in data["envs"].items()
+                }
+            )
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            return None
+
+
+def build_index(tree: Path, scanner: ImportScanner | None = None) -> ImportIndex:
+    """Index every environment below `tree`, imports confined to it (as importers.py does)."""
+    top = Path(os.path.realpath(tree))
+    scan = scanner or default_scanner()
+    fs = FileSystemSnapshot()
+    real = _RelativeRealPaths(top)
+    envs: dict[str, EnvDeps] = {}
+    for entrypoint in find_entrypoints(top):
+        base = entrypoint.parent
+        env_root = project_root(base) or top
+        probed = scan.dependency_paths(entrypoint, search_path(env_root, base), confine=top, fs=fs)
+        reads = frozenset(r for r in map(real, probed) if r is not None)
+        missing = tuple(sorted(os.path.relpath(p, top) for p in probed if fs.stat(p) is None))
+        envs[entrypoint.relative_to(top).as_posix()] = EnvDeps(reads, missing)
+    return ImportIndex(envs)
+
+
+class _RelativeRealPaths:
+    """Symlink-resolved paths relative to `top` (None outside it), memoised: environments share
+    most of their vendored imports."""
+
+    def __init__(self, top: Path) -> None:
+        self._top = str(top)
+        self._memo: dict[str, str | None] = {}
+
+    def __call__(self, path: str) -> str | None:
+        if path not in self._memo:
+            rel = os.path.relpath(os.path.realpath(path), self._top)
+            self._memo[path] = None if rel.startswith("..") else Path(rel).as_posix()
+        return self._memo[path]
+
+
+_LOADED: dict[str, tuple[tuple[int, int], ImportIndex]] = {}
+_LOADED_LOCK = threading.Lock()
+
+
+def cached_index(tree: Path, file: Path, scanner: ImportScanner | None = None) -> ImportIndex:
+    """The index of `tree` stored at `file`, built and stored first when missing or unreadable.
+
+    `file` must be owned by the tree's lifecycle (BaseTrees.sidecar): removed when the tree is
+    rebuilt or evicted, so an index never describes other content than its tree's. Parsed indexes
+    are also kept in memory for as long as the file is unchanged (a long-lived process).
+    """
+    key = str(file)
+    try:
+        info = file.stat()
+    except OSError:
+        info = None
+    if info is not None:
+        signature = (info.st_mtime_ns, info.st_size)
+        with _LOADED_LOCK:
+            held = _LOADED.get(key)
+        if held is not None and held[0] == signature:
+            return held[1]
+        try:
+            index = ImportIndex.from_json(file.read_text(encoding="utf-8"))
+        except OSError:
+            index = None
+        if index is not None:
+            with _LOADED_LOCK:
+                _LOADED[key] = (signature, index)
+            return index
+    index = build_index(tree, scanner)
+    write_atomically(file, index.to_json())
+    try:
+        written = file.stat()
+    except OSError:  # not stored (read-only cache): still the right answer for this call
+        return index
+    with _LOADED_LOCK:
+        _LOADED[key] = ((written.st_mtime_ns, written.st_size), index)
+    return index
