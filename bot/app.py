@@ -15,7 +15,7 @@ import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from pydantic import SecretStr
@@ -28,7 +28,7 @@ from bot.agent.loop import Agent
 from bot.agent.messages import LLMProvider
 from bot.agent.prompts import system_prompt
 from bot.approvals import GroupCache
-from bot.compose import budgets_from_settings
+from bot.compose import budgets_from_settings, mcp_hub, with_mcp_tools
 from bot.config import ConfigError, Settings
 from bot.dispatch import Dispatcher
 from bot.git.askpass import TokenCredentials
@@ -47,6 +47,9 @@ from tools.catalog import default_registry
 from tools.tanka.diff.base_tree import BaseTrees
 from tools.tanka.diff.revision import RevisionDiffer
 
+if TYPE_CHECKING:
+    from bot.mcp.hub import McpHub
+
 log = logging.getLogger(__name__)
 
 
@@ -62,6 +65,7 @@ class Service:
     maintenance: CacheMaintenance
     reaper: Reaper
     schedulers: list[BackgroundScheduler] = field(default_factory=list)
+    mcp: McpHub | None = None  # TANKA_BOT_MCP_CONFIG's servers, stopped with the service
 
     def start_jobs(self, *, sweep_interval: float) -> None:
         self.maintenance.start()
@@ -78,6 +82,8 @@ class Service:
             scheduler.shutdown(wait=False)
         self.maintenance.shutdown()
         self.svc.store.close()
+        if self.mcp is not None:
+            self.mcp.close()
         return finished
 
 
@@ -122,7 +128,8 @@ def build_service(
     credentials = TokenCredentials(token.get_secret_value) if token is not None else None
     cache = RepoCache(settings.workdir, settings.repo_url or "", credentials=credentials)
     provider = provider_factory(settings)
-    agent = Agent(provider, default_registry(), system_prompt=system_prompt(),
+    hub = mcp_hub(settings, on_call=metrics.observe_mcp)
+    agent = Agent(provider, with_mcp_tools(default_registry(), hub), system_prompt=system_prompt(),
                   budgets=budgets_from_settings(settings))  # fmt: skip
     differ = RevisionDiffer(trees=BaseTrees(settings.workdir / "base-trees"))
 
@@ -161,7 +168,9 @@ def build_service(
     register(bolt, runner, svc, bot_id=bot_id)
     maintenance = CacheMaintenance(cache, base_branch=settings.base_branch)
     readiness = Readiness(store=store, cache=cache, maintenance=maintenance)
-    return Service(svc, runner, dispatcher, bolt, readiness, maintenance, Reaper(svc))
+    if hub is not None:
+        readiness.degraded = hub.problems
+    return Service(svc, runner, dispatcher, bolt, readiness, maintenance, Reaper(svc), mcp=hub)
 
 
 def serve(settings: Settings, *, host: str, port: int, socket_mode: bool) -> int:

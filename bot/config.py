@@ -18,6 +18,7 @@ from pydantic import Field, SecretStr, ValidationError, field_validator, model_v
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from bot.errors import BotError
+from bot.mcp.config import McpConfig, McpConfigError, load_mcp_config
 
 Provider = Literal["anthropic", "gemini", "openai"]
 
@@ -100,6 +101,12 @@ class Settings(BaseSettings):
 
     policy_dir: str = Field("policy", alias="TANKA_BOT_POLICY_DIR", min_length=1)
     kubernetes_version: str | None = Field(None, alias="TANKA_BOT_KUBERNETES_VERSION")
+
+    # Sub-agents and external MCP tools (bot/mcp/, bot/agent/review.py).
+    mcp_config: Path | None = Field(None, alias="TANKA_BOT_MCP_CONFIG")
+    review: bool = Field(True, alias="TANKA_BOT_REVIEW")
+    # The servers of TANKA_BOT_MCP_CONFIG, validated and ${VAR}-expanded by load_settings.
+    mcp: McpConfig | None = Field(None, exclude=True, repr=False)
 
     @classmethod
     def settings_customise_sources(
@@ -277,6 +284,13 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     known = _alias_names()
     values.update({k: v for k, v in env.items() if k in known and v != ""})
     try:
-        return Settings(**values)
+        settings = Settings(**values)
     except ValidationError as exc:
         raise ConfigError([_describe(e) for e in exc.errors()]) from None
+    if settings.mcp_config is not None:
+        try:
+            mcp = load_mcp_config(settings.mcp_config, env)
+        except McpConfigError as exc:
+            raise ConfigError([f"TANKA_BOT_MCP_CONFIG: {p}" for p in exc.problems]) from None
+        settings = settings.model_copy(update={"mcp": mcp})
+    return settings
