@@ -10,8 +10,9 @@ the chain), its deadline is never later than the parent's, and it stops when eit
 
 from __future__ import annotations
 
+import itertools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from bot.agent.errors import AgentError, ErrorKind
@@ -51,6 +52,8 @@ class TurnBudget:
         self.steps = 0
         self.usage = Usage()
         self.calls: list[Usage] = []  # each model call's tokens, sub-agents' included, in order
+        # Numbers sub-agent ids ("explore-1", "review-2") uniquely across the whole turn.
+        self.ids: Iterator[int] = parent.ids if parent is not None else itertools.count(1)
         self._lock = threading.Lock()  # sub-agents running at once record into one parent
 
     def record_call(self, usage: Usage) -> None:

@@ -18,10 +18,7 @@ observer one at a time, in each one's own order.
 
 from __future__ import annotations
 
-import dataclasses
-import itertools
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -76,9 +73,6 @@ class Parent(Protocol):
     @property
     def providers(self) -> ProviderFactory | None: ...
 
-    @property
-    def ids(self) -> Iterator[int]: ...
-
 
 @dataclass
 class Lineage:
@@ -93,7 +87,6 @@ class Lineage:
     meta: AgentMeta = MAIN
     open_scope: ScopeFactory | None = None
     providers: ProviderFactory | None = None
-    ids: Iterator[int] = dataclasses.field(default_factory=lambda: itertools.count(1))
 
 
 def mirror(observer: Observer, meta: AgentMeta, label: str) -> Observer:
@@ -179,7 +172,7 @@ class SubAgentScope:
 
     def _run(self, task: SubAgentTask, depth: int, token: CancelToken) -> SubAgentReport:
         parent = self._parent
-        meta = AgentMeta(f"{task.label}-{next(parent.ids)}", depth)
+        meta = AgentMeta(f"{task.label}-{next(parent.budget.ids)}", depth)
         provider = self._provider(task)
         settings = parent.settings
         base = settings.budgets
@@ -203,7 +196,6 @@ class SubAgentScope:
             meta=meta,
             open_scope=parent.open_scope,
             providers=parent.providers,
-            ids=parent.ids,
         )
         outcome = turn.run()
         error = outcome.error

@@ -6,10 +6,9 @@ package needs this module.
 
 from __future__ import annotations
 
-import itertools
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -97,7 +96,6 @@ class Turn:
         meta: AgentMeta = MAIN,
         open_scope: ScopeFactory | None = None,
         providers: ProviderFactory | None = None,
-        ids: Iterator[int] | None = None,
     ) -> None:
         self.provider = provider
         self.registry = registry
@@ -106,11 +104,10 @@ class Turn:
         self.observer = observer
         self.cancel = cancel
         self.budget = budget or TurnBudget(settings.budgets, settings.clock)
-        # Sub-agents: who this turn is, how its tool calls get a scope, and the turn-wide ids.
+        # Sub-agents: who this turn is, and how its tool calls get a scope.
         self.meta = meta
         self.open_scope = open_scope
         self.providers = providers
-        self.ids = ids if ids is not None else itertools.count(1)
         self.messages: list[Message] = [prompt]
         self.tools_run = 0
         # Tool calls of the last response that have no result message yet, and the results so far.

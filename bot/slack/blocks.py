@@ -49,6 +49,7 @@ class ProposalView:
     approve_emoji: str
     review_note: str = ""  # e.g. why a rendered diff is not available
     checks: str = ""  # schema and policy findings (tk check), summary first
+    review: str = ""  # the reviewer sub-agent's findings (bot.agent.review), headline first
 
 
 def clip(text: str, limit: int, note: str = "\n… (cut; the full text is in the snippet)") -> str:
@@ -120,10 +121,21 @@ def proposal(view: ProposalView) -> Rendered:
         blocks.append(
             section(f"*Checks* {head_line}" + (f"\n{_fence(rest)}" if rest.strip() else ""))
         )
+    if view.review:
+        blocks.append(review_section(view.review))
     approve = f"React with :{view.approve_emoji}: to open a pull request"
     blocks.append(section(approve))
     text = clip(f"{head}\n" + "\n".join(lines) + f"\n{approve}", TEXT_LIMIT, "\n…")
     return Rendered(text, blocks, tuple(snippets))
+
+
+REVIEW_LIMIT = 1500  # the review's share of the proposal's ~12,000 characters of blocks
+
+
+def review_section(review: str) -> Block:
+    headline, _, findings = review.partition("\n")
+    body = clip(findings.strip(), REVIEW_LIMIT, "\n… (review cut)")
+    return section(f"*Review*: {headline}" + (f"\n{body}" if body else ""))
 
 
 def plain(text: str) -> Rendered:
