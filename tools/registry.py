@@ -7,6 +7,8 @@ Nothing a tool does can crash the loop.
 
 from __future__ import annotations
 
+import copy
+import functools
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -91,7 +93,16 @@ class Tool(Generic[InputT]):
 
 
 def input_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """JSON Schema for a tool's input; always an object, as every provider requires."""
+    """JSON Schema for a tool's input; always an object, as every provider requires.
+
+    Generated once per model (pydantic takes about a millisecond per model, and every turn and
+    sub-agent asks for its tools' specs); each caller gets its own copy.
+    """
+    return copy.deepcopy(_input_schema(model))
+
+
+@functools.cache
+def _input_schema(model: type[BaseModel]) -> dict[str, Any]:
     schema = model.model_json_schema()
     schema.pop("title", None)
     for prop in schema.get("properties", {}).values():

@@ -173,6 +173,7 @@ def _session(
         show_changes=lambda: changes.show(shown),
         conversation=Conversation(),
         changes=changes,
+        review=settings.review,
     )
 
 
