@@ -15,7 +15,7 @@ import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from pydantic import SecretStr
@@ -30,7 +30,7 @@ from bot.agent.prompts import system_prompt
 from bot.approvals import GroupCache
 from bot.audit import Audit
 from bot.channels import Channels
-from bot.compose import budgets_from_settings
+from bot.compose import budgets_from_settings, mcp_hub, with_mcp_tools
 from bot.config import ConfigError, Settings
 from bot.dispatch import Dispatcher
 from bot.git.askpass import TokenCredentials
@@ -50,6 +50,9 @@ from tools.catalog import default_registry
 from tools.tanka.diff.base_tree import BaseTrees
 from tools.tanka.diff.revision import RevisionDiffer
 
+if TYPE_CHECKING:
+    from bot.mcp.hub import McpHub
+
 log = logging.getLogger(__name__)
 
 
@@ -66,6 +69,7 @@ class Service:
     reaper: Reaper
     schedulers: list[BackgroundScheduler] = field(default_factory=list)
     more_maintenance: list[CacheMaintenance] = field(default_factory=list)  # other channels' repos
+    mcp: McpHub | None = None  # TANKA_BOT_MCP_CONFIG's servers, stopped with the service
 
     def start_jobs(self, *, sweep_interval: float) -> None:
         self.svc.audit.start()
@@ -88,6 +92,8 @@ class Service:
             maintenance.shutdown()
         self.svc.audit.close()
         self.svc.store.close()
+        if self.mcp is not None:
+            self.mcp.close()
         return finished
 
 
@@ -136,7 +142,8 @@ def build_service(
 
     cache = make_cache(settings.repo_url or "")
     provider = provider_factory(settings)
-    agent = Agent(provider, default_registry(), system_prompt=system_prompt(),
+    hub = mcp_hub(settings, on_call=metrics.observe_mcp)
+    agent = Agent(provider, with_mcp_tools(default_registry(), hub), system_prompt=system_prompt(),
                   budgets=budgets_from_settings(settings))  # fmt: skip
     differ = RevisionDiffer(trees=BaseTrees(settings.workdir / "base-trees"))
 
@@ -191,8 +198,11 @@ def build_service(
     if not jobs:  # pragma: no cover - missing_for_serve requires some repository
         raise ConfigError(["TANKA_BOT_REPO_URL: required by serve; set the repository URL"])
     readiness = Readiness(store=store, cache=jobs[0].cache, maintenance=jobs[0], more=jobs[1:])
-    return Service(svc, runner, dispatcher, bolt, readiness, jobs[0], Reaper(svc, wake=runner.wake),
-                   more_maintenance=jobs[1:])  # fmt: skip
+    if hub is not None:
+        readiness.degraded = hub.problems
+    reaper = Reaper(svc, wake=runner.wake)
+    return Service(svc, runner, dispatcher, bolt, readiness, jobs[0], reaper,
+                   more_maintenance=jobs[1:], mcp=hub)  # fmt: skip
 
 
 def serve(settings: Settings, *, host: str, port: int, socket_mode: bool) -> int:

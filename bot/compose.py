@@ -11,9 +11,12 @@ from typing import TYPE_CHECKING
 from bot.agent.budget import Budgets
 from bot.agent.messages import LLMProvider
 from bot.config import ConfigError, Settings
+from tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from pydantic import SecretStr
+
+    from bot.mcp.hub import CallObserver, McpHub
 
 
 def budgets_from_settings(settings: Settings) -> Budgets:
@@ -50,3 +53,27 @@ def _secret(value: SecretStr | None, variable: str) -> str:
     if not text:
         raise ConfigError([f"{variable}: is empty; set the API key"])
     return text
+
+
+def mcp_hub(settings: Settings, *, on_call: CallObserver | None = None) -> McpHub | None:
+    """TANKA_BOT_MCP_CONFIG's servers, started and listed; None when the setting is unset.
+
+    A server that cannot start does not stop the bot: its tools are listed again later, and
+    /readyz names it as degraded.
+    """
+    if settings.mcp is None:
+        return None
+    from bot.mcp.hub import McpHub  # the SDK loads only when servers are configured
+
+    hub = McpHub(settings.mcp, on_call=on_call)
+    hub.start()
+    return hub
+
+
+def with_mcp_tools(registry: ToolRegistry, hub: McpHub | None) -> ToolRegistry:
+    """`registry` offering the hub's tools too (`mcp__<server>__<tool>`), as listed each turn."""
+    if hub is not None:
+        from bot.mcp.tools import McpTools
+
+        registry.add_source(McpTools(hub))
+    return registry

@@ -25,6 +25,7 @@ from pydantic import (
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from bot.errors import ConfigError as ConfigError  # noqa: PLC0414 - re-exported: defined in bot.errors
+from bot.mcp.config import McpConfig, McpConfigError, load_mcp_config
 from bot.prices import Price, parse_prices
 from bot.teams import TEAM_KEYS, Teams, parse_teams
 
@@ -109,6 +110,11 @@ class Settings(BaseSettings):
     # The audit log keeps events this many seconds, and at most this many events.
     audit_retention: float = Field(90 * 86_400.0, alias="TANKA_BOT_AUDIT_RETENTION", gt=0)
     audit_max_events: int = Field(1_000_000, alias="TANKA_BOT_AUDIT_MAX_EVENTS", ge=1000)
+    # Sub-agents and external MCP tools (bot/mcp/, bot/agent/review.py).
+    mcp_config: Path | None = Field(None, alias="TANKA_BOT_MCP_CONFIG")
+    review: bool = Field(True, alias="TANKA_BOT_REVIEW")
+    # The servers of TANKA_BOT_MCP_CONFIG, validated and ${VAR}-expanded by load_settings.
+    mcp: McpConfig | None = Field(None, exclude=True, repr=False)
 
     @classmethod
     def settings_customise_sources(
@@ -333,4 +339,10 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         raise ConfigError(problems + [_describe(e) for e in exc.errors()]) from None
     if problems:
         raise ConfigError(problems)
+    if settings.mcp_config is not None:
+        try:
+            mcp = load_mcp_config(settings.mcp_config, env)
+        except McpConfigError as exc:
+            raise ConfigError([f"TANKA_BOT_MCP_CONFIG: {p}" for p in exc.problems]) from None
+        settings = settings.model_copy(update={"mcp": mcp})
     return settings

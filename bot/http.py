@@ -4,7 +4,7 @@ GitHub's webhooks (bot.github.receiver), /healthz, /readyz and /metrics."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from bot.git.workspace import RepoCache
@@ -28,6 +28,13 @@ class Readiness:
         self.cache = cache
         self.maintenance = maintenance
         self.more = more  # teams: the caches of other channels' repositories
+        # Parts that may fail without taking the service out of traffic (MCP servers): named in
+        # /readyz's 200 answer. Returns name -> what is wrong.
+        self.degraded: Callable[[], Mapping[str, str]] = dict
+
+    def notes(self) -> str:
+        """One `degraded: ...` line per failing optional part (each names itself)."""
+        return "".join(f"degraded: {why}\n" for _, why in sorted(self.degraded().items()))
 
     def problem(self) -> str | None:
         """Why the service should not get traffic now, or None."""
@@ -81,7 +88,7 @@ class HealthApp:
         if path == "/readyz":
             problem = self.readiness.problem()
             if problem is None:
-                return reply(start, "200 OK", b"ready\n")
+                return reply(start, "200 OK", f"ready\n{self.readiness.notes()}".encode())
             return reply(start, "503 Service Unavailable", f"not ready: {problem}\n".encode())
         if path == "/metrics":
             return reply(start, "200 OK", self.metrics.render(), "text/plain; version=0.0.4")

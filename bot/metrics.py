@@ -47,6 +47,19 @@ class Metrics:
             registry=r,
         )  # fmt: skip
         self.queued = Gauge("tanka_bot_jobs_queued", "Jobs waiting for a worker", registry=r)
+        # External MCP servers (TANKA_BOT_MCP_CONFIG): calls by outcome, and their latency.
+        self.mcp_calls = Counter(
+            "tanka_bot_mcp_calls_total", "MCP tool calls by server and outcome (ok, error: the "
+            "tool said so, failed: the server did)", ["server", "outcome"], registry=r,
+        )  # fmt: skip
+        self.mcp_seconds = Histogram(
+            "tanka_bot_mcp_call_seconds", "Latency of MCP tool calls", ["server"],
+            buckets=(0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120), registry=r,
+        )  # fmt: skip
+
+    def observe_mcp(self, server: str, outcome: str, seconds: float) -> None:
+        self.mcp_calls.labels(server, outcome).inc()
+        self.mcp_seconds.labels(server).observe(seconds)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

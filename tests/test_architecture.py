@@ -28,6 +28,7 @@ SDK_ADAPTERS = {
     "google.genai": ("bot/agent/providers/",),
     "openai": ("bot/agent/providers/",),
     "redis": ("bot/store/",),
+    "mcp": ("bot/mcp/", "bench/mcp_call.py"),  # bench compares the bare SDK with the tool layer
 }
 
 

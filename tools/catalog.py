@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tools import files, git, github
+from tools.agent import explore as explore_tools
 from tools.agent import jb as jb_tools
 from tools.agent import tanka as tanka_tools
 from tools.agent import tanka_check as tanka_check_tools
@@ -23,6 +24,7 @@ def all_tools() -> list[Tool[Any]]:
         *tanka_check_tools.TOOLS,
         *jb_tools.TOOLS,
         *github.TOOLS,
+        *explore_tools.TOOLS,
     ]
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # the Tanka engine loads only when a rendered diff is asked for
+    from tools.subagents import SubAgents
     from tools.tanka.diff.revision import RevisionDiffer
 
 from tools.redaction.mask import SecretMask
@@ -57,3 +58,6 @@ class ToolContext:
     # the front end makes one per session or process and uses it for its own proposal diffs too;
     # None: a fresh differ per call, base trees in the system temp directory.
     differ: RevisionDiffer | None = None
+    # Set by the agent loop for the duration of one tool call: creates sub-agents (explore, the
+    # reviewer). None: this caller runs no sub-agents (a tool that needs one says so).
+    subagents: SubAgents | None = None

@@ -7,6 +7,8 @@ Nothing a tool does can crash the loop.
 
 from __future__ import annotations
 
+import copy
+import functools
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -48,9 +50,16 @@ class Tool(Generic[InputT]):
     run: Callable[[ToolContext, InputT], str]
     # How to see the rest of a long output, quoted in the truncation marker.
     page_hint: str = "narrow the request to see the dropped part"
+    # A schema given by someone else (an MCP server's own): offered as is instead of the input
+    # model's; the input model then only has to accept what that schema describes.
+    schema: Mapping[str, Any] | None = None
+    # Declared read-only by its source (an MCP tool annotated readOnlyHint); built-in tools are
+    # classified by name in tools/subagents.py.
+    read_only: bool = False
 
     def spec(self) -> ToolSpec:
-        return ToolSpec(self.name, self.description, input_schema(self.input_model))
+        schema = self.schema if self.schema is not None else input_schema(self.input_model)
+        return ToolSpec(self.name, self.description, schema)
 
     def invoke(self, ctx: ToolContext, arguments: Mapping[str, Any]) -> ToolOutcome:
         """Run the tool; its result, or its error, with the session's Secret values masked.
@@ -84,7 +93,16 @@ class Tool(Generic[InputT]):
 
 
 def input_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """JSON Schema for a tool's input; always an object, as every provider requires."""
+    """JSON Schema for a tool's input; always an object, as every provider requires.
+
+    Generated once per model (pydantic takes about a millisecond per model, and every turn and
+    sub-agent asks for its tools' specs); each caller gets its own copy.
+    """
+    return copy.deepcopy(_input_schema(model))
+
+
+@functools.cache
+def _input_schema(model: type[BaseModel]) -> dict[str, Any]:
     schema = model.model_json_schema()
     schema.pop("title", None)
     for prop in schema.get("properties", {}).values():
@@ -114,9 +132,21 @@ def truncate(text: str, *, head: int = TRUNCATE_HEAD, tail: int = TRUNCATE_TAIL,
     return first + marker + last
 
 
+# Tools known only at run time (an MCP server's listing): asked again for each turn.
+ToolSource = Callable[[], Iterable[Tool[Any]]]
+
+
 class ToolRegistry:
-    def __init__(self, tools: Iterable[Tool[Any]] = ()) -> None:
+    def __init__(
+        self,
+        tools: Iterable[Tool[Any]] = (),
+        *,
+        sources: Iterable[ToolSource] = (),
+        keep: Callable[[Tool[Any]], bool] | None = None,
+    ) -> None:
         self._tools: dict[str, Tool[Any]] = {}
+        self._sources = list(sources)
+        self._keep = keep
         for tool in tools:
             self.register(tool)
 
@@ -125,15 +155,40 @@ class ToolRegistry:
             raise ValueError(f"tool {tool.name!r} registered twice")
         self._tools[tool.name] = tool
 
+    def add_source(self, source: ToolSource) -> None:
+        self._sources.append(source)
+
+    def tools(self) -> dict[str, Tool[Any]]:
+        """Every tool offered now: the registered ones, then the sources' (first name wins)."""
+        found = dict(self._tools)
+        for source in self._sources:
+            for tool in source():
+                found.setdefault(tool.name, tool)
+        if self._keep is None:
+            return found
+        return {name: tool for name, tool in found.items() if self._keep(tool)}
+
+    def filtered(self, keep: Callable[[Tool[Any]], bool]) -> ToolRegistry:
+        """A view offering only the tools `keep` accepts, sources included."""
+        outer = self._keep
+
+        def both(tool: Tool[Any]) -> bool:
+            return keep(tool) and (outer is None or outer(tool))
+
+        view = ToolRegistry(sources=self._sources, keep=both)
+        view._tools = self._tools  # shared: a tool registered later shows in the view too
+        return view
+
     def names(self) -> list[str]:
-        return list(self._tools)
+        return list(self.tools())
 
     def specs(self) -> list[ToolSpec]:
-        return [tool.spec() for tool in self._tools.values()]
+        return [tool.spec() for tool in self.tools().values()]
 
     def execute(self, ctx: ToolContext, name: str, arguments: Mapping[str, Any]) -> ToolOutcome:
-        tool = self._tools.get(name)
+        tools = self._tools if not self._sources and self._keep is None else self.tools()
+        tool = tools.get(name)
         if tool is None:
-            known = ", ".join(sorted(self._tools))
+            known = ", ".join(sorted(tools))
             return ToolOutcome(f"unknown tool {name!r}; the tools are: {known}", is_error=True)
         return tool.invoke(ctx, arguments)

@@ -3,11 +3,16 @@
 The loop checks them between model calls and between tool calls. Exceeding one ends the turn with
 an `AgentError` of kind BUDGET (steps, tokens) or TIMEOUT (wall time) that names the budget, its
 value and the setting that raises it.
+
+A sub-agent's budget has the turn's as `parent`: each of its model calls counts in both (and up
+the chain), its deadline is never later than the parent's, and it stops when either runs out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from bot.agent.errors import AgentError, ErrorKind
@@ -37,16 +42,27 @@ class Budgets:
 class TurnBudget:
     """What one turn has used so far, measured against its `Budgets`."""
 
-    def __init__(self, budgets: Budgets, clock: Clock) -> None:
+    def __init__(self, budgets: Budgets, clock: Clock, parent: TurnBudget | None = None) -> None:
         self.budgets = budgets
         self._clock = clock
+        self.parent = parent
         self.deadline = clock() + budgets.turn_timeout
+        if parent is not None:
+            self.deadline = min(self.deadline, parent.deadline)
         self.steps = 0
         self.usage = Usage()
+        self.calls: list[Usage] = []  # each model call's tokens, sub-agents' included, in order
+        # Numbers sub-agent ids ("explore-1", "review-2") uniquely across the whole turn.
+        self.ids: Iterator[int] = parent.ids if parent is not None else itertools.count(1)
+        self._lock = threading.Lock()  # sub-agents running at once record into one parent
 
     def record_call(self, usage: Usage) -> None:
-        self.steps += 1
-        self.usage = self.usage + usage
+        with self._lock:
+            self.steps += 1
+            self.usage = self.usage + usage
+            self.calls.append(usage)
+        if self.parent is not None:
+            self.parent.record_call(usage)
 
     def remaining(self) -> float:
         return self.deadline - self._clock()
@@ -58,7 +74,15 @@ class TurnBudget:
         return max(min(self.remaining(), self.budgets.call_timeout_cap), 0.0)
 
     def check(self) -> None:
-        """Raise the error of the first budget this turn has used up."""
+        """Raise the error of the first budget this turn (or a turn it runs in) has used up."""
+        if self.parent is not None:
+            self.parent.check()
+            if self.steps >= self.budgets.max_steps:  # the sub-agent's own, tighter limit
+                raise AgentError(
+                    ErrorKind.BUDGET,
+                    f"this sub-agent's step limit is reached ({self.steps} model calls); "
+                    "ask a narrower question",
+                )
         b = self.budgets
         if self.steps >= b.max_steps:
             raise AgentError(

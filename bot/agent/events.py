@@ -3,6 +3,11 @@
 Events are frozen values describing complete parts, never deltas. An observer is a plain callable;
 the loop calls it on its own thread, in order, and an observer that raises is logged and ignored
 so a broken progress display can never break a turn.
+
+Every event names the agent it comes from (`agent`): the main agent is `MAIN` (depth 0); a
+sub-agent's events reach the same observer, in order, tagged with its id and depth, and the call
+of a mirrored tool event is named `<label>: <tool>` (e.g. "explore: file_search") so a front end
+that only shows tool names shows where each call ran (bot.agent.subagents).
 """
 
 from __future__ import annotations
@@ -18,10 +23,22 @@ log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
+class AgentMeta:
+    """Who emitted an event: "main" at depth 0, or a sub-agent ("explore-1" at depth 1, ...)."""
+
+    id: str = "main"
+    depth: int = 0
+
+
+MAIN = AgentMeta()
+
+
+@dataclass(frozen=True, slots=True)
 class TextEvent:
     """Text the model wrote in one response (it may precede tool calls)."""
 
     text: str
+    agent: AgentMeta = MAIN
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +46,7 @@ class ToolCallEvent:
     """The loop is about to run a tool the model asked for."""
 
     call: ToolCall
+    agent: AgentMeta = MAIN
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +56,7 @@ class ToolResultEvent:
     call: ToolCall
     result: ToolResult
     seconds: float
+    agent: AgentMeta = MAIN
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +66,7 @@ class UsageEvent:
     step: int
     call: Usage
     turn: Usage
+    agent: AgentMeta = MAIN
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +76,7 @@ class RetryEvent:
     attempt: int
     delay: float
     error: AgentError
+    agent: AgentMeta = MAIN
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +87,7 @@ class DoneEvent:
     stop_reason: StopReason
     steps: int
     usage: Usage
+    agent: AgentMeta = MAIN
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +97,7 @@ class ErrorEvent:
     error: AgentError
     steps: int
     usage: Usage
+    agent: AgentMeta = MAIN
 
 
 Event = (

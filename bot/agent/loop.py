@@ -13,14 +13,15 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.agent.budget import Budgets, Clock
+from bot.agent.budget import Budgets, Clock, TurnBudget
 from bot.agent.cancel import CancelToken
 from bot.agent.conversation import Conversation
 from bot.agent.errors import AgentError
 from bot.agent.events import Observer, ignore
 from bot.agent.messages import LLMProvider, Message, StopReason, Usage
 from bot.agent.retry import RetryPolicy
-from bot.agent.turn import Sleeper, Turn, TurnSettings
+from bot.agent.subagents import Lineage, SerialObserver, SubAgentScope, open_scope
+from bot.agent.turn import ProviderFactory, Sleeper, Turn, TurnSettings
 from tools.context import ToolContext
 from tools.registry import ToolRegistry
 
@@ -31,6 +32,8 @@ __all__ = ["Agent", "TurnResult"]
 class TurnResult:
     text: str  # the model's answer: the text of its last response; empty if the turn failed
     messages: tuple[Message, ...]  # what this turn adds to the history
+    # Model calls are counted in the turn's budget: its sub-agents' calls are included, and so
+    # are earlier runs on the same budget (a revision after a review).
     calls: tuple[Usage, ...]  # tokens of each model call, in order
     usage: Usage  # the sum of `calls`
     steps: int  # model calls made
@@ -63,9 +66,11 @@ class Agent:
         sleep: Sleeper = _wait_on,
         rng: random.Random | None = None,
         poll: float = 0.1,
+        providers: ProviderFactory | None = None,
     ) -> None:
         self.provider = provider
         self.registry = registry
+        self.providers = providers  # for sub-agents asking for another model; None: refused
         self.settings = TurnSettings(
             system_prompt=system_prompt,
             budgets=budgets or Budgets(),
@@ -85,8 +90,13 @@ class Agent:
         *,
         observer: Observer = ignore,
         cancel: CancelToken | None = None,
+        budget: TurnBudget | None = None,
     ) -> TurnResult:
-        """Run one user request on top of `history` (which is not modified)."""
+        """Run one user request on top of `history` (which is not modified).
+
+        `budget` (from `new_budget`) continues a budget already partly used, so that follow-up
+        work on the same request (a revision after a review) shares its limits and counts.
+        """
         message = Message.user(prompt) if isinstance(prompt, str) else prompt
         turn = Turn(
             self.provider,
@@ -95,21 +105,53 @@ class Agent:
             history=tuple(history),
             prompt=message,
             ctx=ctx,
-            observer=observer,
+            observer=SerialObserver(observer),
             cancel=cancel or CancelToken(),
+            budget=budget,
+            open_scope=open_scope,
+            providers=self.providers,
         )
         outcome = turn.run()
         budget = turn.budget
         return TurnResult(
             text=outcome.text,
             messages=tuple(turn.messages),
-            calls=tuple(turn.calls),
+            calls=tuple(budget.calls),
             usage=budget.usage,
             steps=budget.steps,
             tool_calls=turn.tools_run,
             stop_reason=outcome.stop_reason,
             error=outcome.error,
         )
+
+    def new_budget(self) -> TurnBudget:
+        """A fresh budget with this agent's limits, starting now."""
+        return TurnBudget(self.settings.budgets, self.settings.clock)
+
+    def subagents(
+        self,
+        ctx: ToolContext,
+        *,
+        budget: TurnBudget,
+        observer: Observer = ignore,
+        cancel: CancelToken | None = None,
+    ) -> SubAgentScope:
+        """A sub-agent factory outside any tool call (the reviewer, once a turn has ended).
+
+        Its sub-agents are depth 1, count in `budget` and report to `observer`; close the scope
+        (or cancel the token) to stop them.
+        """
+        lineage = Lineage(
+            provider=self.provider,
+            registry=self.registry,
+            settings=self.settings,
+            budget=budget,
+            cancel=cancel or CancelToken(),
+            observer=SerialObserver(observer),
+            open_scope=open_scope,
+            providers=self.providers,
+        )
+        return SubAgentScope(lineage, ctx)
 
     def run(
         self,

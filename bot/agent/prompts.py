@@ -39,6 +39,9 @@ changed files, then review tanka_diff for each affected environment (it compares
 manifests with the session's base commit; no cluster is needed). Then call tanka_check \
 (Kubernetes schemas and the repository's policies) and fix every error it reports before you \
 finish. Use git_diff to review your own change.
+- For questions that need many reads (where something is defined, which environments use a \
+library, how similar things are written), call explore with the question: a read-only helper \
+answers it without filling your context.
 - If a request is ambiguous, risky, or would need a change outside this repository, say so and \
 ask instead of guessing.
 

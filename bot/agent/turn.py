@@ -10,11 +10,14 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from bot.agent.budget import Budgets, Clock, TurnBudget
 from bot.agent.cancel import CancelToken
 from bot.agent.errors import AgentError, ErrorKind
 from bot.agent.events import (
+    MAIN,
+    AgentMeta,
     DoneEvent,
     ErrorEvent,
     Event,
@@ -35,15 +38,27 @@ from bot.agent.messages import (
     Text,
     ToolCall,
     ToolResult,
-    Usage,
 )
 from bot.agent.retry import RetryPolicy, call_with_retries
 from bot.agent.worker import run_abandonable
 from tools.context import ToolContext
-from tools.registry import ToolRegistry, ToolSpec
+from tools.registry import ToolOutcome, ToolRegistry, ToolSpec
+from tools.subagents import SubAgents
 
 # Sleep on the turn's cancel token; True when the sleep was cut short by a cancellation.
 Sleeper = Callable[[CancelToken, float], bool]
+
+
+class CallScope(SubAgents, Protocol):
+    """The sub-agent factory of one tool call; closed (its sub-agents stopped) when it returns."""
+
+    def close(self) -> None: ...
+
+
+# Makes a tool call's scope (bot.agent.subagents.SubAgentScope); None: no sub-agents.
+ScopeFactory = Callable[["Turn"], CallScope]
+# Gives a provider for another model id, for sub-agents that ask for one.
+ProviderFactory = Callable[[str], LLMProvider]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +92,10 @@ class Turn:
         ctx: ToolContext,
         observer: Observer,
         cancel: CancelToken,
+        budget: TurnBudget | None = None,
+        meta: AgentMeta = MAIN,
+        open_scope: ScopeFactory | None = None,
+        providers: ProviderFactory | None = None,
     ) -> None:
         self.provider = provider
         self.registry = registry
@@ -84,9 +103,12 @@ class Turn:
         self.history = history
         self.observer = observer
         self.cancel = cancel
-        self.budget = TurnBudget(settings.budgets, settings.clock)
+        self.budget = budget or TurnBudget(settings.budgets, settings.clock)
+        # Sub-agents: who this turn is, and how its tool calls get a scope.
+        self.meta = meta
+        self.open_scope = open_scope
+        self.providers = providers
         self.messages: list[Message] = [prompt]
-        self.calls: list[Usage] = []
         self.tools_run = 0
         # Tool calls of the last response that have no result message yet, and the results so far.
         self.pending: tuple[ToolCall, ...] = ()
@@ -158,7 +180,6 @@ class Turn:
 
     def _record(self, response: ModelResponse) -> None:
         self.budget.record_call(response.usage)
-        self.calls.append(response.usage)
         self.messages.append(response.message)
         self._emit(UsageEvent(self.budget.steps, response.usage, self.budget.usage))
         for part in response.message.parts:
@@ -172,12 +193,23 @@ class Turn:
             self._check_stop()
             self._emit(ToolCallEvent(call))
             started = time.monotonic()
-            outcome = self.registry.execute(self.ctx, call.name, call.arguments)
+            outcome = self._execute(call)
             result = ToolResult(call.id, call.name, outcome.content, outcome.is_error)
             self.results.append(result)
             self.tools_run += 1
             self._emit(ToolResultEvent(call, result, time.monotonic() - started))
         self._flush_results()
+
+    def _execute(self, call: ToolCall) -> ToolOutcome:
+        if self.open_scope is None:
+            return self.registry.execute(self.ctx, call.name, call.arguments)
+        # Sub-agents exist only while this call runs: closing the scope stops any left running.
+        scope = self.open_scope(self)
+        try:
+            ctx = replace(self.ctx, subagents=scope)
+            return self.registry.execute(ctx, call.name, call.arguments)
+        finally:
+            scope.close()
 
     def _flush_results(self, reason: str = "") -> None:
         """Close the open tool round: one user message with a result for every call."""

@@ -32,7 +32,7 @@ from bot.chat.changes import ChatChanges
 from bot.chat.ignores import check_global_ignores
 from bot.chat.masked import MaskedWriter
 from bot.chat.repl import ChatSession, LineReader, repl, report, run_in_foreground
-from bot.compose import budgets_from_settings
+from bot.compose import budgets_from_settings, mcp_hub, with_mcp_tools
 from bot.config import Settings, load_settings
 from bot.errors import BotError, UserError
 from tools.catalog import default_registry
@@ -92,11 +92,12 @@ def run_chat(args: argparse.Namespace, deps: ChatDeps) -> int:
     out = deps.stdout or sys.stdout
     provider = deps.provider_factory(settings)
     pull_requests: PullRequestSource | None = None
+    hub = None
     try:
         pull_requests = pull_request_source(settings, root)
-        session = _session(
-            settings, provider, root, out, deps.registry_factory(), pull_requests=pull_requests
-        )
+        hub = mcp_hub(settings)  # the same MCP tools as the Slack service
+        registry = with_mcp_tools(deps.registry_factory(), hub)
+        session = _session(settings, provider, root, out, registry, pull_requests=pull_requests)
         approval = _approval(session, settings, deps, args.repo if is_url else None)
         if args.prompt is not None:
             return one_shot(session, args.prompt, approval if args.approve else None)
@@ -106,6 +107,8 @@ def run_chat(args: argparse.Namespace, deps: ChatDeps) -> int:
         session.say("Type /help for commands, /exit to leave.")
         return repl(session, LineReader(deps.stdin or sys.stdin, out))
     finally:
+        if hub is not None:
+            hub.close()
         for resource in (pull_requests, provider):  # HTTP sessions and PyGithub's log filter
             close = getattr(resource, "close", None)
             if callable(close):
@@ -148,6 +151,7 @@ def _session(
         show_changes=lambda: changes.show(shown),
         conversation=Conversation(),
         changes=changes,
+        review=settings.review,
     )
 
 

@@ -18,10 +18,12 @@ from typing import TextIO
 from bot.agent.cancel import CancelToken
 from bot.agent.conversation import Conversation
 from bot.agent.loop import Agent, TurnResult
+from bot.agent.review import Review, ReviewInput, run_reviewed_turn
 from bot.chat.changes import ChatChanges
 from bot.chat.terminal import TerminalObserver, describe_usage
 from bot.errors import BotError
 from tools.context import ToolContext
+from tools.git import working_diff
 
 PROMPT = "❯ "  # noqa: RUF001 - the prompt of the `tk agent` CLI
 HISTORY_FILE = Path("~/.cache/tanka-bot/chat_history")
@@ -57,6 +59,9 @@ class ChatSession:
     # The change as printed; before a turn's answer is printed it teaches the output's mask the
     # Secret values of the change (the answer may quote one the agent never rendered).
     changes: ChatChanges | None = None
+    # TANKA_BOT_REVIEW: a turn that changed files is reviewed (and may be revised once).
+    review: bool = False
+    last_review: Review | None = None
 
     def say(self, text: str) -> None:
         self.out.write(text.rstrip("\n") + "\n")
@@ -73,15 +78,7 @@ def run_in_foreground(session: ChatSession, prompt: str) -> TurnResult:
 
     def work() -> None:
         try:
-            outcome.append(
-                session.agent.run(
-                    session.conversation,
-                    prompt,
-                    session.ctx,
-                    observer=TerminalObserver(session.out),
-                    cancel=token,
-                )
-            )
+            outcome.append(_turn(session, prompt, token))
         except BaseException as exc:  # handed to the main thread, which reports it
             outcome.append(exc)
         finally:
@@ -101,6 +98,29 @@ def run_in_foreground(session: ChatSession, prompt: str) -> TurnResult:
     return result
 
 
+def _turn(session: ChatSession, prompt: str, token: CancelToken) -> TurnResult:
+    observer = TerminalObserver(session.out)
+    changes = session.changes
+    if not session.review or changes is None:
+        return session.agent.run(
+            session.conversation, prompt, session.ctx, observer=observer, cancel=token
+        )
+
+    def describe() -> ReviewInput | None:
+        patch = working_diff(session.ctx.root, session.ctx.base_commit)
+        if not patch.strip():
+            return None
+        return ReviewInput(prompt, patch, changes.rendered() or "")
+
+    reviewed = run_reviewed_turn(
+        session.agent, session.conversation.history, prompt, session.ctx, describe=describe,
+        observer=observer, cancel=token,
+    )  # fmt: skip
+    session.conversation.record(reviewed.result.messages, reviewed.result.usage)
+    session.last_review = reviewed.review
+    return reviewed.result
+
+
 def report(session: ChatSession, result: TurnResult) -> None:
     """The answer (or why there is none) and what the turn cost."""
     if session.changes is not None:
@@ -109,6 +129,9 @@ def report(session: ChatSession, result: TurnResult) -> None:
         session.say(f"\n{result.text.strip()}\n")
     if result.error is not None:
         session.say(f"✗ turn stopped: {result.error}")
+    if session.last_review is not None:
+        session.say(f"── review ── {session.last_review.text()}\n")
+        session.last_review = None
     session.say(describe_usage(result.usage, session.conversation.usage, result.steps))
 
 

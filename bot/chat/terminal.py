@@ -75,8 +75,10 @@ class TerminalObserver:
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, TextEvent):
-            # Held back: if tool calls follow it was a remark, else it is the final answer.
-            self._pending_text = event.text
+            # Held back: if tool calls follow it was a remark, else it is the final answer. A
+            # sub-agent's text is its caller's business (explore's answer, the review's findings).
+            if event.agent.depth == 0:
+                self._pending_text = event.text
         elif isinstance(event, ToolCallEvent):
             self._flush_text()
             self._write(describe_call(event.call.name, event.call.arguments))

@@ -13,6 +13,7 @@ import time
 from bot import policy
 from bot.agent.cancel import CancelToken
 from bot.agent.loop import TurnResult
+from bot.agent.review import Review, ReviewInput, run_reviewed_turn
 from bot.agent.trim import trim_history
 from bot.git.checkout import Checkout
 from bot.handlers.progress import CONTEXT_WINDOWS, Progress
@@ -24,6 +25,7 @@ from bot.sessions import ProposalRecord, Session
 from bot.slack import blocks
 from tools.context import ToolContext
 from tools.errors import ToolError
+from tools.git import working_tree_id
 from tools.gitrun import GitError
 from tools.redaction import SecretMask
 from tools.tanka.check import CheckOptions, CheckSetupError, check_environments
@@ -79,7 +81,13 @@ def run_turn(
     window = CONTEXT_WINDOWS.get(provider.name, 128_000)
     history = trim_history(conversation.history, int(window * 0.6))
     started = time.monotonic()
-    result = svc.agent.run_turn(history, prompt, ctx, observer=progress, cancel=cancel)
+    # With TANKA_BOT_REVIEW, a change is reviewed (and may be revised once) before it is shown.
+    changes = _Changes(svc, session, checkout, mask, prompt)
+    reviewed = run_reviewed_turn(
+        svc.agent, history, prompt, ctx, describe=changes.describe, observer=progress,
+        cancel=cancel, enabled=svc.settings.review,
+    )  # fmt: skip
+    result = reviewed.result
     seconds = time.monotonic() - started
     conversation.history = (*history, *result.messages)
     conversation.record((), result.usage)
@@ -92,10 +100,10 @@ def run_turn(
     progress.finish(_status_line(result, cancel))
     # Render the change before anything is posted: that teaches the mask every Secret value of
     # the affected environments, at the base and now, so the answer cannot show one either.
-    change = _change(svc, session, checkout, mask)
+    change = changes.current()
     _answer(svc, session, result, seconds)
     if change is not None:
-        _propose(svc, session, checkout, change)
+        _propose(svc, session, checkout, change, review=reviewed.review, checks=changes.checks)
 
 
 def _count(svc: Services, result: TurnResult, seconds: float) -> None:
@@ -184,7 +192,48 @@ def _checks(svc: Services, checkout: Checkout, diff: RevisionDiff) -> str:
     return f"{mark} {report.text(limit=CHECK_TEXT_LIMIT)}"
 
 
-def _propose(svc: Services, session: Session, checkout: Checkout, change: Change) -> None:
+class _Changes:
+    """The checkout's change and its checks, computed once per state of the working tree."""
+
+    def __init__(
+        self, svc: Services, session: Session, checkout: Checkout, mask: SecretMask, request: str
+    ) -> None:
+        self.svc, self.session, self.checkout, self.mask = svc, session, checkout, mask
+        self.request = request
+        self._tree: str | None = None
+        self._change: Change | None = None
+        self.checks = ""
+
+    def current(self) -> Change | None:
+        try:
+            tree: str | None = working_tree_id(self.checkout.root)
+        except ToolError:
+            tree = None
+        if tree is None or tree != self._tree:
+            self._change = _change(self.svc, self.session, self.checkout, self.mask)
+            diff = self._change[1] if self._change is not None else None
+            self.checks = _checks(self.svc, self.checkout, diff) if diff is not None else ""
+            self._tree = tree
+        return self._change
+
+    def describe(self) -> ReviewInput | None:
+        change = self.current()
+        if change is None:
+            return None
+        proposal, diff, note = change
+        rendered = diff.text() if diff is not None else note
+        return ReviewInput(self.request, proposal.diff, rendered, self.checks)
+
+
+def _propose(
+    svc: Services,
+    session: Session,
+    checkout: Checkout,
+    change: Change,
+    *,
+    review: Review | None = None,
+    checks: str | None = None,
+) -> None:
     """Post the proposal: snippets for long diffs first, then the message people react on."""
     key = session.key
     proposal, diff, note = change
@@ -206,7 +255,8 @@ def _propose(svc: Services, session: Session, checkout: Checkout, change: Change
         rendered_diff=grouped_text(groups) if diff is not None else "",
         approve_emoji=svc.settings.approve_emoji,
         review_note=note,
-        checks=_checks(svc, checkout, diff) if diff is not None else "",
+        checks=checks if checks is not None else (_checks(svc, checkout, diff) if diff else ""),
+        review=review.text() if review is not None else "",
         approvals=policy.needs_text(needs, session.requester),
     )
     message = blocks.proposal(view)

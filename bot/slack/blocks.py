@@ -54,6 +54,7 @@ class ProposalView:
     review_note: str = ""  # e.g. why a rendered diff is not available
     checks: str = ""  # schema and policy findings (tk check), summary first
     approvals: str = ""  # who may approve and how many approvals it needs (bot.policy)
+    review: str = ""  # the reviewer sub-agent's findings (bot.agent.review), headline first
 
 
 def clip(text: str, limit: int, note: str = "\n… (cut; the full text is in the snippet)") -> str:
@@ -145,6 +146,8 @@ def proposal(view: ProposalView) -> Rendered:
         blocks.append(
             section(f"*Checks* {head_line}" + (f"\n{_fence(rest)}" if rest.strip() else ""))
         )
+    if view.review:
+        blocks.append(review_section(view.review))
     approve = f"React with :{view.approve_emoji}: to open a pull request"
     if view.approvals:  # teams: the approval rules' needs, just above the approve line
         approve = f"{view.approvals}\n{approve}"
@@ -185,6 +188,15 @@ def fit(message: Rendered) -> Rendered:
     if block_chars(blocks) > BLOCKS_TEXT_LIMIT:
         blocks = [section(clip(message.text, SECTION_LIMIT, "\n…"))]
     return Rendered(clip(message.text, TEXT_LIMIT, "\n…"), blocks, message.snippets)
+
+
+REVIEW_LIMIT = 1500  # the review's share of the proposal's ~12,000 characters of blocks
+
+
+def review_section(review: str) -> Block:
+    headline, _, findings = review.partition("\n")
+    body = clip(findings.strip(), REVIEW_LIMIT, "\n… (review cut)")
+    return section(f"*Review*: {headline}" + (f"\n{body}" if body else ""))
 
 
 def plain(text: str) -> Rendered:

@@ -205,6 +205,8 @@ def bot_env(
         "TANKA_BOT_WORKDIR": str(tmp / "work"),
         "TANKA_BOT_APPROVERS": BOB,
         "TANKA_BOT_LEASE_TTL": "3",
+        # The flows script every model call; tests/e2e/test_review.py turns the reviewer on.
+        "TANKA_BOT_REVIEW": "false",
         **model.env(ANTHROPIC_KEY),
     }
     if redis is not None:

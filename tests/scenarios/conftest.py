@@ -102,6 +102,8 @@ def chat(
     ) -> ChatRun:
         _isolate(monkeypatch)
         monkeypatch.setenv("TANKA_BOT_PROVIDER", model.provider)
+        # Scenarios script every model call; test_chat_review.py turns the reviewer on.
+        monkeypatch.setenv("TANKA_BOT_REVIEW", "false")
         settings = {**model.env(key or KEYS[model.provider]), **(env or {})}
         for name, value in settings.items():
             monkeypatch.setenv(name, value)

@@ -25,7 +25,9 @@ from tools.files import TOOLS as FILE_TOOLS
 from tools.git import TOOLS as GIT_TOOLS
 from tools.registry import ToolRegistry
 
-ENV = {"ANTHROPIC_API_KEY": "sk-test-not-real"}
+# The reviewer is off: these tests script every model call (tests/scenarios/test_chat_review.py
+# runs chat with it on).
+ENV = {"ANTHROPIC_API_KEY": "sk-test-not-real", "TANKA_BOT_REVIEW": "false"}
 
 
 @pytest.fixture
