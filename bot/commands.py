@@ -1,7 +1,7 @@
 """What a person asked for, from the words they typed. Pure.
 
 `/tanka` subcommands, and the in-thread words that are commands rather than requests to the
-agent (`cancel`, `stop`). Everything else is a request for the agent.
+agent (`cancel`, `stop`, `rebase`). Everything else is a request for the agent.
 """
 
 from __future__ import annotations
@@ -67,6 +67,11 @@ def is_cancel(text: str) -> bool:
     return text.strip().rstrip(".!").lower() in CANCEL_WORDS
 
 
+def is_rebase(text: str) -> bool:
+    """A reply that is only `rebase` (any case, trailing punctuation allowed)."""
+    return text.strip().rstrip(".!").lower() == "rebase"
+
+
 def new_env_prompt(action: NewEnv) -> str:
     extra = f"\n\nAdditional instructions from the requester: {action.instructions}"
     return (
@@ -88,7 +93,7 @@ HELP_TEXT = "\n".join(
         "• `/tanka envs`: list the environments · `/tanka status`: this channel's active sessions",
         "• In a session thread: react with :{approve}: on the latest proposal to open a pull "
         "request; react with :{cancel}: or reply `cancel` to stop the running turn "
-        "(edits are kept)",
+        "(edits are kept); reply `rebase` to move the change onto the newest base branch",
     ]
 )
 

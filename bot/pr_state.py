@@ -73,6 +73,7 @@ class PullRequestState(BaseModel):
     attended: int = 0  # the `attention` a fix turn has taken in
     conflicts: bool = False
     closed: bool = False
+    merged: bool = False
 
     # --- events -------------------------------------------------------------------------------
 
@@ -122,13 +123,13 @@ class PullRequestState(BaseModel):
     def apply_update(self, update: PullRequestUpdated) -> bool:
         """Record a push or reopen; True when the pull request has just started to conflict."""
         self.new_head(update.head_sha)
-        self.closed = False
+        self.closed = self.merged = False
         started = update.conflicts and not self.conflicts
         self.conflicts = update.conflicts
         return started
 
     def apply_closed(self, closed: PullRequestClosed) -> None:
-        self.closed = True
+        self.closed, self.merged = True, closed.merged
 
     def _remember(self, item: Feedback) -> None:
         self.feedback = [*self.feedback, item][-FEEDBACK_KEPT:]

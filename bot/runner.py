@@ -15,10 +15,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from bot.commands import NewEnv, is_cancel, new_env_prompt
+from bot.commands import NewEnv, is_cancel, is_rebase, new_env_prompt
 from bot.dispatch import Admission, Dispatcher
 from bot.github.webhook import GitHubEvent
-from bot.handlers import ci, steer
+from bot.handlers import ci, rebase, steer
 from bot.handlers.approve import approve, withdraw
 from bot.handlers.turn import run_turn
 from bot.lease import Lease, request_cancel
@@ -93,6 +93,9 @@ class Runner:
             return
         if is_cancel(message.text):
             self.cancel(key, message.user)
+            return
+        if is_rebase(message.text):
+            self._submit(key, lambda: self._rebase(message))
             return
         self._submit(key, lambda: self._message(message))
 
@@ -330,6 +333,35 @@ class Runner:
         # A reply that came while the approval held the thread was queued for "the next turn":
         # the approval is not a turn that drains the queue, so run that turn now.
         if svc.store.has_pending(key):
+            self._drive(key)
+
+    def _rebase(self, message: Mention | ThreadReply) -> None:
+        """`rebase` in a session thread (bot.handlers.rebase), under the thread's lease."""
+        key = message.key
+        svc = self.channels(key.channel) or self.svc
+        if svc.store.load(key) is None:
+            self._message(message)  # not a session: an ordinary request, or people talking
+            return
+        lease = Lease(svc.store, key, ttl=svc.lock_ttl, replica=svc.replica)
+        if not _acquire_within(lease, APPROVAL_WAIT):
+            self._post(key, f"<@{message.user}> a turn is running in this thread; reply "
+                            "`rebase` again when it has finished.")  # fmt: skip
+            return
+        try:
+            raw = svc.store.load(key)
+            session = Session.from_json(raw) if raw is not None else None
+            if session is not None:
+                mask = self._mask(key)
+                masked = replace(svc, chat=MaskingChat(svc.chat, mask.apply),
+                                 audit=svc.audit.with_mask(mask.apply))  # fmt: skip
+                try:
+                    rebase.rebase(masked, session, message.user, mask)
+                finally:  # a clean rebase has stored the new patch: the session must follow
+                    session.updated = svc.clock()
+                    svc.store.save(key, session.to_json(), updated=session.updated)
+        finally:
+            lease.release()
+        if svc.store.has_pending(key):  # as after an approval: replies queued meanwhile
             self._drive(key)
 
     # --- helpers --------------------------------------------------------------------------------

@@ -46,6 +46,9 @@ class PullRequestRecord(BaseModel):
     number: int
     url: str
     branch: str
+    # Marked from GitHub's news (bot.handlers.ci.ended) when an approval reads it: a pull
+    # request that is no longer open never gets another push.
+    state: Literal["open", "closed", "merged"] = "open"
 
 
 class TraceEntry(BaseModel):
@@ -71,6 +74,7 @@ class Session(BaseModel):
     conversation: dict[str, Any] = Field(default_factory=dict)
     proposals: list[ProposalRecord] = Field(default_factory=list)
     pull_request: PullRequestRecord | None = None
+    past_pull_requests: list[PullRequestRecord] = Field(default_factory=list)  # merged or closed
     input_tokens: int = 0
     output_tokens: int = 0
     turns: int = 0
@@ -89,6 +93,18 @@ class Session(BaseModel):
     @property
     def latest_proposal(self) -> ProposalRecord | None:
         return self.proposals[-1] if self.proposals else None
+
+    def retire_pull_request(self) -> None:
+        """The pull request was merged or closed: the next one is opened from a new branch.
+
+        Branches are numbered after the first one: `<first>-2`, `<first>-3`, ...
+        """
+        if self.pull_request is None:
+            return
+        self.past_pull_requests.append(self.pull_request)
+        self.pull_request = None
+        first = self.past_pull_requests[0].branch
+        self.branch = f"{first}-{len(self.past_pull_requests) + 1}"
 
     def load_conversation(self) -> Conversation:
         if not self.conversation:

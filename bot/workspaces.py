@@ -9,9 +9,11 @@ replica served the thread since) or none (a restart, a new pod) rebuilds it from
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 
 from bot.git.checkout import Checkout
+from bot.git.rebase import reapply
 from bot.git.workspace import RepoCache
 from bot.sessions import Session
 from bot.store.base import Store
@@ -28,6 +30,16 @@ class WorkspaceError(Exception):
 
 def patch_blob(session: Session) -> str:
     return f"patch:{session.key.id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Rebased:
+    """The outcome of `Workspaces.rebase`: `checkout` is None when nothing changed."""
+
+    old_base: str
+    new_base: str
+    checkout: Checkout | None = None  # on the new base, holding the change (saved)
+    conflicts: tuple[str, ...] = ()  # files that could not be merged; the session is unchanged
 
 
 class Workspaces:
@@ -79,6 +91,37 @@ class Workspaces:
         self.store.put_blob(patch_blob(session), patch, self.ttl)
         session.revision += 1
         self._mark(checkout.root, session.revision)
+
+    def rebase(self, session: Session) -> Rebased:
+        """Fetch, then move the session's change onto its base branch's newest commit.
+
+        Clean: the session's base commit and patch (a new revision) change, and the checkout is
+        rebuilt on the new base (the caller saves the session). Conflicts, or a base that has not
+        moved: the session and its stored patch are left as they were.
+        """
+        old = session.base_commit
+        try:
+            self.cache.fetch()
+            new = self.cache.commit_of(session.base_branch)
+            if new == old:
+                return Rebased(old, new)
+            patch = self.store.get_blob(patch_blob(session))
+            if patch is None and session.revision > 0:
+                raise WorkspaceError("the saved edits of this session are missing from the store "
+                                     "(expired or lost); start a new session")  # fmt: skip
+            checkout = self.cache.restore(
+                session.checkout_name, base_commit=new, branch=session.branch, patch=b""
+            )
+            conflicts = reapply(checkout, patch or b"")
+        except GitError as exc:
+            self.cache.discard(session.checkout_name)  # rebuilt from the store when next opened
+            raise WorkspaceError(f"the rebase could not be done: {exc}") from None
+        if conflicts:
+            self.cache.discard(session.checkout_name)
+            return Rebased(old, new, conflicts=conflicts)
+        session.base_commit = new
+        self.save(session, checkout)
+        return Rebased(old, new, checkout=checkout)
 
     def discard(self, session: Session) -> None:
         self.cache.discard(session.checkout_name)

@@ -56,14 +56,36 @@ def check_approval(svc: Services, session: Session, reaction: Reaction) -> Propo
             f"that is proposal {session.proposals.index(record) + 1}, not the latest "
             f"(proposal {len(session.proposals)}); react on the latest one"
         )
-    if record.approved_by and session.pull_request is not None:
-        raise Refused(f"this proposal is already in pull request #{session.pull_request.number}")
-    why = policy.refusal(
+    why = pull_request_refusal(session, record) or policy.refusal(
         reaction.user, requirements(svc, record), session.requester, svc.groups.members
     )
     if why is not None:
         raise Refused(why)
     return record
+
+
+def pull_request_refusal(session: Session, record: ProposalRecord) -> str | None:
+    """Why `record` cannot go into a pull request given the session's one, or None. Pure.
+
+    Open: a proposal already in it is not published twice. Merged: a proposal on the base
+    commit the merged one was made from would carry the merged change again; `rebase` first.
+    Closed without merging: the proposal may go into a new pull request (bot.sessions,
+    `Session.retire_pull_request`).
+    """
+    pr = session.pull_request
+    if pr is None:
+        return None
+    if record.approved_by and pr.state == "open":
+        return f"this proposal is already in pull request #{pr.number}"
+    if pr.state == "merged" and any(
+        p.approved_by and p.base_commit == record.base_commit for p in session.proposals
+    ):
+        return (
+            f"pull request #{pr.number} was merged, and this proposal is on the base it was "
+            f"made from, so a new pull request would repeat it; reply `rebase` to move this "
+            f"session onto the newest `{session.base_branch}`, then approve the new proposal"
+        )
+    return None
 
 
 def approve(
@@ -72,6 +94,7 @@ def approve(
     key = session.key
     user = reaction.user
     number = 0
+    _mark_ended(svc, session)
     try:
         record = check_approval(svc, session, reaction)
         number = session.proposals.index(record) + 1
@@ -86,6 +109,11 @@ def approve(
             text = f":ballot_box_with_check: <@{user}> approved proposal {number}: "
             svc.chat.post(key.channel, text + counted.missing_text(), thread_ts=key.thread_ts)
             return
+        retired = session.pull_request
+        if retired is not None and retired.state != "open":
+            session.retire_pull_request()  # never push to a merged or closed pull request's branch
+        else:
+            retired = None
         published = _publish(svc, session, record, counted.approvers, mask)
     except Refused as exc:
         svc.metrics.approvals.labels("refused").inc()
@@ -112,12 +140,26 @@ def approve(
         "" if published.created else f" with commit {published.pr_url}/commits/{published.commit}"
     )
     names = ", ".join(f"<@{u}>" for u in counted.approvers)
+    why = (
+        f" from the new branch `{published.branch}`, since pull request #{retired.number} was "
+        f"{retired.state}"
+        if retired is not None
+        else ""
+    )
     svc.chat.post(
         key.channel,
-        f":rocket: {verb} pull request #{published.pr_number}: {published.pr_url}{commit} "
+        f":rocket: {verb} pull request #{published.pr_number}: {published.pr_url}{commit}{why} "
         f"(approved by {names}; nothing was applied to any cluster)",
         thread_ts=key.thread_ts,
     )
+
+
+def _mark_ended(svc: Services, session: Session) -> None:
+    """Mark the session's pull request merged or closed when GitHub said so (bot.handlers.ci)."""
+    state = ci.ended(svc, session)
+    pr = session.pull_request
+    if pr is not None and state is not None and pr.state != state:
+        session.pull_request = pr.model_copy(update={"state": state})
 
 
 def withdraw(

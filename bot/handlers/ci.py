@@ -19,7 +19,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from bot.errors import UserError
 from bot.github.code_host import CheckRunInfo
@@ -117,6 +117,18 @@ def handle(svc: Services, key: ThreadKey, event: GitHubEvent) -> None:
         elif isinstance(event, PullRequestUpdated) and state.apply_update(event):
             _post(svc, key, conflict_text(number))
         _save(svc, state)
+
+
+def ended(svc: Services, session: Session) -> Literal["merged", "closed"] | None:
+    """Whether the session's pull request was merged or closed, as GitHub's events told us."""
+    pr = session.pull_request
+    repo = repo_name(svc)
+    if pr is None or repo is None:
+        return None
+    state = _load(svc, repo, pr.number)  # a read: events write it whole, under their lock
+    if state is None or not state.closed:
+        return None
+    return "merged" if state.merged else "closed"
 
 
 def fix_context(svc: Services, session: Session, mask: Callable[[str], str]) -> str:

@@ -163,7 +163,12 @@ def _change(svc: Services, session: Session, checkout: Checkout, mask: SecretMas
         )
         return None
     latest = session.latest_proposal
-    if proposal.empty or (latest is not None and latest.diff_hash == proposal.diff_hash):
+    # The same diff on another base commit (after `rebase`) is a new proposal: an approval binds
+    # both (bot.publish.proposal).
+    if proposal.empty or (
+        latest is not None
+        and (latest.diff_hash, latest.base_commit) == (proposal.diff_hash, proposal.base_commit)
+    ):
         return None
     try:
         return (

@@ -1,4 +1,4 @@
-"""bot.commands: /tanka subcommands and the in-thread cancel words."""
+"""bot.commands: /tanka subcommands and the in-thread cancel and rebase words."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from bot.commands import (
     Status,
     help_text,
     is_cancel,
+    is_rebase,
     new_env_prompt,
     parse_slash,
 )
@@ -106,6 +107,19 @@ def test_cancel_words(text: str) -> None:
 )
 def test_not_cancel_words(text: str) -> None:
     assert not is_cancel(text)
+
+
+@pytest.mark.parametrize("text", ["rebase", "Rebase", " REBASE ", "rebase.", "rebase!"])
+def test_rebase_word(text: str) -> None:
+    assert is_rebase(text)
+    assert not is_cancel(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["", "rebase onto prod", "please rebase", "rebase?", "rebased", "re-base"]
+)
+def test_not_the_rebase_word(text: str) -> None:
+    assert not is_rebase(text)
 
 
 def test_new_env_prompt_names_the_environment_and_the_instructions() -> None:
