@@ -1,4 +1,5 @@
-"""helmTemplate and kustomizeBuild: render charts / kustomizations with the real binaries.
+"""helmTemplate and kustomizeBuild: render charts (Helm's library, else the binary) and
+kustomizations (the binary).
 
 As tk does: options are read case-insensitively, the chart or kustomization path is relative to
 `dirname(opts.calledFrom)`, the output is a yaml.v3 stream whose documents must be Kubernetes
@@ -72,7 +73,11 @@ def _run(argv: list[str], stdin: str, fn: str) -> str:
     return proc.stdout.decode(errors="replace")
 
 
-def helm_template(name: str, chart: str, opts_json: str, *, confine: str) -> dict[str, Any]:
+def helm_template(
+    name: str, chart: str, opts_json: str, *, confine: str, use_library: bool = True
+) -> dict[str, Any]:
+    """tk's helmTemplate: rendered in-process by Helm's library when it loads (`helm_lib`),
+    else by the `helm` binary with the flags tk passes it."""
     fn = "helmTemplate"
     opts = _options(opts_json, fn, "charts", "helm#optscalledfrom-unset")
     path = _target(opts, chart, confine)
@@ -81,7 +86,21 @@ def helm_template(name: str, chart: str, opts_json: str, *, confine: str) -> dic
             f"helmTemplate: Failed to find a chart at '{path}': stat {path}: no such file or "
             "directory. See https://tanka.dev/helm#failed-to-find-chart"
         )
-    argv = [_binary("TANKA_HELM_PATH", "helm", fn), "template", name, path, "--values", "-"]
+    from tools.tanka.natives import helm_lib
+
+    if use_library and helm_lib.available():
+        try:
+            stream = helm_lib.template(name, path, opts)
+        except helm_lib.HelmLibraryError as exc:
+            raise NativeError(f"{fn}: `helm template` failed: Error: {exc}") from None
+        return keyed_manifests(stream, fn)
+    return keyed_manifests(_run(helm_argv(name, path, opts), _values_yaml(opts), fn), fn)
+
+
+def helm_argv(name: str, path: str, opts: dict[str, Any]) -> list[str]:
+    """tk's `helm template` command line (pkg/helm/template.go: TemplateOpts.Flags)."""
+    argv = [_binary("TANKA_HELM_PATH", "helm", "helmTemplate"), "template", name, path]
+    argv += ["--values", "-"]
     argv += [f"--api-versions={v}" for v in opts.get("apiversions") or []]
     if opts.get("includecrds", True):
         argv.append("--include-crds")
@@ -89,8 +108,11 @@ def helm_template(name: str, chart: str, opts_json: str, *, confine: str) -> dic
     argv += [f"--kube-version={opts['kubeversion']}"] if opts.get("kubeversion") else []
     argv += ["--no-hooks"] if opts.get("nohooks") else []
     argv += [f"--namespace={opts['namespace']}"] if opts.get("namespace") else []
-    values = yaml.safe_dump(opts.get("values") or {}, sort_keys=True)
-    return keyed_manifests(_run(argv, values, fn), fn)
+    return argv
+
+
+def _values_yaml(opts: dict[str, Any]) -> str:
+    return yaml.safe_dump(opts.get("values") or {}, sort_keys=True)
 
 
 def kustomize_build(path: str, opts_json: str, *, confine: str) -> dict[str, Any]:
