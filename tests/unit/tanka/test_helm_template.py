@@ -19,7 +19,7 @@ import pytest
 
 from tools.tanka.errors import NativeError
 from tools.tanka.natives import helm_lib
-from tools.tanka.natives.exec import helm_template
+from tools.tanka.natives.exec import DEFAULT_NAME_FORMAT, helm_template, keyed_manifests
 from tools.tanka.natives.parse_yaml import parse_yaml
 
 ROOT = Path(__file__).parents[3]
@@ -163,6 +163,37 @@ def test_library_and_binary_give_the_same_objects() -> None:
     ours = helm_template("web", "../../charts/demo", options, confine=confine)
     binary = helm_template("web", "../../charts/demo", options, confine=confine, use_library=False)
     assert ours == binary
+
+
+def secret(name: str, ident: int) -> str:
+    return f"---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: {name}\ndata:\n  id: {ident}\n"
+
+
+def test_list_as_map_cases_of_tk() -> None:
+    # Expected values from tk's pkg/kubernetes/manifest/manifest_test.go TestListAsMap
+    # (grafana/tanka 9cbf25174556cdd5c1471ee2bd15463a5576fef2).
+    two = secret("foo", 1) + secret("foo", 2)
+    with pytest.raises(NativeError) as caught:
+        keyed_manifests(two, "helmTemplate")
+    assert str(caught.value) == (
+        "Two resources share the same name 'secret_foo'. Please adapt the name template "
+        f"'{DEFAULT_NAME_FORMAT}'."
+    )
+    custom = keyed_manifests(two, "helmTemplate", '{{ print .metadata.name "_" .data.id }}')
+    assert sorted(custom) == ["foo_1", "foo_2"]
+    assert custom["foo_2"]["data"] == {"id": 2.0}
+    with pytest.raises(NativeError, match="Two resources share the same name 'foo'. Please "
+                       r"adapt the name template '\{\{ \.metadata\.name \}\}'\."):  # fmt: skip
+        keyed_manifests(two, "helmTemplate", "{{ .metadata.name }}")
+
+
+def test_custom_name_format_is_go_template_with_sprig_and_dollar_is_the_manifest() -> None:
+    out = render(**WEB_OPTS, nameFormat="{{ $.kind | lower }}/{{ .metadata.name | upper }}")
+    assert "deployment/WEB-DEMO" in out
+    assert "configmap/WEB-DEMO-CONFIG" in out
+    assert out["deployment/WEB-DEMO"]["kind"] == "Deployment"
+    with pytest.raises(NativeError, match=r"^helmTemplate: name format '\{\{ \.kind ': .*"):
+        render(nameFormat="{{ .kind ")
 
 
 AGENT_SHOW = """

@@ -5,7 +5,7 @@ As tk does: options are read case-insensitively, the chart or kustomization path
 `dirname(opts.calledFrom)`, the output is a yaml.v3 stream whose documents must be Kubernetes
 objects, and the result is an object keyed `snakecase(kind + "_" + metadata.name)`. On top of tk,
 the path must stay inside the project directory the evaluation is confined to, and a missing
-binary gives an error naming it. Only the default name format is supported.
+binary gives an error naming it.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from tools.tanka.errors import NativeError
 from tools.tanka.natives.parse_yaml import parse_yaml
 
 EXEC_TIMEOUT = 120.0
+DEFAULT_NAME_FORMAT = '{{ print .kind "_" .metadata.name | snakecase }}'
 
 
 def _options(opts_json: str, fn: str, what: str, anchor: str) -> dict[str, Any]:
@@ -32,11 +33,6 @@ def _options(opts_json: str, fn: str, what: str, anchor: str) -> dict[str, Any]:
         raise NativeError(
             f"{fn}: 'opts.calledFrom' is unset or empty.\n"
             f"Tanka needs this to find your {what}. See https://tanka.dev/{anchor}"
-        )
-    if opts.get("nameformat"):
-        raise NativeError(
-            f"{fn}: a custom opts.nameFormat is not supported by tanka-bot's engine; "
-            "remove it to use the default `kind_name` keys"
         )
     return opts
 
@@ -93,8 +89,9 @@ def helm_template(
             stream = helm_lib.template(name, path, opts)
         except helm_lib.HelmLibraryError as exc:
             raise NativeError(f"{fn}: `helm template` failed: Error: {exc}") from None
-        return keyed_manifests(stream, fn)
-    return keyed_manifests(_run(helm_argv(name, path, opts), _values_yaml(opts), fn), fn)
+        return keyed_manifests(stream, fn, _name_format(opts))
+    stream = _run(helm_argv(name, path, opts), _values_yaml(opts), fn)
+    return keyed_manifests(stream, fn, _name_format(opts))
 
 
 def helm_argv(name: str, path: str, opts: dict[str, Any]) -> list[str]:
@@ -125,12 +122,17 @@ def kustomize_build(path: str, opts_json: str, *, confine: str) -> dict[str, Any
             "file or directory. See https://tanka.dev/kustomize#failed-to-find-kustomization"
         )
     argv = [_binary("TANKA_KUSTOMIZE_PATH", "kustomize", fn), "build", target]
-    return keyed_manifests(_run(argv, "", fn), fn)
+    return keyed_manifests(_run(argv, "", fn), fn, _name_format(opts))
 
 
-def keyed_manifests(stream: str, fn: str) -> dict[str, Any]:
-    """The documents of a YAML stream keyed by tk's default name format."""
-    out: dict[str, Any] = {}
+def _name_format(opts: dict[str, Any]) -> str:
+    return str(opts.get("nameformat") or "")
+
+
+def keyed_manifests(stream: str, fn: str, name_format: str = "") -> dict[str, Any]:
+    """The documents of a YAML stream keyed by tk's name format: the default one natively, a
+    custom `opts.nameFormat` (Go text/template + sprig) through Helm's template engine."""
+    docs: list[dict[str, Any]] = []
     for doc in parse_yaml(stream):
         if doc is None:
             continue
@@ -138,14 +140,35 @@ def keyed_manifests(stream: str, fn: str) -> dict[str, Any]:
             raise NativeError(
                 f"{fn}: the output contains a document that is not a Kubernetes object"
             )
-        key = snakecase(f"{doc['kind']}_{doc['metadata']['name']}")
+        docs.append(doc)
+    fmt = name_format or DEFAULT_NAME_FORMAT
+    if name_format and name_format != DEFAULT_NAME_FORMAT:
+        keys = _custom_names(name_format, docs, fn)
+    else:
+        keys = [snakecase(f"{d['kind']}_{d['metadata']['name']}") for d in docs]
+    out: dict[str, Any] = {}
+    for key, doc in zip(keys, docs, strict=True):
         if key in out:
             raise NativeError(
                 f"Two resources share the same name '{key}'. Please adapt the name template "
-                "'{{ print .kind \"_\" .metadata.name | snakecase }}'."
+                f"'{fmt}'."
             )
         out[key] = doc
     return out
+
+
+def _custom_names(name_format: str, docs: list[dict[str, Any]], fn: str) -> list[str]:
+    from tools.tanka.natives import helm_lib
+
+    if not helm_lib.available():
+        raise NativeError(
+            f"{fn}: a custom opts.nameFormat needs Helm's template engine (helm-python-sdk), "
+            "which cannot be loaded here; remove it to use the default `kind_name` keys"
+        )
+    try:
+        return helm_lib.format_names(name_format, docs)
+    except helm_lib.HelmLibraryError as exc:
+        raise NativeError(f"{fn}: name format {name_format!r}: {exc}") from None
 
 
 def _is_manifest(doc: Any) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 # Helm's releaseutil.InstallOrder: known kinds in this order, unknown kinds after them by name.
@@ -137,3 +138,34 @@ def _stream(files: dict[str, str], crds: list[dict[str, str]], opts: dict[str, A
 def _by_kind(entries: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
     known = len(INSTALL_ORDER)
     return sorted(entries, key=lambda e: (_RANK.get(e[1], known), "" if e[1] in _RANK else e[1]))
+
+
+_NAMES_CHART = "apiVersion: v2\nname: tanka-bot-names\nversion: 0.0.0\n"
+# `template` runs the format with the manifest as both `.` and `$`, as tk's ListAsMap executes
+# it on each manifest; the record separator cannot come from a resource name.
+_NAMES_TEMPLATE = (
+    '{{- define "tanka-bot.name" }}%s{{ end -}}\n'
+    '{{- range .Values.manifests }}{{ template "tanka-bot.name" . }}\x1e{{ end -}}'
+)
+
+
+def format_names(name_format: str, manifests: list[dict[str, Any]]) -> list[str]:
+    """Each manifest's key under a custom `nameFormat` (Go text/template with sprig's functions,
+    the template language of tk's name formats), executed by Helm's template engine."""
+    import tempfile
+
+    import helm_python as helm
+
+    helm.disable_logging()
+    with tempfile.TemporaryDirectory(prefix="tanka-bot-names-") as tmp:
+        chart = Path(tmp)
+        (chart / "Chart.yaml").write_text(_NAMES_CHART)
+        (chart / "templates").mkdir()
+        (chart / "templates" / "names").write_text(_NAMES_TEMPLATE % name_format)
+        try:
+            with helm.Chart.load(chart) as loaded:
+                files = loaded.render({"manifests": manifests}, name="names")
+        except helm.HelmError as exc:
+            raise HelmLibraryError(str(exc)) from None
+    text = next(iter(files.values()), "")
+    return text.split("\x1e")[: len(manifests)]
