@@ -34,8 +34,9 @@ RUN /opt/tanka-bot/bin/pip install --no-deps '.[openai]' \
     && /opt/tanka-bot/bin/pip check
 
 # ---------------------------------------------------------------------------------------------
-# Tanka's helmTemplate and kustomizeBuild run `helm` / `kustomize` from PATH. Off by default:
-# most repositories need neither, and each adds tens of megabytes.
+# Tanka's kustomizeBuild runs `kustomize` from PATH; helmTemplate renders with Helm's library
+# (helm-python-sdk) and runs `helm` only where that library cannot load. Off by default: most
+# repositories need neither, and each adds tens of megabytes.
 FROM python:${PYTHON_VERSION}-slim-${DEBIAN_RELEASE} AS k8s-tools
 
 ARG WITH_K8S_TOOLS=false

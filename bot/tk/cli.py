@@ -48,6 +48,8 @@ def add_parser(sub: Any) -> None:
         help="print only the summary, environments with identical diffs grouped",
     )  # fmt: skip
     diff.add_argument("env_paths", nargs="*", metavar="ENV_PATH", help="default: affected envs")
+    flags.add_workflow_flags(diff)
+    flags.add_jsonnet_flags(diff)
     check = cmds.add_parser(
         "check", help="validate rendered objects: Kubernetes schemas (strict) and Rego policies"
     )
@@ -204,9 +206,15 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from bot.tk.diff import run_diff
+    from bot.tk.diff import options_of, run_diff
 
-    return run_diff(base=args.base, env_paths=args.env_paths, cwd=Path.cwd(), summary=args.summary)
+    return run_diff(
+        base=args.base,
+        env_paths=args.env_paths,
+        cwd=Path.cwd(),
+        summary=args.summary,
+        options=options_of(args),
+    )
 
 
 def _check(args: argparse.Namespace) -> int:

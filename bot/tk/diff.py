@@ -8,18 +8,24 @@ sides named "base <commit>" and "working tree") and a total line; on stderr, onc
 environments that fail to render. Exit status as tk diff: 0 no differences ("No differences." on
 stderr), 16 differences, 1 an error - an environment the change makes fail. One that fails at the
 base as well is reported as already failing and does not make the diff an error.
+
+tk diff's evaluation flags (bot/tk/flags.py: --name, -t/--target, --ext-*/--tla-*, --max-stack)
+apply to both sides.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from bot.errors import UserError
+from bot.tk import flags
 from tools.tanka.diff.base_tree import RevisionError, git
 from tools.tanka.diff.groups import group_envs, grouped_summary
+from tools.tanka.diff.render_cache import DEFAULT_OPTIONS, RenderOptions
 from tools.tanka.diff.resources import EnvDiff, first_line, summarize, totals
 from tools.tanka.diff.revision import RevisionDiff, RevisionDiffer
 
@@ -62,8 +68,24 @@ def default_base(repo: Path, branch: str) -> str:
     )
 
 
+def options_of(args: argparse.Namespace) -> RenderOptions:
+    """The evaluation options tk diff's flags give."""
+    return RenderOptions.of(
+        name=getattr(args, "name", ""),
+        targets=flags.targets(args),
+        ext_vars=flags.variables(args, "ext"),
+        tlas=flags.variables(args, "tla"),
+        max_stack=getattr(args, "max_stack", 0),
+    )
+
+
 def run_diff(
-    *, base: str | None, env_paths: Sequence[str], cwd: Path, summary: bool = False
+    *,
+    base: str | None,
+    env_paths: Sequence[str],
+    cwd: Path,
+    summary: bool = False,
+    options: RenderOptions = DEFAULT_OPTIONS,
 ) -> int:
     """tk diff's output (or, with `summary`, the summary with identical diffs grouped)."""
     repo = repository_root(cwd)
@@ -71,7 +93,7 @@ def run_diff(
         base = default_base(repo, configured_base_branch())
     paths = [str((cwd / p).absolute()) for p in env_paths]
     # persist: the base side's renders and import index stay on disk for the next run.
-    result = RevisionDiffer(persist=True).diff(repo, base, paths)
+    result = RevisionDiffer(persist=True).diff(repo, base, paths, options=options)
     if summary:  # identical environment diffs grouped, as proposals show them
         sys.stdout.write(grouped_summary(group_envs(result.envs)) if result.has_changes else "")
     else:

@@ -63,22 +63,31 @@ def render_path(
 
 
 def render_entrypoint(
-    entrypoint: str | os.PathLike[str], *, settings: EvalSettings | None = None
+    entrypoint: str | os.PathLike[str],
+    *,
+    settings: EvalSettings | None = None,
+    name: str | None = None,
+    targets: Sequence[str] = (),
 ) -> list[RenderedEnv]:
-    """Every environment an entrypoint defines: one for a static env, all of an inline file.
+    """Every environment an entrypoint defines: one for a static env, all of an inline file
+    (only the one called `name` when given, as tk's --name); `targets` as tk's -t.
 
     An inline file is evaluated once when it holds one environment; only when it holds several
     is each loaded again by its exact name, as tk export does (in parallel on the pool).
     """
     paths = resolve_env_paths(entrypoint)
     if (paths.base / SPEC_FILE).exists():
-        return [render_path(paths.base, settings=settings)]
+        return [render_path(paths.base, name=name, targets=targets, settings=settings)]
+    if name:
+        return [render_path(paths.entrypoint, name=name, targets=targets, settings=settings)]
     try:
-        return [render_path(paths.entrypoint, settings=settings)]
+        return [render_path(paths.entrypoint, targets=targets, settings=settings)]
     except MultipleEnvsError as exc:
         names = exc.names
     return in_parallel(
-        lambda n: render_path(paths.entrypoint, name=n, settings=settings), names, settings
+        lambda n: render_path(paths.entrypoint, name=n, targets=targets, settings=settings),
+        names,
+        settings,
     )
 
 

@@ -105,8 +105,8 @@ def test_natives_through_jsonnet_keep_go_error_text(tmp_path: Path, pool: EvalPo
         evaluate_file(main, pool=pool)
 
 
-def test_helm_template_needs_called_from_and_names_missing_binary(
-    tmp_path: Path, pool: EvalPool, monkeypatch: pytest.MonkeyPatch
+def test_helm_template_needs_called_from_and_reports_helm_errors(
+    tmp_path: Path, pool: EvalPool
 ) -> None:
     (tmp_path / "jsonnetfile.json").write_text("{}")
     (tmp_path / "chart").mkdir()
@@ -115,10 +115,6 @@ def test_helm_template_needs_called_from_and_names_missing_binary(
     with pytest.raises(JsonnetError, match=r"'opts.calledFrom' is unset or empty"):
         evaluate_file(main, pool=pool)
     main.write_text("std.native('helmTemplate')('x', './chart', { calledFrom: std.thisFile })\n")
-    monkeypatch.setenv("TANKA_HELM_PATH", "tanka-bot-no-such-helm")
-    fresh = EvalPool(size=1)  # workers read the environment when they start
-    try:
-        with pytest.raises(JsonnetError, match="the `helm` binary was not found on PATH"):
-            evaluate_file(main, pool=fresh)
-    finally:
-        fresh.close()
+    # An empty directory is no chart: Helm's error, whichever of the library or binary renders.
+    with pytest.raises(JsonnetError, match=r"helmTemplate: .*(Chart.yaml|not found on PATH)"):
+        evaluate_file(main, pool=pool)

@@ -15,7 +15,7 @@ import pytest
 from tests.git import git
 from tools.redaction import REDACTED, SecretMask
 from tools.tanka.diff.base_tree import BaseTrees, RevisionError
-from tools.tanka.diff.render_cache import RenderCache
+from tools.tanka.diff.render_cache import RenderCache, RenderOptions
 from tools.tanka.diff.resources import Change, RenderedEnv
 from tools.tanka.diff.revision import (
     EnvPathError,
@@ -42,9 +42,11 @@ class CountingRenderer:
     def __init__(self) -> None:
         self.calls: list[Path] = []
 
-    def __call__(self, entrypoint: Path, repository: Path) -> Sequence[RenderedEnv]:
+    def __call__(
+        self, entrypoint: Path, repository: Path, options: RenderOptions
+    ) -> Sequence[RenderedEnv]:
         self.calls.append(entrypoint)
-        return render_in_repository(entrypoint, repository)
+        return render_in_repository(entrypoint, repository, options)
 
 
 @pytest.fixture

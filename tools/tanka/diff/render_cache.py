@@ -1,8 +1,11 @@
-"""Renders of a commit's environments, kept in memory keyed by (commit id, entrypoint path).
+"""Renders of a commit's environments, kept in memory keyed by (commit id, entrypoint path, the
+evaluation options' key).
 
-A commit never changes, so its render of an environment is reusable until evicted: the base side
-of every diff in a session comes from here after the first one. Failures are cached as well (the
-same commit fails the same way). Bounded by entry count, least recently used out first.
+A commit never changes, so its render of an environment with the same options (--name, -t,
+ext/tla variables, max stack: `RenderOptions`) is reusable until evicted: the base side of every
+diff in a session comes from here after the first one. Different options never share an entry.
+Failures are cached as well (the same commit fails the same way). Bounded by entry count, least
+recently used out first.
 
 `to_json`/`from_json` let a caller keep a base render on disk as well (RevisionDiffer's
 `persist=True`: next to the materialised tree, deleted with it), so a command that runs as a new
@@ -11,10 +14,12 @@ process each time renders only the working tree once the base has been rendered.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from tools.tanka.diff.resources import RenderedEnv
@@ -25,28 +30,72 @@ DEFAULT_MAX_ENTRIES = 512
 Rendered: TypeAlias = Sequence[RenderedEnv] | str
 
 
+@dataclass(frozen=True, slots=True)
+class RenderOptions:
+    """What besides the tree decides an entrypoint's render: tk's --name, -t/--target, the
+    ext/tla variables (name -> Jsonnet code) and --max-stack."""
+
+    name: str = ""
+    targets: tuple[str, ...] = ()
+    ext_vars: tuple[tuple[str, str], ...] = ()
+    tlas: tuple[tuple[str, str], ...] = ()
+    max_stack: int = 0
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        name: str = "",
+        targets: Sequence[str] = (),
+        ext_vars: Mapping[str, str] | None = None,
+        tlas: Mapping[str, str] | None = None,
+        max_stack: int = 0,
+    ) -> RenderOptions:
+        return cls(
+            name=name,
+            targets=tuple(targets),
+            ext_vars=tuple(sorted((ext_vars or {}).items())),
+            tlas=tuple(sorted((tlas or {}).items())),
+            max_stack=max_stack,
+        )
+
+    def key(self) -> str:
+        """ "" for the defaults (keys and stored files stay as before), else a digest of all."""
+        if self == DEFAULT_OPTIONS:
+            return ""
+        fields = [self.name, list(self.targets), self.ext_vars, self.tlas, self.max_stack]
+        return hashlib.sha256(json.dumps(fields).encode()).hexdigest()[:24]
+
+
+DEFAULT_OPTIONS = RenderOptions()
+Key: TypeAlias = tuple[str, str, str]
+
+
 class RenderCache:
     def __init__(self, max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
         self.max_entries = max(1, max_entries)
-        self._entries: OrderedDict[tuple[str, str], Rendered] = OrderedDict()
+        self._entries: OrderedDict[Key, Rendered] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
-    def get(self, commit: str, entrypoint: str) -> Rendered | None:
+    def get(self, commit: str, entrypoint: str, options: str = "") -> Rendered | None:
+        """The render of `entrypoint` at `commit` with the options whose key() is `options`."""
+        key = (commit, entrypoint, options)
         with self._lock:
-            found = self._entries.get((commit, entrypoint))
+            found = self._entries.get(key)
             if found is None:
                 self.misses += 1
                 return None
-            self._entries.move_to_end((commit, entrypoint))
+            self._entries.move_to_end(key)
             self.hits += 1
             return found
 
-    def put(self, commit: str, entrypoint: str, rendered: Rendered) -> None:
+    def put(self, commit: str, entrypoint: str, rendered: Rendered, options: str = "") -> None:
+        key = (commit, entrypoint, options)
         with self._lock:
-            self._entries[(commit, entrypoint)] = rendered
-            self._entries.move_to_end((commit, entrypoint))
+            self._entries[key] = rendered
+            self._entries.move_to_end(key)
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)
 

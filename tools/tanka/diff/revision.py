@@ -5,8 +5,9 @@ How (docs/design.md, decision 3):
 1. The commit is materialised read-only (base_tree.py).
 2. The environments to compare are the ones named, or - by default - the ones the changed files
    affect (imports/changed.py: importers over both trees, deleted files included).
-3. Each entrypoint is rendered on both sides; the base side comes from a render cache keyed by
-   (commit, entrypoint), so only the working tree is rendered again on the next diff.
+3. Each entrypoint is rendered on both sides with the same options (RenderOptions: --name, -t,
+   ext/tla variables); the base side comes from a render cache keyed by (commit, entrypoint,
+   options), so only the working tree is rendered again on the next diff with those options.
 4. Environments are matched by name, resources by identity (resources.py); an environment that
    exists on one side only shows all its resources added or removed.
 5. Given a `SecretMask`, every Secret value rendered on either side is added to it, so whoever
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from tools.tanka.diff import render_cache
 from tools.tanka.diff.base_tree import BaseTrees, resolve_commit, write_atomically
-from tools.tanka.diff.render_cache import RenderCache, Rendered
+from tools.tanka.diff.render_cache import DEFAULT_OPTIONS, RenderCache, Rendered, RenderOptions
 from tools.tanka.diff.resources import (
     Change,
     Dump,
@@ -49,18 +50,28 @@ from tools.tanka.redact import learn_secret_values
 if TYPE_CHECKING:
     from tools.redaction.mask import SecretMask
 
-# Renders every environment of one entrypoint (an absolute main.jsonnet path); imports may not
-# leave the second argument, the repository (or base tree) it belongs to.
-Renderer = Callable[[Path, Path], Sequence[RenderedEnv]]
+# Renders every environment of one entrypoint (an absolute main.jsonnet path) with the given
+# options; imports may not leave the second argument, the repository (or base tree) it is in.
+Renderer = Callable[[Path, Path, RenderOptions], Sequence[RenderedEnv]]
 
 
-def render_in_repository(entrypoint: Path, repository: Path) -> Sequence[RenderedEnv]:
+def render_in_repository(
+    entrypoint: Path, repository: Path, options: RenderOptions = DEFAULT_OPTIONS
+) -> Sequence[RenderedEnv]:
     """The engine's renderer, with imports confined to the whole repository rather than the
     Tanka project: vendored symlinks may point elsewhere in the repo (Tempo's do)."""
     from tools.tanka.environments import EvalSettings
     from tools.tanka.render import render_entrypoint
 
-    return render_entrypoint(entrypoint, settings=EvalSettings(confine=repository))
+    settings = EvalSettings(
+        confine=repository,
+        ext_vars=dict(options.ext_vars),
+        tlas=dict(options.tlas),
+        max_stack=options.max_stack,
+    )
+    return render_entrypoint(
+        entrypoint, settings=settings, name=options.name or None, targets=options.targets
+    )
 
 
 class EnvPathError(TankaError):
@@ -128,12 +139,13 @@ class RevisionDiffer:
         env_paths: Sequence[str] = (),
         *,
         mask: SecretMask | None = None,
+        options: RenderOptions = DEFAULT_OPTIONS,
     ) -> RevisionDiff:
         """Diff `base` (any revision name) against the working tree of `repo`.
 
         `env_paths` are environment directories or entrypoint files, relative to the repository
         or absolute inside it; empty means every environment the changes affect. `mask` learns
-        the Secret values of both sides.
+        the Secret values of both sides. `options` apply to both sides.
         """
         repo = Path(os.path.realpath(repo))
         commit = resolve_commit(repo, base)
@@ -146,7 +158,7 @@ class RevisionDiffer:
             index = base_index(self.trees, commit, tree)
             entrypoints = affected_entrypoints(repo, tree, changes, index)
             result = RevisionDiff(commit, changes=changes)
-        sides = self._render_all(repo, tree, commit, sorted(set(entrypoints)))
+        sides = self._render_all(repo, tree, commit, sorted(set(entrypoints)), options)
         if mask is not None:
             _learn(mask, sides.values())
         for rel in sorted(set(entrypoints)):
@@ -155,49 +167,55 @@ class RevisionDiffer:
         return result
 
     def _render_all(
-        self, repo: Path, tree: Path, commit: str, entrypoints: list[str]
+        self, repo: Path, tree: Path, commit: str, entrypoints: list[str], options: RenderOptions
     ) -> dict[tuple[bool, str], Rendered]:
         jobs = [(True, rel) for rel in entrypoints] + [(False, rel) for rel in entrypoints]
 
         def one(job: tuple[bool, str]) -> Rendered:
             is_base, rel = job
-            return self._render_side(tree if is_base else repo, rel, commit if is_base else None)
+            root, at = (tree, commit) if is_base else (repo, None)
+            return self._render_side(root, rel, at, options)
 
         with ThreadPoolExecutor(max_workers=max(1, min(self.workers, len(jobs) or 1))) as pool:
             return dict(zip(jobs, pool.map(one, jobs), strict=True))
 
-    def _render_side(self, root: Path, rel: str, commit: str | None) -> Rendered:
+    def _render_side(
+        self, root: Path, rel: str, commit: str | None, options: RenderOptions
+    ) -> Rendered:
         if not (root / rel).is_file():
             return ()
+        key = options.key()
         if commit is not None:
-            cached = self.cache.get(commit, rel) or self._stored(commit, rel)
+            cached = self.cache.get(commit, rel, key) or self._stored(commit, rel, key)
             if cached is not None:
-                self.cache.put(commit, rel, cached)
+                self.cache.put(commit, rel, cached, key)
                 return cached
         try:
-            rendered: Rendered = tuple(self.renderer(root / rel, root))
+            rendered: Rendered = tuple(self.renderer(root / rel, root, options))
         except TankaError as exc:
             rendered = _scrub(str(exc), root)
         if commit is not None:
-            self.cache.put(commit, rel, rendered)
-            self._store(commit, rel, rendered)
+            self.cache.put(commit, rel, rendered, key)
+            self._store(commit, rel, key, rendered)
         return rendered
 
-    def _stored_path(self, commit: str, rel: str) -> Path:
+    def _stored_path(self, commit: str, rel: str, key: str) -> Path:
         digest = hashlib.sha256(rel.encode()).hexdigest()[:24]
-        return self.trees.sidecar(commit, f"render-{digest}.json")
+        suffix = f"-{key}" if key else ""  # the default options keep their files' names
+        return self.trees.sidecar(commit, f"render-{digest}{suffix}.json")
 
-    def _stored(self, commit: str, rel: str) -> Rendered | None:
+    def _stored(self, commit: str, rel: str, key: str) -> Rendered | None:
         if not self.persist:
             return None
         try:
-            return render_cache.from_json(self._stored_path(commit, rel).read_text("utf-8"))
+            return render_cache.from_json(self._stored_path(commit, rel, key).read_text("utf-8"))
         except OSError:
             return None
 
-    def _store(self, commit: str, rel: str, rendered: Rendered) -> None:
+    def _store(self, commit: str, rel: str, key: str, rendered: Rendered) -> None:
         if self.persist:
-            write_atomically(self._stored_path(commit, rel), render_cache.to_json(rendered))
+            path = self._stored_path(commit, rel, key)
+            write_atomically(path, render_cache.to_json(rendered))
 
     def _compare(self, rel: str, old: Rendered, new: Rendered, commit: str) -> list[EnvDiff]:
         directory = Path(rel).parent.as_posix()

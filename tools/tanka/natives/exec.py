@@ -1,10 +1,11 @@
-"""helmTemplate and kustomizeBuild: render charts / kustomizations with the real binaries.
+"""helmTemplate and kustomizeBuild: render charts (Helm's library, else the binary) and
+kustomizations (the binary).
 
 As tk does: options are read case-insensitively, the chart or kustomization path is relative to
 `dirname(opts.calledFrom)`, the output is a yaml.v3 stream whose documents must be Kubernetes
 objects, and the result is an object keyed `snakecase(kind + "_" + metadata.name)`. On top of tk,
 the path must stay inside the project directory the evaluation is confined to, and a missing
-binary gives an error naming it. Only the default name format is supported.
+binary gives an error naming it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from tools.tanka.errors import NativeError
 from tools.tanka.natives.parse_yaml import parse_yaml
 
 EXEC_TIMEOUT = 120.0
+DEFAULT_NAME_FORMAT = '{{ print .kind "_" .metadata.name | snakecase }}'
 
 
 def _options(opts_json: str, fn: str, what: str, anchor: str) -> dict[str, Any]:
@@ -31,11 +33,6 @@ def _options(opts_json: str, fn: str, what: str, anchor: str) -> dict[str, Any]:
         raise NativeError(
             f"{fn}: 'opts.calledFrom' is unset or empty.\n"
             f"Tanka needs this to find your {what}. See https://tanka.dev/{anchor}"
-        )
-    if opts.get("nameformat"):
-        raise NativeError(
-            f"{fn}: a custom opts.nameFormat is not supported by tanka-bot's engine; "
-            "remove it to use the default `kind_name` keys"
         )
     return opts
 
@@ -72,7 +69,11 @@ def _run(argv: list[str], stdin: str, fn: str) -> str:
     return proc.stdout.decode(errors="replace")
 
 
-def helm_template(name: str, chart: str, opts_json: str, *, confine: str) -> dict[str, Any]:
+def helm_template(
+    name: str, chart: str, opts_json: str, *, confine: str, use_library: bool = True
+) -> dict[str, Any]:
+    """tk's helmTemplate: rendered in-process by Helm's library when it loads (`helm_lib`),
+    else by the `helm` binary with the flags tk passes it."""
     fn = "helmTemplate"
     opts = _options(opts_json, fn, "charts", "helm#optscalledfrom-unset")
     path = _target(opts, chart, confine)
@@ -81,7 +82,22 @@ def helm_template(name: str, chart: str, opts_json: str, *, confine: str) -> dic
             f"helmTemplate: Failed to find a chart at '{path}': stat {path}: no such file or "
             "directory. See https://tanka.dev/helm#failed-to-find-chart"
         )
-    argv = [_binary("TANKA_HELM_PATH", "helm", fn), "template", name, path, "--values", "-"]
+    from tools.tanka.natives import helm_lib
+
+    if use_library and helm_lib.available():
+        try:
+            stream = helm_lib.template(name, path, opts)
+        except helm_lib.HelmLibraryError as exc:
+            raise NativeError(f"{fn}: `helm template` failed: Error: {exc}") from None
+        return keyed_manifests(stream, fn, _name_format(opts))
+    stream = _run(helm_argv(name, path, opts), _values_yaml(opts), fn)
+    return keyed_manifests(stream, fn, _name_format(opts))
+
+
+def helm_argv(name: str, path: str, opts: dict[str, Any]) -> list[str]:
+    """tk's `helm template` command line (pkg/helm/template.go: TemplateOpts.Flags)."""
+    argv = [_binary("TANKA_HELM_PATH", "helm", "helmTemplate"), "template", name, path]
+    argv += ["--values", "-"]
     argv += [f"--api-versions={v}" for v in opts.get("apiversions") or []]
     if opts.get("includecrds", True):
         argv.append("--include-crds")
@@ -89,8 +105,11 @@ def helm_template(name: str, chart: str, opts_json: str, *, confine: str) -> dic
     argv += [f"--kube-version={opts['kubeversion']}"] if opts.get("kubeversion") else []
     argv += ["--no-hooks"] if opts.get("nohooks") else []
     argv += [f"--namespace={opts['namespace']}"] if opts.get("namespace") else []
-    values = yaml.safe_dump(opts.get("values") or {}, sort_keys=True)
-    return keyed_manifests(_run(argv, values, fn), fn)
+    return argv
+
+
+def _values_yaml(opts: dict[str, Any]) -> str:
+    return yaml.safe_dump(opts.get("values") or {}, sort_keys=True)
 
 
 def kustomize_build(path: str, opts_json: str, *, confine: str) -> dict[str, Any]:
@@ -103,12 +122,17 @@ def kustomize_build(path: str, opts_json: str, *, confine: str) -> dict[str, Any
             "file or directory. See https://tanka.dev/kustomize#failed-to-find-kustomization"
         )
     argv = [_binary("TANKA_KUSTOMIZE_PATH", "kustomize", fn), "build", target]
-    return keyed_manifests(_run(argv, "", fn), fn)
+    return keyed_manifests(_run(argv, "", fn), fn, _name_format(opts))
 
 
-def keyed_manifests(stream: str, fn: str) -> dict[str, Any]:
-    """The documents of a YAML stream keyed by tk's default name format."""
-    out: dict[str, Any] = {}
+def _name_format(opts: dict[str, Any]) -> str:
+    return str(opts.get("nameformat") or "")
+
+
+def keyed_manifests(stream: str, fn: str, name_format: str = "") -> dict[str, Any]:
+    """The documents of a YAML stream keyed by tk's name format: the default one natively, a
+    custom `opts.nameFormat` (Go text/template + sprig) through Helm's template engine."""
+    docs: list[dict[str, Any]] = []
     for doc in parse_yaml(stream):
         if doc is None:
             continue
@@ -116,14 +140,35 @@ def keyed_manifests(stream: str, fn: str) -> dict[str, Any]:
             raise NativeError(
                 f"{fn}: the output contains a document that is not a Kubernetes object"
             )
-        key = snakecase(f"{doc['kind']}_{doc['metadata']['name']}")
+        docs.append(doc)
+    fmt = name_format or DEFAULT_NAME_FORMAT
+    if name_format and name_format != DEFAULT_NAME_FORMAT:
+        keys = _custom_names(name_format, docs, fn)
+    else:
+        keys = [snakecase(f"{d['kind']}_{d['metadata']['name']}") for d in docs]
+    out: dict[str, Any] = {}
+    for key, doc in zip(keys, docs, strict=True):
         if key in out:
             raise NativeError(
                 f"Two resources share the same name '{key}'. Please adapt the name template "
-                "'{{ print .kind \"_\" .metadata.name | snakecase }}'."
+                f"'{fmt}'."
             )
         out[key] = doc
     return out
+
+
+def _custom_names(name_format: str, docs: list[dict[str, Any]], fn: str) -> list[str]:
+    from tools.tanka.natives import helm_lib
+
+    if not helm_lib.available():
+        raise NativeError(
+            f"{fn}: a custom opts.nameFormat needs Helm's template engine (helm-python-sdk), "
+            "which cannot be loaded here; remove it to use the default `kind_name` keys"
+        )
+    try:
+        return helm_lib.format_names(name_format, docs)
+    except helm_lib.HelmLibraryError as exc:
+        raise NativeError(f"{fn}: name format {name_format!r}: {exc}") from None
 
 
 def _is_manifest(doc: Any) -> bool:
