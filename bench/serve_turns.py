@@ -120,6 +120,8 @@ def main() -> None:
             "GITHUB_TOKEN": "bench", "TANKA_BOT_GITHUB_REPO": "acme/infra",
             "ANTHROPIC_API_KEY": "bench", "TANKA_BOT_WORKDIR": str(tmp / "work"),
             "TANKA_BOT_WORKERS": str(threads),
+            # The scripted model plays the agent only; the reviewer has its own benchmark.
+            "TANKA_BOT_REVIEW": "false",
         })  # fmt: skip
         model: LLMProvider = LoopingModel(steps)
         service = build_service(settings, provider_factory=lambda _s: model)
