@@ -57,6 +57,18 @@ def reply(start: StartResponse, status: str, body: bytes, kind: str = "text/plai
     return [body]
 
 
+def read_body(environ: dict[str, Any], limit: int) -> bytes | None:
+    """The request body, or None when its declared length is missing-but-invalid or over `limit`
+    (answered 413 by the caller: nothing that large is read into memory)."""
+    try:
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return None
+    if length < 0 or length > limit:
+        return None
+    return environ["wsgi.input"].read(length) if length else b""
+
+
 class HealthApp:
     """Routes: POST /slack/events (when `slack` is given), POST /github/webhook (when `github`
     is given, else 404), GET /healthz, /readyz, /metrics."""

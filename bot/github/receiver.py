@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from bot.github.webhook import GitHubEvent, PayloadError, parse, verify
-from bot.http import StartResponse, reply
+from bot.http import StartResponse, read_body, reply
 from bot.metrics import Metrics
 from bot.store.base import SessionStore, StoreUnavailable
 
@@ -45,13 +45,9 @@ class WebhookReceiver:
 
     def __call__(self, environ: dict[str, Any], start: StartResponse) -> Iterable[bytes]:  # noqa: PLR0911 - one early return per refusal reads best
         started = time.perf_counter()
-        try:
-            length = int(environ.get("CONTENT_LENGTH") or 0)
-        except ValueError:
-            length = -1
-        if length < 0 or length > MAX_BODY:
+        body = read_body(environ, MAX_BODY)
+        if body is None:
             return reply(start, "413 Payload Too Large", b"request body too large\n")
-        body = environ["wsgi.input"].read(length) if length else b""
         header = environ.get("HTTP_X_HUB_SIGNATURE_256", "")
         if not verify(self.secret, body, header):
             self.metrics.errors.labels("signature").inc()

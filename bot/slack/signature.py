@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from slack_sdk.signature import SignatureVerifier
 
-from bot.http import MAX_BODY, StartResponse, WSGIApp, reply
+from bot.http import MAX_BODY, StartResponse, WSGIApp, read_body, reply
 from bot.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -34,13 +34,9 @@ class SignatureGate:
 
     def __call__(self, environ: dict[str, Any], start: StartResponse) -> Iterable[bytes]:
         started = time.perf_counter()
-        try:
-            length = int(environ.get("CONTENT_LENGTH") or 0)
-        except ValueError:
-            length = -1
-        if length < 0 or length > MAX_BODY:
+        body = read_body(environ, MAX_BODY)
+        if body is None:
             return reply(start, "413 Payload Too Large", b"request body too large\n")
-        body = environ["wsgi.input"].read(length) if length else b""
         headers = {
             "x-slack-request-timestamp": environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP", ""),
             "x-slack-signature": environ.get("HTTP_X_SLACK_SIGNATURE", ""),
