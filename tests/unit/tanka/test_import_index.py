@@ -86,6 +86,9 @@ def create(path: str, text: str) -> Callable[[Path], None]:
         (create("lib/charts/web/values.yaml", "replicas: 2\n"), ALL_ENVS),
         (create("kustomize/base/deployment.yaml", "kind: Deployment\n"), ALL_ENVS),
         (delete("charts/web/Chart.yaml"), ALL_ENVS),
+        # The root marker decides every environment's jpath: tk's rule stays.
+        (append("jsonnetfile.json", "\n"), ALL_ENVS),
+        (create("tkrc.yaml", ""), ALL_ENVS),
     ],
 )
 def test_the_index_selects_what_both_analyses_select(

@@ -47,7 +47,7 @@ GIT_DIR = "the path is inside a .git directory, which imports may never read"
 
 
 ENTRYPOINT = "main.jsonnet"
-_ROOT_MARKERS = ("tkrc.yaml", "jsonnetfile.json")
+ROOT_MARKERS = ("tkrc.yaml", "jsonnetfile.json")
 
 
 def search_path(root: Path, base: Path) -> tuple[Path, ...]:
@@ -57,7 +57,7 @@ def search_path(root: Path, base: Path) -> tuple[Path, ...]:
 
 def project_root(start: Path) -> Path | None:
     """tk's root: tkrc.yaml anywhere upward beats a nearer jsonnetfile.json (tanka.md 1.1)."""
-    for marker in _ROOT_MARKERS:
+    for marker in ROOT_MARKERS:
         for candidate in (start, *start.parents):
             if (candidate / marker).exists():
                 return candidate

@@ -20,7 +20,8 @@ file in no environment that nothing imports (a README at the root) cannot change
 Jsonnet reads files only through imports, which the resolution sees. What else reads files is
 helmTemplate and kustomizeBuild, with paths computed at evaluation time; so a file inside a chart
 or a kustomization (a directory up to the root holding one of `INPUT_MARKERS`), wherever it is,
-lib/ and vendor/ included, affects every environment.
+lib/ and vendor/ included, affects every environment. A tkrc.yaml or jsonnetfile.json keeps tk's
+rule: it decides the root, so the jpath, of the environments below it.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from pathlib import Path
 
 from tools.tanka.imports.graph import (
     ENTRYPOINT,
+    ROOT_MARKERS,
     FileSystemSnapshot,
     ImportScanner,
     default_scanner,
@@ -149,7 +151,7 @@ def _by_location(root: Path, target: Path, *, narrow: bool = False) -> list[Path
     entrypoint = _enclosing_entrypoint(target.parent)
     if entrypoint is not None:
         return [entrypoint]
-    if narrow:
+    if narrow and target.name not in ROOT_MARKERS:
         return []
     return list(find_entrypoints(target.parent)) if target.parent.is_dir() else []
 
