@@ -235,7 +235,7 @@ def _importers(args: argparse.Namespace) -> int:
     for given in args.files:
         if not given.startswith(DELETED_PREFIX):
             if not os.path.exists(given):
-                raise UserError(f"file {json.dumps(given)} does not exist")
+                raise UserError(f"file {json.dumps(given, ensure_ascii=False)} does not exist")
             files.append(os.path.abspath(given))
             continue
         path = given.removeprefix(DELETED_PREFIX)
