@@ -10,6 +10,7 @@ errors become one UserError each, so the CLI prints a message and never a traceb
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -224,14 +225,25 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _importers(args: argparse.Namespace) -> int:
+    """tk's `tool importers` arguments: files relative to the working directory (checked first,
+    with tk's text); a relative `deleted:` path is taken both from the working directory and
+    from `--root`, since tk looks for both."""
     from tools.tanka.imports.importers import DELETED_PREFIX, format_importers, importers
 
-    root = Path(args.root)
-    files = []
+    root = os.path.abspath(args.root)
+    files: list[str] = []
     for given in args.files:
-        deleted = given.startswith(DELETED_PREFIX)
-        path = os.path.relpath(os.path.abspath(given.removeprefix(DELETED_PREFIX)), root)
-        files.append(DELETED_PREFIX + path if deleted else path)
+        if not given.startswith(DELETED_PREFIX):
+            if not os.path.exists(given):
+                raise UserError(f"file {json.dumps(given, ensure_ascii=False)} does not exist")
+            files.append(os.path.abspath(given))
+            continue
+        path = given.removeprefix(DELETED_PREFIX)
+        if os.path.isabs(path):
+            files.append(DELETED_PREFIX + path)  # tk ignores these; we take them as given
+        elif path:
+            files.append(DELETED_PREFIX + os.path.abspath(path))
+            files.append(DELETED_PREFIX + os.path.normpath(os.path.join(root, path)))
     sys.stdout.write(format_importers(importers(root, files)))
     return 0
 

@@ -15,6 +15,7 @@ from tools.tanka.imports.changed import affected_entrypoints, base_index, change
 from tools.tanka.imports.index import ImportIndex, build_index
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "repo"
+ALL_ENVS = [f"environments/{env}/main.jsonnet" for env in ("dev", "multi", "prod")]
 
 
 @pytest.fixture
@@ -26,6 +27,11 @@ def repo(tmp_path: Path) -> Path:
         "local optional = import 'optional.libsonnet';\n{ a: optional }\n"
     )
     (root / "lib" / "optional.libsonnet").write_text("{}\n")
+    for chart in ("charts/web", "lib/charts/web"):
+        (root / chart).mkdir(parents=True)
+        (root / chart / "Chart.yaml").write_text("apiVersion: v2\nname: web\nversion: 0.1.0\n")
+    (root / "kustomize" / "base").mkdir(parents=True)
+    (root / "kustomize" / "base" / "kustomization.yaml").write_text("resources: []\n")
     git(root, "init", "-q", "-b", "main")
     git(root, "add", ".")
     git(root, "commit", "-q", "-m", "base")
@@ -71,6 +77,18 @@ def create(path: str, text: str) -> Callable[[Path], None]:
         (create("environments/new/main.jsonnet", "{}\n"), ["environments/new/main.jsonnet"]),
         (append("environments/prod/spec.json", "\n"), ["environments/prod/main.jsonnet"]),
         (append("lib/extra.libsonnet", "\n"), []),
+        # Nothing imports a README at the root, in environments/ or in lib/: no render changes.
+        (create("README.md", "# docs\n"), []),
+        (create("environments/README.md", "# docs\n"), []),
+        (create("lib/README.md", "# docs\n"), []),
+        # Files helmTemplate and kustomizeBuild read stay inputs, wherever the chart is.
+        (create("charts/web/templates/svc.yaml", "kind: Service\n"), ALL_ENVS),
+        (create("lib/charts/web/values.yaml", "replicas: 2\n"), ALL_ENVS),
+        (create("kustomize/base/deployment.yaml", "kind: Deployment\n"), ALL_ENVS),
+        (delete("charts/web/Chart.yaml"), ALL_ENVS),
+        # The root marker decides every environment's jpath: tk's rule stays.
+        (append("jsonnetfile.json", "\n"), ALL_ENVS),
+        (create("tkrc.yaml", ""), ALL_ENVS),
     ],
 )
 def test_the_index_selects_what_both_analyses_select(

@@ -115,7 +115,8 @@ def test_jsonnet_lint_on_path_adds_its_findings_with_tk_jpath(
     shutil.copytree(FIXTURE, tmp_path / "repo")
     repo = tmp_path / "repo"
     env = repo / "environments" / "good" / "main.jsonnet"
-    env.write_text("local unusedThing = 1;\n" + env.read_text())
+    # Used, so only the fake jsonnet-lint (which reports any `local unused...`) finds it.
+    env.write_text("local unusedThing = {};\nunusedThing + " + env.read_text())
     fake = tmp_path / "bin" / "jsonnet-lint"
     fake.parent.mkdir()
     fake.write_text(FAKE_LINT)
@@ -145,7 +146,7 @@ def test_jsonnet_lint_can_be_switched_off(tmp_path: Path, monkeypatch: pytest.Mo
     fake.write_text(FAKE_LINT)
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake.parent}:{Path(sys.executable).parent}")
-    (tmp_path / "main.jsonnet").write_text("local unused = 1;\n{}\n")
+    (tmp_path / "main.jsonnet").write_text("local unused = {};\nunused\n")  # see FAKE_LINT
     assert lint_paths([tmp_path], root=tmp_path, jsonnet_lint=False) == []
     assert [d.check for d in lint_paths([tmp_path], root=tmp_path)] == ["jsonnet-lint"]
 

@@ -5,7 +5,9 @@ addition, so both sides' importers are asked) plus untracked, not ignored files.
 environments are the union of two importers analyses (importers.py): over the working tree, with
 deleted files as `deleted:`, and over the base tree, with added files as `deleted:` - so an
 environment that stopped importing a file, or whose main.jsonnet is gone, is found as well as one
-that started.
+that started. Both are narrowed (importers.py, `narrow`): a file in no environment (a README at
+the root) affects only the environments importing it, unless it is part of a chart or a
+kustomization, which helmTemplate and kustomizeBuild read (then every environment).
 
 Given the base tree's import index (index.py), the same answer without resolving anything in
 either tree for most environments:
@@ -79,8 +81,8 @@ def affected_entrypoints(
         return []
     if index is not None:
         return _affected_by_index(repo, base_tree, changes, index)
-    now = importers(repo, [*changes.added, *changes.modified], changes.deleted)
-    before = importers(base_tree, [*changes.deleted, *changes.modified], changes.added)
+    now = importers(repo, [*changes.added, *changes.modified], changes.deleted, narrow=True)
+    before = importers(base_tree, [*changes.deleted, *changes.modified], changes.added, narrow=True)
     return sorted(set(_relative(now, repo)) | set(_relative(before, base_tree)))
 
 
@@ -92,8 +94,12 @@ def _affected_by_index(
     found = index.readers(
         Path(os.path.relpath(os.path.realpath(base_top / p), base_top)).as_posix() for p in paths
     )
-    now = location_importers(now_top, [*changes.added, *changes.modified], changes.deleted)
-    before = location_importers(base_top, [*changes.deleted, *changes.modified], changes.added)
+    now = location_importers(
+        now_top, [*changes.added, *changes.modified], changes.deleted, narrow=True
+    )
+    before = location_importers(
+        base_top, [*changes.deleted, *changes.modified], changes.added, narrow=True
+    )
     found.update(_relative(now, now_top))
     found.update(_relative(before, base_top))
     # Environments whose working-tree resolution may differ from the base for another reason.

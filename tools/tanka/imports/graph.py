@@ -47,7 +47,7 @@ GIT_DIR = "the path is inside a .git directory, which imports may never read"
 
 
 ENTRYPOINT = "main.jsonnet"
-_ROOT_MARKERS = ("tkrc.yaml", "jsonnetfile.json")
+ROOT_MARKERS = ("tkrc.yaml", "jsonnetfile.json")
 
 
 def search_path(root: Path, base: Path) -> tuple[Path, ...]:
@@ -57,7 +57,7 @@ def search_path(root: Path, base: Path) -> tuple[Path, ...]:
 
 def project_root(start: Path) -> Path | None:
     """tk's root: tkrc.yaml anywhere upward beats a nearer jsonnetfile.json (tanka.md 1.1)."""
-    for marker in _ROOT_MARKERS:
+    for marker in ROOT_MARKERS:
         for candidate in (start, *start.parents):
             if (candidate / marker).exists():
                 return candidate
@@ -144,12 +144,20 @@ def _probe(
 ) -> tuple[str | None, list[str], str | None]:
     """(found, probed candidates, error) for one import, as go-jsonnet's file importer looks."""
     probed: list[str] = []
+    left = False
     for directory in (importing_dir, *search):
         candidate = fs.join(directory, rel)
         if confine is not None and not (
             candidate == confine or candidate.startswith(confine + os.sep)
         ):
-            return None, probed, OUTSIDE
+            # go-jsonnet goes on to the next jpath entry when a candidate is missing; one that
+            # leaves the root is never looked at, but a later entry may still hold the file
+            # (e.g. `../../x` from an env found under `<env>/vendor/../../x`, which is lexical,
+            # so the vendor directory need not exist).
+            left = True
+            if os.path.isabs(rel):
+                break
+            continue
         if _in_git_dir(candidate, confine):
             return None, probed, GIT_DIR  # as the evaluator's importer: .git is never read
         probed.append(candidate)
@@ -160,7 +168,7 @@ def _probe(
             return candidate, probed, None
         if os.path.isabs(rel):
             break  # joining an absolute path gives the same candidate every time
-    return None, probed, NOT_FOUND
+    return None, probed, OUTSIDE if left else NOT_FOUND
 
 
 def resolve_import(

@@ -14,6 +14,14 @@ Kept from tk on purpose (its `tool importers` command):
 * `deleted:<path>` arguments name files that no longer exist;
 * output: absolute, symlink-resolved paths, sorted, one per line.
 Different on purpose: imports inside comments and strings do not count, and `importbin` does.
+
+`narrow=True` (automatic diffs, changed.py) drops tk's "every environment below it" rule: a
+file in no environment that nothing imports (a README at the root) cannot change a render, since
+Jsonnet reads files only through imports, which the resolution sees. What else reads files is
+helmTemplate and kustomizeBuild, with paths computed at evaluation time; so a file inside a chart
+or a kustomization (a directory up to the root holding one of `INPUT_MARKERS`), wherever it is,
+lib/ and vendor/ included, affects every environment. A tkrc.yaml or jsonnetfile.json keeps tk's
+rule: it decides the root, so the jpath, of the environments below it.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from pathlib import Path
 
 from tools.tanka.imports.graph import (
     ENTRYPOINT,
+    ROOT_MARKERS,
     FileSystemSnapshot,
     ImportScanner,
     default_scanner,
@@ -33,6 +42,8 @@ from tools.tanka.imports.graph import (
 )
 
 DELETED_PREFIX = "deleted:"
+# Files naming a directory helmTemplate (a chart) or kustomizeBuild (a kustomization) reads.
+INPUT_MARKERS = ("Chart.yaml", "kustomization.yaml", "kustomization.yml", "Kustomization")
 
 
 class ImportersError(ValueError):
@@ -45,6 +56,7 @@ def importers(
     deleted: Iterable[str | Path] = (),
     *,
     scanner: ImportScanner | None = None,
+    narrow: bool = False,
 ) -> list[str]:
     """Absolute paths of the environments' main.jsonnet files that the files affect.
 
@@ -57,21 +69,25 @@ def importers(
     keys = {os.path.realpath(t) for t in targets}
     found: set[Path] = set()
     for target in targets:
-        found.update(_by_location(top, target))
+        found.update(_by_location(top, target, narrow=narrow))
     found.update(envs_reading(top, find_entrypoints(top), keys, scanner))
     resolved = {os.path.realpath(p) for p in found}
     return sorted(p for p in resolved if os.path.basename(p) == ENTRYPOINT)
 
 
 def location_importers(
-    root: Path | str, files: Iterable[str | Path], deleted: Iterable[str | Path] = ()
+    root: Path | str,
+    files: Iterable[str | Path],
+    deleted: Iterable[str | Path] = (),
+    *,
+    narrow: bool = False,
 ) -> list[str]:
     """`importers` without import resolution: only tk's rules for where a file is (an input
     main.jsonnet, the environment around a file). Same arguments and result form."""
     top = _top(root)
     changed, gone = _split_deleted(files, deleted)
     targets = [_existing(top, f) for f in changed] + [_absolute(top, f) for f in gone]
-    found = {os.path.realpath(e) for t in targets for e in _by_location(top, t)}
+    found = {os.path.realpath(e) for t in targets for e in _by_location(top, t, narrow=narrow)}
     return sorted(p for p in found if os.path.basename(p) == ENTRYPOINT)
 
 
@@ -123,16 +139,34 @@ def _existing(root: Path, path: str) -> Path:
     return absolute
 
 
-def _by_location(root: Path, target: Path) -> list[Path]:
-    """tk's rule for files that are not imported: they belong to the env around them."""
+def _by_location(root: Path, target: Path, *, narrow: bool = False) -> list[Path]:
+    """tk's rule for files that are not imported: they belong to the env around them
+    (`narrow`: see the module docstring)."""
     if target.name == ENTRYPOINT:
         return [target]
+    if narrow and _in_render_input(root, target.parent):
+        return list(find_entrypoints(root))
     if _is_under(target, root / "vendor") or _is_under(target, root / "lib"):
         return []
     entrypoint = _enclosing_entrypoint(target.parent)
     if entrypoint is not None:
         return [entrypoint]
+    if narrow and target.name not in ROOT_MARKERS:
+        return []
     return list(find_entrypoints(target.parent)) if target.parent.is_dir() else []
+
+
+def _in_render_input(root: Path, directory: Path) -> bool:
+    """Whether `directory` is in a chart or a kustomization (a marker in it or above, up to
+    `root`)."""
+    if not _is_under(directory, root):
+        return False
+    for candidate in (directory, *directory.parents):
+        if any((candidate / marker).is_file() for marker in INPUT_MARKERS):
+            return True
+        if candidate == root:
+            break
+    return False
 
 
 def _enclosing_entrypoint(directory: Path) -> Path | None:

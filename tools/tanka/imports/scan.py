@@ -176,3 +176,11 @@ def _unescape(match: re.Match[str]) -> str:
     if len(code) == 5:
         return chr(int(code[1:], 16))
     return _SIMPLE_ESCAPES.get(code, match.group())
+
+
+def text_block_end(text: str, pos: int) -> int | str:
+    """Offset just past the `|||` text block starting at pos, or go-jsonnet's lexer complaint."""
+    return _text_block_end(text, pos)
+
+
+Positions = _Positions  # offset -> 1-based (line, column), for other analyses of a source

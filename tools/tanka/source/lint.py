@@ -6,7 +6,10 @@ Layers, each reported as `file:line:col: severity: message`:
    jsonnet-lint's); a lexer-level scan, so imports in dead code are checked too;
 3. static - go-jsonnet's static analysis (unknown variables, ...) plus evaluation of the top-level
    expression only, in a child process with a timeout;
-4. jsonnet-lint - when on PATH: unused variables, arity and field checks.
+4. unused variables - go-jsonnet's linter check, in-process (unused.py), with its message and
+   its location (`Diagnostic.span`);
+5. jsonnet-lint - when on PATH: arity and field checks on top (its findings already made by a
+   layer above are not repeated).
 A file with a syntax error gets only that diagnostic: later layers would repeat it.
 """
 
@@ -22,9 +25,11 @@ from typing import Literal
 from tools import sandbox
 from tools.errors import ToolError
 from tools.tanka.imports.graph import ImportScanner, default_scanner, jpath_for, resolve_import
+from tools.tanka.imports.scan import Positions as _Positions
 from tools.tanka.source.fmt import DEFAULT_EXCLUDES, find_jsonnet_files
 from tools.tanka.source.formatter import FormatError, FormatterUnavailable, format_source
 from tools.tanka.source.lint_static import run_static_checks
+from tools.tanka.source.unused import unused_variables
 
 Severity = Literal["error", "warning"]
 STATIC_TIMEOUT = 60.0
@@ -47,10 +52,21 @@ class Diagnostic:
     column: int
     message: str
     severity: Severity = "error"
-    check: str = "syntax"  # syntax | import | static | jsonnet-lint
+    check: str = "syntax"  # syntax | import | static | unused | jsonnet-lint
+    end_line: int = 0  # where the problem ends (exclusive column), when known
+    end_column: int = 0
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.column}: {self.severity}: {self.message}"
+
+    @property
+    def span(self) -> str:
+        """go-jsonnet's location text: `3:7-12`, or `(3:7)-(5:2)` across lines."""
+        if not self.end_line:
+            return f"{self.line}:{self.column}"
+        if self.end_line == self.line:
+            return f"{self.line}:{self.column}-{self.end_column}"
+        return f"({self.line}:{self.column})-({self.end_line}:{self.end_column})"
 
 
 def lint_paths(
@@ -104,7 +120,18 @@ class _Linter:
             return
         if self._syntax(text, shown):
             self._imports(file, shown, root, search)
+            self._unused(text, shown)
             self._clean.append((file, root, search))
+
+    def _unused(self, text: str, shown: str) -> None:
+        positions = _Positions(text)
+        for variable in unused_variables(text):
+            line, column = positions.at(variable.start)
+            end_line, end_column = positions.at(variable.end)
+            message = f"Unused variable: {variable.name}"
+            self.found.append(
+                Diagnostic(shown, line, column, message, "error", "unused", end_line, end_column)
+            )
 
     def _syntax(self, text: str, shown: str) -> bool:
         try:
