@@ -38,6 +38,7 @@ class ProposalRecord(BaseModel):
     # None: not known (the analysis failed, or a session stored before rules existed).
     affected: tuple[str, ...] | None = None
     approved_by: tuple[str, ...] = ()  # set when it became a pull request (the store counts)
+    review: str = ""  # the reviewer's findings as the proposal showed them (for the PR body)
 
 
 class PullRequestRecord(BaseModel):

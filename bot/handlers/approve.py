@@ -234,6 +234,7 @@ def _publish(
         environments=record.envs,
         thread_url=thread_url,
         request=session.request,
+        review=record.review,
     )
     try:
         return publish(

@@ -283,6 +283,7 @@ def _propose(
             summary=grouped_summary(groups) if diff is not None else "",
             created=svc.clock(),
             affected=affected,
+            review=review.text() if review is not None else "",
         )
     )
     svc.audit.record(key.channel, key.thread_ts, session.requester, "proposal", {

@@ -12,6 +12,7 @@ KEY_MAX = 64
 MAX_FILES_LISTED = 50
 BODY_LIMIT = 65_536  # GitHub refuses a longer pull request body
 REQUEST_SHOWN = 4000
+REVIEW_SHOWN = 6000  # the reviewer's findings; the diffs themselves are in the PR
 NOTHING_APPLIED = (
     "Nothing was applied to any cluster: this change takes effect only when it is merged and "
     "deployed the usual way."
@@ -78,15 +79,18 @@ def pr_body(
     environments: Sequence[str] = (),
     thread_url: str | None = None,
     request: str = "",
+    review: str = "",
 ) -> str:
     """The pull request description (GitHub Markdown), under BODY_LIMIT characters: a long
-    request or summary is cut, with a pointer to the Slack thread."""
+    request, review or summary is cut, with a pointer to the Slack thread."""
     where = f"the Slack thread: {thread_url}" if thread_url else "the Slack thread"
     note = f"… (cut to fit GitHub's limit; the whole text is in {where})"
     head: list[str] = []
     if request.strip():
         quoted = "\n".join(f"> {line}" for line in request.strip().splitlines())
         head += ["**Request**", "", _cut(quoted, REQUEST_SHOWN, note), ""]
+    if review.strip():  # what the reviewer sub-agent found, as the proposal showed it
+        head += ["**Review**", "", _cut(review.strip(), REVIEW_SHOWN, note), ""]
     lines: list[str] = []
     lines += [f"**Files changed ({len(files)})**", "", *_bullets(files), ""]
     if environments:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tests.e2e.harness import stack
+from tests.e2e.harness import BOB, stack
 from tests.scenarios.models import Call
 
 DEV = "environments/dev/main.jsonnet"
@@ -65,3 +65,9 @@ def test_the_reviewer_finds_a_problem_and_the_agent_revises_once(tmp_path: Path)
         assert "file_edit" not in review_tools
         assert "mcp__ops__firing_alerts" in review_tools
         assert "dev is set to 30" in str(bodies[3]["messages"][-1])
+        # The approved pull request carries the review the proposal showed.
+        s.react(proposal.ts, "white_check_mark", user=BOB)
+        s.wait_text(root.ts, "Opened pull request #1")
+        pull = next(iter(s.github.repos["acme/infra"].pulls.values()))
+        assert "**Review**" in pull.body
+        assert "matches the request now" in pull.body

@@ -74,6 +74,16 @@ def test_branch_names_are_readable_and_valid(key: str, request_text: str, expect
     subprocess.run(["git", "check-ref-format", "--branch", name], check=True, capture_output=True)
 
 
+def test_the_reviewers_findings_go_into_the_body_and_are_bounded() -> None:
+    body = pr_body(summary="", files=["a"], requester="Ada", approver="Grace",
+                   review="*Review*: one problem\n- prod is set to 30")  # fmt: skip
+    assert "**Review**\n\n*Review*: one problem\n- prod is set to 30\n" in body
+    assert "**Review**" not in pr_body(summary="", files=["a"], requester="A", approver="G")
+    long = pr_body(summary="", files=["a"], requester="A", approver="G", review="x\n" * 10_000)
+    assert len(long) < 8_000
+    assert "cut to fit GitHub's limit" in long
+
+
 def test_slugs_and_titles_are_bounded() -> None:
     long = "scale " + " ".join(["the-loki-ingesters"] * 10)
     assert len(slugify(long)) <= 40
