@@ -25,8 +25,8 @@ an oversized block field is `invalid_blocks`, blocks whose text adds up to more 
 `new_response_url()` mints a slash command `response_url` on this server and `responses` holds
 what the bot posted to it. `fail()` and `rate_limit()` make the next calls of one method fail;
 `wait_for()` polls any condition, so tests never sleep blindly. With `socket_mode=True` the
-server also runs a `SocketModeServer` and answers `apps.connections.open` (app token
-`xapp-...`) with its URL.
+server also runs a `SocketModeServer` and answers `apps.connections.open` (with the app token,
+not the bot token) with its URL.
 """
 
 from __future__ import annotations
@@ -60,8 +60,8 @@ __all__ = [
 T = TypeVar("T")
 JSONDict = dict[str, Any]
 
-BOT_TOKEN = "xoxb-test-bot-token"
-APP_TOKEN = "xapp-test-app-token"
+BOT_TOKEN = "dummy-slack-bot-token"
+APP_TOKEN = "dummy-slack-app-token"
 
 MAX_TEXT = 40_000  # longer `text` is truncated, with warning `message_truncated`
 MAX_BLOCKS = 50

@@ -18,7 +18,7 @@ from tests.ship.paths import CHART, DOCKERFILE, SECRET_SETTINGS
 
 # Sentinel secret values: they must reach the Secret and nothing else.
 TOKENS = {
-    "SLACK_BOT_TOKEN": "xoxb-sentinel-bot-token",
+    "SLACK_BOT_TOKEN": "dummy-sentinel-bot-token",
     "SLACK_SIGNING_SECRET": "sentinel-signing-secret",
     "ANTHROPIC_API_KEY": "sentinel-anthropic-key",
     "GITHUB_TOKEN": "sentinel-github-token",

@@ -22,7 +22,7 @@ from tools.redaction import SecretMask
 from tools.registry import ToolRegistry
 
 REPO = Path(__file__).resolve().parents[3]
-BOT_SECRET = "sk-ant-bot-own-key-0123456789"
+BOT_SECRET = "dummy-anthropic-bot-own-key-0123456789"
 
 
 def config(tmp_path: Path, url: str, environ: dict[str, str]) -> McpConfig:
