@@ -162,9 +162,7 @@ class Runner:
                 key = ci.thread_of(self.svc, event)
                 if key is None:
                     return  # a pull request the bot did not open
-                mask = self._mask(key)
-                masked = replace(self.svc, chat=MaskingChat(self.svc.chat, mask.apply),
-                                 audit=self.svc.audit.with_mask(mask.apply))  # fmt: skip
+                masked, _ = self._masked(self.svc, key)
                 with thread_context(key.id):
                     news = {"event": type(event).__name__, "pr": event.pr.number}
                     masked.audit.record(key.channel, key.thread_ts, "", "github_event", news)
@@ -281,9 +279,7 @@ class Runner:
             session = Session.from_json(raw)
             if session.state == "running":
                 self._post(key, CUT_OFF)
-        mask = self._mask(key)
-        masked = replace(svc, chat=MaskingChat(svc.chat, mask.apply),
-                         audit=svc.audit.with_mask(mask.apply))  # fmt: skip
+        masked, mask = self._masked(svc, key)
         for item in items:
             masked.audit.record(key.channel, key.thread_ts, item.user, "message",
                                 {"text": item.text})  # fmt: skip
@@ -303,37 +299,28 @@ class Runner:
             # it is never lost to a running turn. The session is read, not written.
             raw = svc.store.load(key)
             if raw is not None:
-                mask = self._mask(key)
-                masked = replace(svc, chat=MaskingChat(svc.chat, mask.apply),
-                                 audit=svc.audit.with_mask(mask.apply))  # fmt: skip
+                masked, mask = self._masked(svc, key)
                 withdraw(masked, Session.from_json(raw), reaction, mask.apply)
             return
-        lease = Lease(svc.store, key, ttl=svc.lock_ttl, replica=svc.replica)
-        # The proposal is posted just before its turn lets go of the thread; an approval that
-        # quick waits a moment rather than being refused.
-        if not _acquire_within(lease, APPROVAL_WAIT):
-            svc.metrics.approvals.labels("refused").inc()
-            self._post(key, f"<@{reaction.user}> a turn is running in this thread; approve again "
-                            "when it has finished and the proposal is final.")  # fmt: skip
-            return
-        try:
+        busy = (
+            f"<@{reaction.user}> a turn is running in this thread; approve again when it "
+            "has finished and the proposal is final."
+        )
+
+        def work() -> None:
             raw = svc.store.load(key)
             if raw is None:
                 self._post(key, "This session has expired; mention me to start a new one.")
                 return
             session = Session.from_json(raw)
-            mask = self._mask(key)
-            masked = replace(svc, chat=MaskingChat(svc.chat, mask.apply),
-                             audit=svc.audit.with_mask(mask.apply))  # fmt: skip
+            masked, mask = self._masked(svc, key)
             approve(masked, session, reaction, mask.apply)
             session.updated = svc.clock()
             svc.store.save(key, session.to_json(), updated=session.updated)
-        finally:
-            lease.release()
-        # A reply that came while the approval held the thread was queued for "the next turn":
-        # the approval is not a turn that drains the queue, so run that turn now.
-        if svc.store.has_pending(key):
-            self._drive(key)
+
+        if not self._holding(svc, key, work):
+            svc.metrics.approvals.labels("refused").inc()
+            self._post(key, busy)
 
     def _rebase(self, message: Mention | ThreadReply) -> None:
         """`rebase` in a session thread (bot.handlers.rebase), under the thread's lease."""
@@ -342,29 +329,49 @@ class Runner:
         if svc.store.load(key) is None:
             self._message(message)  # not a session: an ordinary request, or people talking
             return
-        lease = Lease(svc.store, key, ttl=svc.lock_ttl, replica=svc.replica)
-        if not _acquire_within(lease, APPROVAL_WAIT):
+
+        def work() -> None:
+            raw = svc.store.load(key)
+            if raw is None:
+                return
+            session = Session.from_json(raw)
+            masked, mask = self._masked(svc, key)
+            try:
+                rebase.rebase(masked, session, message.user, mask)
+            finally:  # a clean rebase has stored the new patch: the session must follow
+                session.updated = svc.clock()
+                svc.store.save(key, session.to_json(), updated=session.updated)
+
+        if not self._holding(svc, key, work):
             self._post(key, f"<@{message.user}> a turn is running in this thread; reply "
                             "`rebase` again when it has finished.")  # fmt: skip
-            return
+
+    def _holding(self, svc: Services, key: ThreadKey, work: Callable[[], None]) -> bool:
+        """Run `work` (an approval, a rebase: not a turn) holding the thread's lease; False when
+        a turn kept the thread past the wait.
+
+        A proposal is posted just before its turn lets go of the thread, so the lease is waited
+        for a moment rather than refused. Replies that arrived meanwhile were queued for "the
+        next turn"; this work reads no queue, so that turn runs now.
+        """
+        lease = Lease(svc.store, key, ttl=svc.lock_ttl, replica=svc.replica)
+        if not _acquire_within(lease, APPROVAL_WAIT):
+            return False
         try:
-            raw = svc.store.load(key)
-            session = Session.from_json(raw) if raw is not None else None
-            if session is not None:
-                mask = self._mask(key)
-                masked = replace(svc, chat=MaskingChat(svc.chat, mask.apply),
-                                 audit=svc.audit.with_mask(mask.apply))  # fmt: skip
-                try:
-                    rebase.rebase(masked, session, message.user, mask)
-                finally:  # a clean rebase has stored the new patch: the session must follow
-                    session.updated = svc.clock()
-                    svc.store.save(key, session.to_json(), updated=session.updated)
+            work()
         finally:
             lease.release()
-        if svc.store.has_pending(key):  # as after an approval: replies queued meanwhile
+        if svc.store.has_pending(key):
             self._drive(key)
+        return True
 
     # --- helpers --------------------------------------------------------------------------------
+
+    def _masked(self, svc: Services, key: ThreadKey) -> tuple[Services, SecretMask]:
+        """`svc` posting and auditing through the thread's SecretMask, and the mask itself."""
+        mask = self._mask(key)
+        chat, audit = MaskingChat(svc.chat, mask.apply), svc.audit.with_mask(mask.apply)
+        return replace(svc, chat=chat, audit=audit), mask
 
     def _mask(self, key: ThreadKey) -> SecretMask:
         """The thread's Secret values seen so far (in memory only: values never go to the store;

@@ -15,14 +15,10 @@ from collections.abc import Callable
 from bot.agent.events import Event, ToolCallEvent, ToolResultEvent, UsageEvent
 from bot.ports import ChatClient, ChatError
 from bot.slack import blocks
+from tools.subagents import WRITING_TOOLS  # after each of these, the patch is saved
 
 log = logging.getLogger(__name__)
 
-# Tools that may change files in the checkout; after each, the patch is saved.
-WRITING_TOOLS = frozenset(
-    {"file_write", "file_edit", "file_delete", "tanka_format_jsonnet", "jb_init", "jb_install",
-     "jb_update"}
-)  # fmt: skip
 CONTEXT_WINDOWS = {"anthropic": 200_000, "gemini": 1_000_000, "openai": 128_000}
 
 
