@@ -39,7 +39,9 @@ def environments_message(svc: Services) -> str:
 def status_message(svc: Services, channel: str) -> str:
     now = svc.clock()
     lines = []
-    for key, updated in svc.store.sessions(channel):
+    entries = svc.store.sessions(channel)
+    # Newest first, and only as many as are shown: each line costs a store read and a permalink.
+    for key, updated in sorted(entries, key=lambda e: e[1], reverse=True)[:MAX_LISTED]:
         raw = svc.store.load(key)
         if raw is None:
             continue
@@ -51,7 +53,8 @@ def status_message(svc: Services, channel: str) -> str:
         lines.append(_line(svc, session, now - updated))
     if not lines:
         return "No active sessions in this channel."
-    return f"*Active sessions* ({len(lines)}):\n" + "\n".join(lines[:MAX_LISTED])
+    more = f"\n… and {len(entries) - MAX_LISTED} more" if len(entries) > MAX_LISTED else ""
+    return f"*Active sessions* ({len(entries)}):\n" + "\n".join(lines) + more
 
 
 def _line(svc: Services, session: Session, idle: float) -> str:
