@@ -82,6 +82,14 @@ def _add_env(cmds: Any) -> None:
 def _add_show(cmds: Any) -> None:
     show = cmds.add_parser("show", help="print an environment's manifests as YAML")
     show.add_argument("env_path", metavar="ENV_PATH")
+    # tk refuses to write to a pipe or file without this flag; tanka-bot never refuses (its output
+    # is for reading, and nothing it prints is ever applied), so the flag is accepted and ignored
+    # to keep scripts written for tk working unchanged.
+    show.add_argument(
+        "--dangerous-allow-redirect",
+        action="store_true",
+        help="accepted for tk compatibility; output may always be redirected",
+    )
     flags.add_workflow_flags(show)
     flags.add_jsonnet_flags(show)
 

@@ -153,6 +153,15 @@ def test_show_matches_committed_expectation(
     assert out == (EXPECTED / env.replace("/", "_")).with_suffix(".yaml").read_text()
 
 
+def test_show_accepts_tks_redirect_flag(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Scripts written for tk pass --dangerous-allow-redirect when they redirect `tk show`
+    # (Grafana's rollout-operator tests do); the output is the same with or without it.
+    plain = run(capsys, "show", "environments/dev")
+    flagged = run(capsys, "show", "--dangerous-allow-redirect", "environments/dev")
+    assert plain[0] == flagged[0] == 0
+    assert flagged[1] == plain[1] != ""
+
+
 def test_export_with_format_and_extension(
     repo: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
