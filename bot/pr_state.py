@@ -40,6 +40,7 @@ class CheckState(BaseModel):
     status: str
     conclusion: str = ""
     url: str = ""
+    summary: str = ""  # a commit status's description
 
     @property
     def done(self) -> bool:
@@ -100,8 +101,8 @@ class PullRequestState(BaseModel):
         ):
             return False  # older news than what is known
         before = self.outcome()
-        now = CheckState(id=update.check_id, status=update.status,
-                         conclusion=update.conclusion, url=update.url)  # fmt: skip
+        now = CheckState(id=update.check_id, status=update.status, conclusion=update.conclusion,
+                         url=update.url, summary=update.summary)  # fmt: skip
         if was == now:
             return False
         self.checks[update.name] = now

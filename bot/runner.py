@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from bot.commands import NewEnv, is_cancel, is_rebase, new_env_prompt
 from bot.dispatch import Admission, Dispatcher
-from bot.github.webhook import GitHubEvent
+from bot.github.webhook import GitHubEvent, PullRequestEvent, subject
 from bot.handlers import ci, rebase, steer
 from bot.handlers.approve import approve, withdraw
 from bot.handlers.turn import run_turn
@@ -157,24 +157,28 @@ class Runner:
     def accept_github(self, event: GitHubEvent) -> None:
         """A verified, first-seen GitHub event (bot.github.receiver, which has acked already)."""
 
+        def report(item: PullRequestEvent) -> None:
+            key = ci.thread_of(self.svc, item)
+            if key is None:
+                return  # a pull request the bot did not open
+            masked, _ = self._masked(self.svc, key)
+            with thread_context(key.id):
+                news = {"event": type(event).__name__, "pr": item.pr.number}
+                masked.audit.record(key.channel, key.thread_ts, "", "github_event", news)
+                ci.handle(masked, key, item)
+
         def job() -> None:
             try:
-                key = ci.thread_of(self.svc, event)
-                if key is None:
-                    return  # a pull request the bot did not open
-                masked, _ = self._masked(self.svc, key)
-                with thread_context(key.id):
-                    news = {"event": type(event).__name__, "pr": event.pr.number}
-                    masked.audit.record(key.channel, key.thread_ts, "", "github_event", news)
-                    ci.handle(masked, key, event)
+                for item in ci.pull_request_events(self.svc, event):
+                    report(item)
             except Exception:  # news nobody in the thread asked for: logged, never replied
                 self.svc.metrics.errors.labels("github").inc()
-                log.exception("GitHub event %s on #%d not reported",
-                              type(event).__name__, event.pr.number)  # fmt: skip
+                log.exception("GitHub event %s on %s not reported", type(event).__name__,
+                              subject(event))  # fmt: skip
 
         if self.dispatcher.submit(job) is Admission.FULL:
-            log.warning("GitHub event %s on #%d dropped: the pool is full",
-                        type(event).__name__, event.pr.number)  # fmt: skip
+            log.warning("GitHub event %s on %s dropped: the pool is full", type(event).__name__,
+                        subject(event))  # fmt: skip
 
     def cancel(self, key: ThreadKey, user: str) -> None:
         try:

@@ -1,8 +1,8 @@
 """GitHub's webhook deliveries, as the fake GitHub would send them: payloads and signed POSTs.
 
-Payloads follow GitHub's documented shapes for `check_run`, `pull_request`, `pull_request_review`,
-`pull_request_review_comment` and `issue_comment` (the fields tanka-bot reads, and enough around
-them to look real). `WebhookSender` signs each body with the webhook secret
+Payloads follow GitHub's documented shapes for `check_run`, `status`, `pull_request`,
+`pull_request_review`, `pull_request_review_comment` and `issue_comment` (the fields tanka-bot
+reads, and enough around them to look real). `WebhookSender` signs each body with the webhook secret
 (`X-Hub-Signature-256`), numbers deliveries (`X-GitHub-Delivery`) and can resend one as GitHub's
 "Redeliver" does.
 """
@@ -37,6 +37,23 @@ def check_run(repo: FakeRepo, run: FakeCheckRun, *, action: str = "") -> JSON:
     action = action or ("completed" if run.status == "completed" else "created")
     return {"action": action, "check_run": check_run_json(repo, run, API, WEB),
             **_common(repo, "github-actions[bot]")}  # fmt: skip
+
+
+def status(
+    repo: FakeRepo, sha: str, context: str, state: str, *, branches: tuple[str, ...],
+    description: str = "", target_url: str = "", status_id: int = 0,
+) -> JSON:  # fmt: skip
+    """A commit status as an external CI system sets it; like GitHub's, it names the branches
+    whose head `sha` is, never a pull request."""
+    return {
+        "id": status_id or uuid.uuid4().int % 10**9, "sha": sha, "name": repo.full_name,
+        "target_url": target_url or None, "context": context,
+        "description": description or None, "state": state,
+        "commit": {"sha": sha, "html_url": f"{WEB}/{repo.full_name}/commit/{sha}"},
+        "branches": [{"name": b, "commit": {"sha": sha}, "protected": False} for b in branches],
+        "created_at": "2026-11-24T12:00:00Z", "updated_at": "2026-11-24T12:00:00Z",
+        **_common(repo, "ci-bot"),
+    }  # fmt: skip
 
 
 def pull_request(

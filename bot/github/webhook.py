@@ -3,8 +3,12 @@
 `verify` checks `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with GITHUB_WEBHOOK_SECRET,
 compared in constant time). `parse` is pure: an event name (`X-GitHub-Event`) and its decoded
 JSON payload in, a list of domain values out (empty for events and actions the bot does not
-report). The payload shapes are GitHub's documented webhook payloads: `check_run`,
+report). The payload shapes are GitHub's documented webhook payloads: `check_run`, `status`,
 `pull_request_review`, `pull_request_review_comment`, `issue_comment` and `pull_request`.
+
+A `status` (the commit statuses API, which CI systems other than GitHub Actions often report
+with) names no pull request, only the branches whose head the commit is; bot.handlers.ci maps
+those branches to the pull requests the bot opened, and from then on it is a check like any other.
 """
 
 from __future__ import annotations
@@ -17,12 +21,14 @@ from typing import Any
 
 SIGNATURE_PREFIX = "sha256="
 # Conclusions that make a check (and the pull request's CI) fail.
+# A commit status's `error` state counts as failing too.
 FAILING = frozenset(
-    {"failure", "timed_out", "cancelled", "action_required", "startup_failure", "stale"}
+    {"failure", "timed_out", "cancelled", "action_required", "startup_failure", "stale", "error"}
 )
 # The events to subscribe the webhook to (README: "The webhook").
-EVENTS = ("check_run", "pull_request", "pull_request_review", "pull_request_review_comment",
-          "issue_comment")  # fmt: skip
+EVENTS = ("check_run", "status", "pull_request", "pull_request_review",
+          "pull_request_review_comment", "issue_comment")  # fmt: skip
+STATUS_DONE = frozenset({"success", "failure", "error"})  # a commit status's final states
 STATUS_ORDER = {"requested": 0, "waiting": 0, "pending": 0, "queued": 0, "in_progress": 1,
                 "completed": 2}  # fmt: skip
 
@@ -54,6 +60,7 @@ class CheckRunUpdate:
     status: str  # queued, in_progress, completed (and GitHub's other pending states)
     conclusion: str  # "" until completed; success, failure, neutral, skipped, ...
     url: str
+    summary: str = ""  # a commit status's description (a check run's output is read on demand)
 
     @property
     def failed(self) -> bool:
@@ -96,9 +103,45 @@ class PullRequestUpdated:
     conflicts: bool
 
 
-GitHubEvent = (
+@dataclass(frozen=True, slots=True)
+class CommitStatus:
+    """A commit status: no pull request named, only the branches whose head `sha` is."""
+
+    repo: str
+    sha: str
+    status_id: int  # GitHub numbers a context's statuses in the order they were set
+    context: str
+    state: str  # pending, success, failure, error
+    description: str
+    url: str
+    branches: tuple[str, ...]
+
+    def as_check(self, pr: PullRef) -> CheckRunUpdate:
+        """The status as a check of pull request `pr` (whose head branch is one of `branches`)."""
+        done = self.state in STATUS_DONE
+        return CheckRunUpdate(
+            pr=pr,
+            head_sha=self.sha,
+            check_id=self.status_id,
+            name=self.context,
+            status="completed" if done else "in_progress",
+            conclusion=self.state if done else "",
+            url=self.url,
+            summary=self.description,
+        )
+
+
+PullRequestEvent = (
     CheckRunUpdate | ReviewSubmitted | CommentAdded | PullRequestClosed | PullRequestUpdated
 )
+GitHubEvent = PullRequestEvent | CommitStatus
+
+
+def subject(event: GitHubEvent) -> str:
+    """What the event is about, for a log line: `owner/name#12`, or `owner/name@<sha>`."""
+    if isinstance(event, CommitStatus):
+        return f"{event.repo}@{event.sha[:12]}"
+    return f"{event.pr.repo}#{event.pr.number}"
 
 
 class PayloadError(ValueError):
@@ -113,6 +156,8 @@ def parse(event: str, payload: Mapping[str, Any]) -> list[GitHubEvent]:  # noqa:
     repo = _str(_obj(payload, "repository"), "full_name").lower()
     if event == "check_run" and action in ("created", "completed", "rerequested"):
         return _check_run(repo, _obj(payload, "check_run"))
+    if event == "status":
+        return [_status(repo, payload)]
     if event == "pull_request_review" and action == "submitted":
         return [_review(repo, payload)]
     if event == "pull_request_review_comment" and action == "created":
@@ -146,6 +191,23 @@ def _check_run(repo: str, run: Mapping[str, Any]) -> list[GitHubEvent]:
         )
         for number in numbers
     ]
+
+
+def _status(repo: str, payload: Mapping[str, Any]) -> CommitStatus:
+    branches = sorted(
+        {str(b["name"]) for b in payload.get("branches") or () if isinstance(b, Mapping)
+         and isinstance(b.get("name"), str)}
+    )  # fmt: skip
+    return CommitStatus(
+        repo=repo,
+        sha=_str(payload, "sha"),
+        status_id=_int(payload, "id"),
+        context=_str(payload, "context"),
+        state=_str(payload, "state"),
+        description=_text(payload.get("description")),
+        url=_text(payload.get("target_url")),
+        branches=tuple(branches),
+    )
 
 
 def _review(repo: str, payload: Mapping[str, Any]) -> ReviewSubmitted:

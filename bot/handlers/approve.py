@@ -133,7 +133,7 @@ def approve(
         {"number": published.pr_number, "url": published.pr_url, "branch": published.branch,
          "proposal": number, "diff_hash": record.diff_hash, "approvers": counted.approvers},
     )  # fmt: skip
-    ci.link(svc, session, published.pr_number, published.pr_url)  # GitHub's news -> thread
+    ci.link(svc, session, published.pr_number, published.pr_url, published.branch)  # news -> thread
     verb = "Opened" if published.created else "Updated"
     # An update is a new commit on the same pull request: link that commit.
     commit = (

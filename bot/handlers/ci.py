@@ -5,7 +5,9 @@ pull request map) and starts its state. `handle` applies one webhook event to th
 short store lock (events for one pull request arrive concurrently, on any replica) and tells the
 thread: the CI status message is posted once per head commit and edited in place; reviews,
 comments, merges and closes are posted; a new conflict with the base branch is reported once.
-Events on pull requests the bot did not open never get here (no thread is linked).
+Events on pull requests the bot did not open never get here (no thread is linked). A commit
+status names no pull request: `pull_request_events` finds the pull requests whose head branch
+it is reported on, from the branch each approval pushed (recorded by `link`).
 
 `fix_context` gives the next turn after a failing CI run or a change request what it needs: the
 failing checks' output from the check-runs API (title, summary, text; head and tail kept) and the
@@ -28,8 +30,11 @@ from bot.github.repo_slug import resolve_repo
 from bot.github.webhook import (
     CheckRunUpdate,
     CommentAdded,
+    CommitStatus,
     GitHubEvent,
+    PullRef,
     PullRequestClosed,
+    PullRequestEvent,
     PullRequestUpdated,
     ReviewSubmitted,
 )
@@ -76,16 +81,31 @@ def repo_name(svc: Services) -> str | None:
     return f"{owner}/{name}".lower()
 
 
-def thread_of(svc: Services, event: GitHubEvent) -> ThreadKey | None:
+def thread_of(svc: Services, event: PullRequestEvent) -> ThreadKey | None:
     return svc.store.thread_of_pull_request(event.pr.repo, event.pr.number)
 
 
-def link(svc: Services, session: Session, number: int, url: str) -> None:
-    """Remember that pull request `number` belongs to the session's thread."""
+def pull_request_events(svc: Services, event: GitHubEvent) -> list[PullRequestEvent]:
+    """`event` itself, or a commit status as a check of each pull request the bot opened from
+    one of the branches it was reported on ([] when none: not a branch the bot pushed)."""
+    if not isinstance(event, CommitStatus):
+        return [event]
+    numbers = set()
+    for branch in event.branches:
+        raw = svc.store.get_blob(_branch_blob(event.repo, branch))
+        if raw is not None and raw.decode().isdigit():
+            numbers.add(int(raw.decode()))
+    return [event.as_check(PullRef(event.repo, number)) for number in sorted(numbers)]
+
+
+def link(svc: Services, session: Session, number: int, url: str, branch: str) -> None:
+    """Remember that pull request `number`, opened from `branch`, belongs to the session's
+    thread."""
     repo = repo_name(svc)
     if repo is None:
         return
     svc.store.link_pull_request(repo, number, session.key, LINK_TTL)
+    svc.store.put_blob(_branch_blob(repo, branch), str(number).encode(), LINK_TTL)
     with _locked(svc, repo, number):
         state = _load(svc, repo, number) or PullRequestState(
             repo=repo, number=number, thread=session.key.id
@@ -94,7 +114,7 @@ def link(svc: Services, session: Session, number: int, url: str) -> None:
         _save(svc, state)
 
 
-def handle(svc: Services, key: ThreadKey, event: GitHubEvent) -> None:
+def handle(svc: Services, key: ThreadKey, event: PullRequestEvent) -> None:
     """Apply `event` and tell the thread; `svc.chat` must already mask (the runner wraps it)."""
     repo, number = event.pr.repo, event.pr.number
     with _locked(svc, repo, number):
@@ -165,6 +185,16 @@ def context_text(state: PullRequestState, runs: Sequence[CheckRunInfo] | str | N
             cut = truncate(output or "(no output)", head=CHECK_HEAD, tail=CHECK_TAIL,
                            hint=f"see {run.url or 'the check run'}")  # fmt: skip
             lines.append(f"\n### check `{run.name}`: {run.conclusion}\n{cut}")
+        # Commit statuses have no output to read: their description and link are all there is.
+        read = set() if isinstance(runs, str) else {run.name for run in runs}
+        unread = [n for n in state.failing() if n not in read]
+        if isinstance(runs, str):  # named above already; a status's description still helps
+            unread = [n for n in unread if state.checks[n].summary.strip()]
+        for name in unread[:CHECKS_SHOWN]:
+            check = state.checks[name]
+            seen = f" (see {check.url})" if check.url else ""
+            lines.append(f"\n### check `{name}`: {check.conclusion}\n"
+                         f"{check.summary.strip() or '(no description)'}{seen}")  # fmt: skip
     for item in state.feedback:
         lines.append("\n" + _feedback_line(item))
     lines.append("\n---\n")
@@ -216,6 +246,10 @@ def _post(svc: Services, key: ThreadKey, text: str) -> None:
 
 def _blob(repo: str, number: int) -> str:
     return f"pull-request:{repo}#{number}"
+
+
+def _branch_blob(repo: str, branch: str) -> str:
+    return f"pull-request-branch:{repo}:{branch}"
 
 
 def _load(svc: Services, repo: str, number: int) -> PullRequestState | None:

@@ -142,6 +142,42 @@ def test_forged_repeated_and_foreign_deliveries_change_nothing(tmp_path: Path) -
         assert "refused a GitHub webhook" in (s.bot.log() if s.bot else "")
 
 
+def test_commit_statuses_from_an_external_ci_reach_the_thread_and_the_fix_turn(
+    tmp_path: Path,
+) -> None:
+    # CI systems other than GitHub Actions often report commit statuses, which name only the
+    # branches whose head the commit is: the bot finds its pull request by the branch it pushed.
+    with stack(tmp_path) as s:
+        s.start_bot()
+        root, pull = _open_pull_request(s)
+        repo = s.github.repos[REPO]
+        sender = s.webhooks
+        url = "https://ci.example.invalid/job/infra/17"
+        pending = hooks.status(repo, pull.head_sha, "ci/jenkins", "pending",
+                               branches=(pull.head,), status_id=10)  # fmt: skip
+        assert sender.send("status", pending) == 202
+        s.wait_text(root.ts, "0 of 1 check(s) done")
+        foreign = hooks.status(repo, "e" * 40, "ci/jenkins", "failure", branches=("main",))
+        assert sender.send("status", foreign) == 202  # not a branch the bot pushed: ignored
+        failed = hooks.status(repo, pull.head_sha, "ci/jenkins", "failure", branches=(pull.head,),
+                              description="kubeconform: 1 invalid Deployment", target_url=url,
+                              status_id=11)  # fmt: skip
+        assert sender.send("status", failed) == 202
+        message = s.wait_text(root.ts, "CI failed")
+        assert f"<{url}|ci/jenkins>" in message.text
+        assert len(_ci_messages(s, root.ts)) == 1
+        assert sender.send("status", pending) == 202  # a late pending never takes it back
+        requests_before = s.model.request_count()
+        s.model.answer("Looking at the kubeconform failure.")
+        s.reply(root.ts, "what failed?")
+        s.wait_text(root.ts, "kubeconform failure")
+        request = json.dumps(s.model.bodies()[requests_before])
+        assert "kubeconform: 1 invalid Deployment" in request
+        assert url in request
+        assert "CI failed" in _ci_messages(s, root.ts)[0].text
+        assert s.slack.violations == []
+
+
 def test_without_the_secret_the_webhook_path_is_not_found(tmp_path: Path) -> None:
     with stack(tmp_path) as s:
         s.start_bot({"GITHUB_WEBHOOK_SECRET": ""})

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from bot.github.receiver import MAX_BODY, WebhookReceiver
-from bot.github.webhook import GitHubEvent, signature
+from bot.github.webhook import GitHubEvent, signature, subject
 from bot.http import HealthApp
 from bot.metrics import Metrics
 from bot.store.base import StoreUnavailable
@@ -46,7 +46,7 @@ def test_a_signed_delivery_is_parsed_and_handed_off_once() -> None:
     receiver, taken = _receiver()
     body = json.dumps(PAYLOAD).encode()
     assert _call(receiver, _request(body))[0] == 202
-    assert [e.pr.number for e in taken] == [7]
+    assert [subject(e) for e in taken] == ["acme/infra#7"]
     assert _call(receiver, _request(body)) == (200, "already delivered\n")
     assert len(taken) == 1
 

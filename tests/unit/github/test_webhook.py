@@ -12,6 +12,7 @@ import pytest
 from bot.github.webhook import (
     CheckRunUpdate,
     CommentAdded,
+    CommitStatus,
     PayloadError,
     PullRef,
     PullRequestClosed,
@@ -96,6 +97,52 @@ def test_a_created_check_run_is_pending_and_not_failed() -> None:
 def test_a_check_run_outside_any_pull_request_gives_nothing() -> None:
     payload = {**CHECK_RUN, "check_run": {**CHECK_RUN["check_run"], "pull_requests": []}}  # type: ignore[dict-item]
     assert parse("check_run", payload) == []
+
+
+STATUS = {
+    "id": 6805126730, "sha": "6113728f27ae82c7b1a177c8d03f9e96e0adf246", "name": "Acme/Infra",
+    "target_url": "https://ci.example.invalid/builds/9", "context": "ci/jenkins",
+    "description": "2 tests failed", "state": "failure",
+    "commit": {"sha": "6113728f27ae82c7b1a177c8d03f9e96e0adf246"},
+    "branches": [
+        {"name": "tanka-bot/1700000000.000100-scale", "commit": {"sha": "6113728f"},
+         "protected": False},
+        {"name": "other", "commit": {"sha": "6113728f"}, "protected": False},
+    ],
+    "repository": REPOSITORY,
+    "sender": SENDER,
+}  # fmt: skip
+
+
+def test_a_commit_status_names_its_branches_and_becomes_a_check_of_a_pull_request() -> None:
+    [status] = parse("status", STATUS)
+    assert status == CommitStatus(
+        repo="acme/infra", sha="6113728f27ae82c7b1a177c8d03f9e96e0adf246", status_id=6805126730,
+        context="ci/jenkins", state="failure", description="2 tests failed",
+        url="https://ci.example.invalid/builds/9",
+        branches=("other", "tanka-bot/1700000000.000100-scale"),
+    )  # fmt: skip
+    check = status.as_check(PR)
+    assert (check.pr, check.name, check.status, check.conclusion) == (
+        PR,
+        "ci/jenkins",
+        "completed",
+        "failure",
+    )
+    assert (check.head_sha, check.check_id, check.summary) == (status.sha, 6805126730,
+                                                                "2 tests failed")  # fmt: skip
+    assert check.failed
+
+
+@pytest.mark.parametrize(
+    ("state", "status", "failed"),
+    [("pending", "in_progress", False), ("success", "completed", False),
+     ("error", "completed", True), ("failure", "completed", True)],
+)  # fmt: skip
+def test_commit_status_states_map_to_check_states(state: str, status: str, failed: bool) -> None:
+    [commit_status] = parse("status", {**STATUS, "state": state, "description": None})
+    check = commit_status.as_check(PR)  # type: ignore[union-attr]
+    assert (check.status, check.failed, check.summary) == (status, failed, "")
 
 
 def test_reviews_keep_their_state_in_lower_case() -> None:
