@@ -8,9 +8,10 @@ loop stops within a second and keeps the edits. At the prompt Ctrl+C just clears
 from __future__ import annotations
 
 import contextlib
+import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -72,8 +73,7 @@ def run_in_foreground(session: ChatSession, prompt: str) -> TurnResult:
     """Run one turn on a worker thread; Ctrl+C here cancels the turn, not the program."""
     token = CancelToken()
     outcome: list[TurnResult | BaseException] = []
-    # An Event, not Thread.join: a KeyboardInterrupt inside join() can leave the thread wrongly
-    # marked as finished.
+    # An Event, not Thread.join: an interrupted join() can leave the thread marked as finished.
     finished = threading.Event()
 
     def work() -> None:
@@ -84,18 +84,37 @@ def run_in_foreground(session: ChatSession, prompt: str) -> TurnResult:
         finally:
             finished.set()
 
-    threading.Thread(target=work, name="chat-turn", daemon=True).start()
-    while not finished.is_set():
-        try:
-            finished.wait(0.1)
-        except KeyboardInterrupt:
-            if not token.is_set():
-                session.say("  ✗ cancelling (edits made so far are kept)…")
-            token.cancel(CTRL_C_REASON)
+    def interrupted() -> None:
+        if not token.is_set():
+            session.say("  ✗ cancelling (edits made so far are kept)…")
+        token.cancel(CTRL_C_REASON)
+
+    with _on_ctrl_c(interrupted):
+        threading.Thread(target=work, name="chat-turn", daemon=True).start()
+        while not finished.is_set():
+            try:
+                finished.wait(0.1)
+            except KeyboardInterrupt:  # not the main thread: no handler could be installed
+                interrupted()
     result = outcome[0]
     if isinstance(result, BaseException):
         raise result
     return result
+
+
+@contextlib.contextmanager
+def _on_ctrl_c(action: Callable[[], None]) -> Iterator[None]:
+    """Ctrl+C runs `action` for as long as the block runs. A handler, not `except
+    KeyboardInterrupt`: the exception may be raised at any instruction of the main thread, even
+    between the wait and its `try`, and would then end the program mid-turn."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread
+        return
+    previous = signal.signal(signal.SIGINT, lambda _signum, _frame: action())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _turn(session: ChatSession, prompt: str, token: CancelToken) -> TurnResult:
