@@ -20,7 +20,7 @@ from bot.dispatch import Admission, Dispatcher
 from bot.github.webhook import GitHubEvent, PullRequestEvent, subject
 from bot.handlers import ci, rebase, steer
 from bot.handlers.approve import approve, withdraw
-from bot.handlers.turn import run_turn
+from bot.handlers.turn import run_turn, teach_mask
 from bot.lease import Lease, request_cancel
 from bot.logs import thread_context
 from bot.models import ThreadKey
@@ -83,6 +83,7 @@ class Runner:
         self.channels = channels or (lambda _channel: svc)
         self._running: dict[str, Lease] = {}
         self._masks: dict[str, SecretMask] = {}
+        self._taught: set[str] = set()  # threads whose mask has learned their session's change
         self._lock = threading.Lock()
 
     # --- entry points (listener threads, after the ack) -----------------------------------------
@@ -283,7 +284,7 @@ class Runner:
             session = Session.from_json(raw)
             if session.state == "running":
                 self._post(key, CUT_OFF)
-        masked, mask = self._masked(svc, key)
+        masked, mask = self._masked(svc, key, session)
         for item in items:
             masked.audit.record(key.channel, key.thread_ts, item.user, "message",
                                 {"text": item.text})  # fmt: skip
@@ -303,8 +304,9 @@ class Runner:
             # it is never lost to a running turn. The session is read, not written.
             raw = svc.store.load(key)
             if raw is not None:
-                masked, mask = self._masked(svc, key)
-                withdraw(masked, Session.from_json(raw), reaction, mask.apply)
+                session = Session.from_json(raw)
+                masked, mask = self._masked(svc, key, session)
+                withdraw(masked, session, reaction, mask.apply)
             return
         busy = (
             f"<@{reaction.user}> a turn is running in this thread; approve again when it "
@@ -317,7 +319,7 @@ class Runner:
                 self._post(key, "This session has expired; mention me to start a new one.")
                 return
             session = Session.from_json(raw)
-            masked, mask = self._masked(svc, key)
+            masked, mask = self._masked(svc, key, session)
             approve(masked, session, reaction, mask.apply)
             session.updated = svc.clock()
             svc.store.save(key, session.to_json(), updated=session.updated)
@@ -339,7 +341,7 @@ class Runner:
             if raw is None:
                 return
             session = Session.from_json(raw)
-            masked, mask = self._masked(svc, key)
+            masked, mask = self._masked(svc, key, session)
             try:
                 rebase.rebase(masked, session, message.user, mask)
             finally:  # a clean rebase has stored the new patch: the session must follow
@@ -371,21 +373,31 @@ class Runner:
 
     # --- helpers --------------------------------------------------------------------------------
 
-    def _masked(self, svc: Services, key: ThreadKey) -> tuple[Services, SecretMask]:
-        """`svc` posting and auditing through the thread's SecretMask, and the mask itself."""
-        mask = self._mask(key)
+    def _masked(
+        self, svc: Services, key: ThreadKey, session: Session | None = None
+    ) -> tuple[Services, SecretMask]:
+        """`svc` posting and auditing through the thread's SecretMask, and the mask itself. Until
+        a mask has met its session here, it first learns the Secret values of `session`'s change."""
+        mask, taught = self._mask(key)
+        if session is not None and not taught:
+            teach_mask(svc, session, mask)
+            with self._lock:
+                self._taught.add(key.id)
         chat, audit = MaskingChat(svc.chat, mask.apply), svc.audit.with_mask(mask.apply)
         return replace(svc, chat=chat, audit=audit), mask
 
-    def _mask(self, key: ThreadKey) -> SecretMask:
-        """The thread's Secret values seen so far (in memory only: values never go to the store;
-        after a restart the next render teaches them again)."""
+    def _mask(self, key: ThreadKey) -> tuple[SecretMask, bool]:
+        """The thread's Secret values seen so far, and whether they were taught on this replica.
+        In memory only: values never go to the store, so a new mask (after a restart, on another
+        replica, or once dropped here) is taught again by rendering (`teach_mask`)."""
         with self._lock:
             mask = self._masks.pop(key.id, None) or SecretMask()
             self._masks[key.id] = mask  # most recently used last
             while len(self._masks) > MASKS_KEPT:
-                self._masks.pop(next(iter(self._masks)))
-            return mask
+                dropped = next(iter(self._masks))
+                del self._masks[dropped]
+                self._taught.discard(dropped)
+            return mask, key.id in self._taught
 
     def _cancel_local(self, key: ThreadKey) -> bool:
         with self._lock:

@@ -23,6 +23,7 @@ from bot.publish.proposal import Proposal, make_proposal
 from bot.services import Services
 from bot.sessions import ProposalRecord, Session
 from bot.slack import blocks
+from bot.workspaces import WorkspaceError
 from tools.context import ToolContext
 from tools.errors import ToolError
 from tools.git import working_tree_id
@@ -195,6 +196,22 @@ def _checks(svc: Services, checkout: Checkout, diff: RevisionDiff) -> str:
         return f":warning: checks failed: {exc}"
     mark = ":x:" if report.failed else ":white_check_mark:"
     return f"{mark} {report.text(limit=CHECK_TEXT_LIMIT)}"
+
+
+def teach_mask(svc: Services, session: Session, mask: SecretMask) -> None:
+    """Teach a mask this replica has just made (after a restart, on another replica, or once
+    the thread's mask was dropped) the Secret values of the session's change, as the renders
+    before it did, before anything of the session is posted: the stored proposal, its title and
+    the request may carry them. Values never go to the store, so rendering is the only way."""
+    if session.revision == 0 or not session.base_commit:
+        return  # nothing was ever edited, so nothing was ever rendered
+    try:
+        checkout = svc.workspaces.open(session)
+        rendered_change(checkout.root, session.base_commit, mask, differ=svc.differ)
+    except (TankaError, ToolError, OSError, WorkspaceError) as exc:
+        # The proposal's own render fails the same way and says so in the thread; what the mask
+        # cannot learn here, no render of this change could show either.
+        log.warning("the Secret values of %s could not be learned again: %s", session.key.id, exc)
 
 
 class _Changes:

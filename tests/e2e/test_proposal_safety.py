@@ -57,6 +57,35 @@ def test_secret_values_never_reach_slack_or_the_pull_request(tmp_path: Path) -> 
         assert leaks(pull.body + pull.title) == []
 
 
+def test_after_a_restart_the_approval_still_masks_what_the_change_renders(tmp_path: Path) -> None:
+    # Masks live in memory only (Secret values never go to the store). A replica that never
+    # rendered the change must learn its Secret values before it posts anything of it: here the
+    # request itself carries the new password, and goes into the pull request's title and body.
+    with stack(tmp_path, project=make_secret_repo, redis=True) as s:
+        s.start_bot()
+        s.model.calls(
+            Call("e1", "file_edit",
+                 {"path": CREDS, "old_text": PASSWORD, "new_text": NEW_PASSWORD}),
+            Call("e2", "file_edit", {"path": f"{ENV}/main.jsonnet", "old_text": f"'{VISIBLE}'",
+                                     "new_text": f"'{NEW_VISIBLE}'"}),
+        )  # fmt: skip
+        s.model.answer("Rotated.")
+        root = s.mention(f"set the db password to {NEW_PASSWORD}")
+        proposal = s.proposal(root.ts)
+        assert s.bot is not None
+        s.bot.stop()
+
+        s.start_bot({"TANKA_BOT_WORKDIR": str(tmp_path / "replica-2")})
+        s.react(proposal.ts, "white_check_mark", user=BOB)
+        s.wait_text(root.ts, "Opened pull request #1")
+        pull = next(iter(s.github.repos["acme/infra"].pulls.values()))
+        assert "<redacted>" in pull.title
+        assert leaks(pull.body + pull.title) == []
+        said = [m.text + str(m.blocks or "") for m in s.slack.bot_messages(CHANNEL, root.ts)]
+        assert "Opened pull request #1" in "".join(said)
+        assert leaks("\n".join(said)) == []
+
+
 DENY_REPLICAS = """\
 package main
 
