@@ -80,9 +80,12 @@ def helm_template(
     opts = _options(opts_json, fn, "charts", "helm#optscalledfrom-unset")
     path = _target(opts, chart, confine)
     if not os.path.exists(path):
+        from tools.tanka.chartfile import missing_chart_hint
+
         raise NativeError(
             f"helmTemplate: Failed to find a chart at '{path}': stat {path}: no such file or "
             "directory. See https://tanka.dev/helm#failed-to-find-chart"
+            + missing_chart_hint(path, confine)
         )
     from tools.tanka.natives import helm_lib
 
