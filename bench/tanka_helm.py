@@ -1,18 +1,23 @@
-"""helmTemplate render time: Helm's library in-process vs the `helm` binary (when on PATH).
+"""helmTemplate render time: Helm's library in-process vs the `helm` binary.
 
 A generated chart renders APPS x (Deployment, Service, ConfigMap) objects (default 12 apps: 36
 objects) from a range over values, with a helper template; an environment calls helmTemplate on
-it. Timed:
-* helmTemplate alone (tools.tanka.natives.exec.helm_template), best of ROUNDS, through the
-  library and, if a `helm` binary is found, through the binary;
-* the whole environment rendered (evaluation in a worker, helmTemplate, tk's processing).
+it. The binary is the dev extra's helm v3 (the venv's scripts directory), else `helm` on PATH.
+Timed, for helmTemplate alone (tools.tanka.natives.exec.helm_template), each way:
+* cold: the first call in a fresh Python process (loading Helm's library, or the first exec of
+  the binary), median of COLD runs, the process start itself not counted;
+* warm: best of ROUNDS later calls in one process;
+and the whole environment rendered (evaluation, helmTemplate, tk's processing), in-process.
 Run: .venv/bin/python bench/tanka_helm.py [APPS]
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -25,6 +30,17 @@ from tools.tanka.render import render_path
 
 WORK = Path(__file__).parent / ".work" / "tanka_helm"
 ROUNDS = 5
+COLD = 5
+ROOT = Path(__file__).parents[1]
+# One helmTemplate call in a fresh interpreter; prints its milliseconds.
+COLD_CALL = """
+import json, os, sys, time
+from tools.tanka.natives.exec import helm_template
+chart, opts, confine, library = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+start = time.perf_counter()
+helm_template("bench", chart, opts, confine=confine, use_library=library)
+print((time.perf_counter() - start) * 1000)
+"""
 
 TEMPLATE = """{{- range $i, $app := .Values.apps }}
 ---
@@ -104,6 +120,24 @@ def best(action: Callable[[], object]) -> tuple[float, float, object]:
     return times[0], min(times), result
 
 
+def helm_binary() -> str | None:
+    venv = Path(sys.executable).parent / "helm"
+    return str(venv) if venv.exists() else shutil.which("helm")
+
+
+def cold_ms(opts: str, library: bool, helm: str | None) -> float:
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"} | (
+        {"TANKA_HELM_PATH": helm} if helm else {}
+    )
+    runs = []
+    for _ in range(COLD):
+        argv = [sys.executable, "-c", COLD_CALL, "../../charts/bench", opts, str(WORK)]
+        out = subprocess.run([*argv, "1" if library else "0"], env=env, cwd=ROOT,
+                             capture_output=True, text=True, check=True)  # fmt: skip
+        runs.append(float(out.stdout))
+    return statistics.median(runs)
+
+
 def main() -> None:
     apps = int(sys.argv[1]) if len(sys.argv) > 1 else 12
     env = build(apps)
@@ -118,20 +152,29 @@ def main() -> None:
     if not helm_lib.available():
         print("helm-python-sdk is not loadable here: nothing to time in-process")
         return
-    first, seconds, objects = best(through(True))
+    helm = helm_binary()
+    _, warm, objects = best(through(True))
     count = len(objects) if isinstance(objects, dict) else 0
-    print(f"helmTemplate, {count} objects (first call / best of {ROUNDS}):")
-    print(f"  in-process (Helm's library)  {first * 1000:8.1f} / {seconds * 1000:8.1f} ms")
-    if shutil.which("helm"):
-        first, binary, _ = best(through(False))
-        print(f"  helm binary                  {first * 1000:8.1f} / {binary * 1000:8.1f} ms")
+    print(f"helmTemplate, {count} objects: cold (median of {COLD}) / warm (best of {ROUNDS})")
+    cold = cold_ms(opts, True, helm)
+    print(f"  in-process (Helm v4 library)  {cold:8.1f} / {warm * 1000:8.1f} ms")
+    if helm:
+        os.environ["TANKA_HELM_PATH"] = helm
+        version = subprocess.run(
+            [helm, "version", "--short"], capture_output=True, text=True, check=False
+        )
+        _, binary, same = best(through(False))
+        cold = cold_ms(opts, False, helm)
+        label = f"helm binary ({version.stdout.strip() or '?'})"
+        print(f"  {label:<29} {cold:8.1f} / {binary * 1000:8.1f} ms")
+        print(f"  same objects both ways: {same == objects}")
     else:
-        print("  helm binary                  (not on PATH: not timed)")
+        print("  helm binary                   (none in the venv or on PATH: not timed)")
     settings = EvalSettings(confine=WORK)
     first, whole, rendered = best(lambda: render_path(env, settings=settings))
     manifests = getattr(rendered, "manifests", ())
     print(
-        f"whole environment, {len(manifests)} objects, in-process: "
+        f"whole environment, {len(manifests)} objects, in-process (first / best): "
         f"{first * 1000:8.1f} / {whole * 1000:8.1f} ms"
     )
 

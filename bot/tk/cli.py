@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.errors import UserError
+from bot.tk import charts as tk_charts
 from bot.tk import eval as tk_eval
 from bot.tk import export as tk_export
 from bot.tk import flags
@@ -40,6 +41,7 @@ def add_parser(sub: Any) -> None:
     _add_show(cmds)
     tk_export.add_parser(cmds)
     tk_eval.add_parser(cmds)
+    tk_charts.add_parser(cmds)
     diff = cmds.add_parser("diff", help="rendered-manifest diff against a git revision")
     diff.add_argument(
         "--base", metavar="REV", help="revision to compare with (default: merge-base)"

@@ -3,6 +3,7 @@
 The chart is tests/fixtures/tanka_helm/charts/demo (written for these tests): CRDs, a partial,
 NOTES.txt, several documents in one file (one only a comment), a kind Helm does not know, a
 template gated on `.Capabilities.APIVersions`, a pre-install hook and a test hook.
+test_helm_parity.py compares this path with the real `helm template` on more charts.
 """
 
 from __future__ import annotations
@@ -137,7 +138,7 @@ def test_template_errors_and_tk_texts(tmp_path: Path) -> None:
     bad = tmp_path / "bad"
     shutil.copytree(CHART, bad)
     (bad / "templates" / "boom.yaml").write_text('{{ required "boom is required" .Values.boom }}')
-    with pytest.raises(NativeError, match=r"^helmTemplate: `helm template` failed: .*boom is req"):
+    with pytest.raises(NativeError, match=r"^helmTemplate: `helm template x bad` failed: .*boom"):
         render_in(tmp_path, "bad")
     with pytest.raises(NativeError, match="is outside the project directory"):
         helm_template("x", "../../charts/demo", json.dumps({"calledFrom": CALLED_FROM}),
@@ -154,15 +155,6 @@ def test_binary_path_names_a_missing_binary(monkeypatch: pytest.MonkeyPatch) -> 
     options = json.dumps({"calledFrom": CALLED_FROM})
     with pytest.raises(NativeError, match="the `helm` binary was not found on PATH"):
         helm_template("web", "../../charts/demo", options, confine=str(FIXTURE), use_library=False)
-
-
-@pytest.mark.skipif(shutil.which("helm") is None, reason="no helm binary to compare with")
-def test_library_and_binary_give_the_same_objects() -> None:
-    options = json.dumps({"calledFrom": CALLED_FROM, **WEB_OPTS})
-    confine = str(FIXTURE)
-    ours = helm_template("web", "../../charts/demo", options, confine=confine)
-    binary = helm_template("web", "../../charts/demo", options, confine=confine, use_library=False)
-    assert ours == binary
 
 
 def secret(name: str, ident: int) -> str:

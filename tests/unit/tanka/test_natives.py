@@ -88,6 +88,25 @@ def test_keyed_manifests_default_name_format() -> None:
     assert snakecase("HTTPServer_web-1") == "http_server_web_1"
 
 
+def test_keyed_manifests_accept_what_tk_decodes() -> None:
+    # tk's Manifest.Verify: a List needs no metadata, generateName stands in for name; Go's
+    # print of the missing name is <nil>, which tk's default key then carries.
+    stream = (
+        "apiVersion: v1\nkind: List\nitems: []\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  generateName: job-\n"
+    )
+    out = keyed_manifests(stream, "helmTemplate", source="the output of `helm template a b`")
+    assert sorted(out) == ["list_<nil>", "pod_<nil>"]
+    bad = "apiVersion: v1\nkind: Pod\nmetadata:\n  labels: {a: 1}\n"
+    with pytest.raises(NativeError) as caught:
+        keyed_manifests(bad, "helmTemplate", source="the output of `helm template a b`")
+    assert str(caught.value) == (
+        "helmTemplate: the output of `helm template a b` has a document that is not a Kubernetes "
+        "object (metadata.name: missing or not of string type; metadata.labels: contains "
+        "non-string field 'a' of type 'float64')"
+    )
+
+
 def test_natives_through_jsonnet_keep_go_error_text(tmp_path: Path, pool: EvalPool) -> None:
     (tmp_path / "jsonnetfile.json").write_text("{}")
     main = tmp_path / "main.jsonnet"

@@ -20,10 +20,12 @@ from typing import Any
 import yaml
 
 from tools.tanka.errors import NativeError
+from tools.tanka.manifests import schema_problems
 from tools.tanka.natives.parse_yaml import parse_yaml
 
 EXEC_TIMEOUT = 120.0
 DEFAULT_NAME_FORMAT = '{{ print .kind "_" .metadata.name | snakecase }}'
+_DEBUG_HINT = "Use --debug flag to render out invalid YAML"
 
 
 def _options(opts_json: str, fn: str, what: str, anchor: str) -> dict[str, Any]:
@@ -78,20 +80,38 @@ def helm_template(
     opts = _options(opts_json, fn, "charts", "helm#optscalledfrom-unset")
     path = _target(opts, chart, confine)
     if not os.path.exists(path):
+        from tools.tanka.chartfile import missing_chart_hint
+
         raise NativeError(
             f"helmTemplate: Failed to find a chart at '{path}': stat {path}: no such file or "
             "directory. See https://tanka.dev/helm#failed-to-find-chart"
+            + missing_chart_hint(path, confine)
         )
     from tools.tanka.natives import helm_lib
 
+    # Both paths name the chart as the calling file does, and give Helm's message alone: the
+    # binary's "Use --debug flag" hint cannot be acted on through tk.
+    command = f"`helm template {name} {chart}`"
     if use_library and helm_lib.available():
         try:
             stream = helm_lib.template(name, path, opts)
         except helm_lib.HelmLibraryError as exc:
-            raise NativeError(f"{fn}: `helm template` failed: Error: {exc}") from None
-        return keyed_manifests(stream, fn, _name_format(opts))
-    stream = _run(helm_argv(name, path, opts), _values_yaml(opts), fn)
-    return keyed_manifests(stream, fn, _name_format(opts))
+            raise NativeError(f"{fn}: {command} failed: Error: {str(exc).rstrip()}") from None
+    else:
+        argv = helm_argv(name, path, opts)
+        try:
+            stream = _run(argv, _values_yaml(opts), fn)
+        except NativeError as exc:
+            detail = str(exc).split(" failed: ", 1)[-1].replace(_DEBUG_HINT, "").rstrip()
+            raise NativeError(f"{fn}: {command} failed: {detail}") from None
+    try:
+        return keyed_manifests(stream, fn, _name_format(opts), source=f"the output of {command}")
+    except NativeError:
+        # Helm names the template whose output is not YAML; the library leaves that to us.
+        bad = helm_lib.yaml_error(stream)
+        if bad is None:
+            raise
+        raise NativeError(f"{fn}: {command} failed: Error: YAML parse error on {bad}") from None
 
 
 def helm_argv(name: str, path: str, opts: dict[str, Any]) -> list[str]:
@@ -129,32 +149,50 @@ def _name_format(opts: dict[str, Any]) -> str:
     return str(opts.get("nameformat") or "")
 
 
-def keyed_manifests(stream: str, fn: str, name_format: str = "") -> dict[str, Any]:
+def keyed_manifests(
+    stream: str, fn: str, name_format: str = "", *, source: str = "the output"
+) -> dict[str, Any]:
     """The documents of a YAML stream keyed by tk's name format: the default one natively, a
-    custom `opts.nameFormat` (Go text/template + sprig) through Helm's template engine."""
+    custom `opts.nameFormat` (Go text/template + sprig) through Helm's template engine.
+
+    Documents are checked as tk decodes them (Manifest.Verify): a List needs no metadata, an
+    object may have `generateName` instead of `name`; with the default format their key has
+    Go's `<nil>` for the missing name, as tk's has."""
     docs: list[dict[str, Any]] = []
     for doc in parse_yaml(stream):
-        if doc is None:
-            continue
-        if not _is_manifest(doc):
+        if doc is None or doc == {}:
+            continue  # tk skips documents that are empty or only comments
+        problems = schema_problems(doc) if isinstance(doc, dict) else {"": "not an object"}
+        if problems:
+            fields = "; ".join(f"{k}: {v}" if k else v for k, v in problems.items())
             raise NativeError(
-                f"{fn}: the output contains a document that is not a Kubernetes object"
+                f"{fn}: {source} has a document that is not a Kubernetes object ({fields})"
             )
         docs.append(doc)
     fmt = name_format or DEFAULT_NAME_FORMAT
     if name_format and name_format != DEFAULT_NAME_FORMAT:
         keys = _custom_names(name_format, docs, fn)
     else:
-        keys = [snakecase(f"{d['kind']}_{d['metadata']['name']}") for d in docs]
+        keys = [snakecase(f"{d['kind']}_{_go_print(_name(d))}") for d in docs]
     out: dict[str, Any] = {}
     for key, doc in zip(keys, docs, strict=True):
         if key in out:
             raise NativeError(
                 f"Two resources share the same name '{key}'. Please adapt the name template "
-                f"'{fmt}'."
+                f"'{fmt}'." + ("" if source == "the output" else f" (in {source})")
             )
         out[key] = doc
     return out
+
+
+def _name(doc: dict[str, Any]) -> Any:
+    metadata = doc.get("metadata")
+    return metadata.get("name") if isinstance(metadata, dict) else None
+
+
+def _go_print(value: Any) -> str:
+    # fmt.Sprint of what `.metadata.name` yields: a string, or nil when missing.
+    return "<nil>" if value is None else str(value)
 
 
 def _custom_names(name_format: str, docs: list[dict[str, Any]], fn: str) -> list[str]:
@@ -169,16 +207,6 @@ def _custom_names(name_format: str, docs: list[dict[str, Any]], fn: str) -> list
         return helm_lib.format_names(name_format, docs)
     except helm_lib.HelmLibraryError as exc:
         raise NativeError(f"{fn}: name format {name_format!r}: {exc}") from None
-
-
-def _is_manifest(doc: Any) -> bool:
-    return (
-        isinstance(doc, dict)
-        and isinstance(doc.get("kind"), str)
-        and isinstance(doc.get("apiVersion"), str)
-        and isinstance(doc.get("metadata"), dict)
-        and isinstance(doc["metadata"].get("name"), str)
-    )
 
 
 def snakecase(text: str) -> str:
