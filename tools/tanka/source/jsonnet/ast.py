@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import TypeVar
+
+_T = TypeVar("_T")
 
 Identifier = str
 Identifiers = list[str]
@@ -446,3 +449,10 @@ class Unary(Node):
 @dataclass(eq=False, slots=True, kw_only=True)
 class Var(Node):
     id: Identifier
+
+
+def present(value: _T | None, what: str = "node") -> _T:
+    """`value`, which a previous pass guarantees is set (a TypeError names a broken tree)."""
+    if value is None:
+        raise TypeError(f"malformed syntax tree: {what} is missing")
+    return value

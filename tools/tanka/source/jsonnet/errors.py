@@ -1,0 +1,21 @@
+"""go-jsonnet's StaticError: a message at a location (parse and static-analysis errors)."""
+
+from __future__ import annotations
+
+from tools.tanka.source.jsonnet.ast import LocationRange
+
+
+class StaticError(Exception):
+    """A lexing, parsing or static-analysis error; `str()` is go-jsonnet's `loc msg` text."""
+
+    def __init__(self, msg: str, loc: LocationRange | None = None) -> None:
+        super().__init__(msg)
+        self.msg = msg
+        self.loc = loc if loc is not None else LocationRange()
+
+    def with_context(self, context: str) -> StaticError:
+        return StaticError(f"{self.msg} while {context}", self.loc)
+
+    def __str__(self) -> str:
+        where = str(self.loc) if self.loc.is_set() else ""
+        return f"{where} {self.msg}"
