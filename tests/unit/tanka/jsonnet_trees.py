@@ -138,9 +138,9 @@ _STD = Variable("std", None, Kind.VarStdlib)
 
 
 def resolve(root: ast.Node) -> dict[ast.Node, Variable]:
-    """Each `Var` under `root` and the variable it refers to (`std` is predefined)."""
+    """Each `Var` under `root` and the variable it refers to (`std` and `$std` are predefined)."""
     found: dict[ast.Node, Variable] = {}
-    _resolve(root, {"std": _STD}, found)
+    _resolve(root, {"std": _STD, "$std": _STD}, found)
     return found
 
 

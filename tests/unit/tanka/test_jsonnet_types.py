@@ -31,6 +31,7 @@ from tests.unit.tanka.jsonnet_trees import (
 )
 from tools.tanka.source.jsonnet import ast
 from tools.tanka.source.jsonnet.types import check
+from tools.tanka.source.jsonnet.types.placeholder import ANY_TYPE, normalize_placeholders
 
 Finding = tuple[str, ast.LocationRange]
 
@@ -336,3 +337,26 @@ def test_long_chain_does_not_exhaust_the_stack() -> None:
         binds[f"x{n}"] = plus(var(f"x{n - 1}"), obj(a=num(1)))
     i = index(var("x2999"), "b")
     assert findings(local(i, **binds)) == [at(i, 'Indexed object has no field "b"')]
+
+
+# --- behaviour kept from jsonnet-lint on purpose ----------------------------------------------
+
+
+def test_widening_an_object_widens_the_one_it_was_copied_from() -> None:
+    # jsonnet-lint copies an object's description shallowly when merging `if ... then a else b`;
+    # the copy shares a's field map, so b's fields become a's too and `a.y` passes. b keeps its
+    # own fields, so `b.x` is still reported.
+    a_y = index(var("a"), "y")
+    b_x = index(var("b"), "x")
+    root = local(
+        array(a_y, b_x), a=obj(x=num(1)), b=obj(y=num(2)), c=cond(true(), var("a"), var("b"))
+    )
+    assert findings(root) == [at(b_x, 'Indexed object has no field "x"')]
+    alone = index(var("a"), "y")
+    assert findings(local(alone, a=obj(x=num(1)))) == [at(alone, 'Indexed object has no field "y"')]
+
+
+def test_normalizing_keeps_a_single_leading_any() -> None:
+    assert normalize_placeholders([7, ANY_TYPE, 7, 3]) == [ANY_TYPE, 3, 7]
+    assert normalize_placeholders([7, ANY_TYPE, ANY_TYPE]) == [ANY_TYPE]
+    assert normalize_placeholders([]) == []
