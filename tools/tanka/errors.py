@@ -124,34 +124,19 @@ class NativeError(TankaError):
     """A native function (helmTemplate, parseYaml, ...) failed; the text is its Go message."""
 
 
-_GO_ESCAPES = {
-    "\a": "\\a",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\v": "\\v",
-}
-
-
 def go_quote(text: str) -> str:
-    """Go's %q (and %#v) of a string: double-quoted, with backslash escapes for quotes,
-    backslashes, control characters and other unprintable characters."""
+    """Go's %q for ordinary text: a double-quoted string with backslash escapes."""
     out = ['"']
     for ch in text:
-        code = ord(ch)
         if ch in '"\\':
             out.append("\\" + ch)
-        elif ch in _GO_ESCAPES:
-            out.append(_GO_ESCAPES[ch])
-        elif ch.isprintable():
-            out.append(ch)
-        elif code < 0x80:
-            out.append(f"\\x{code:02x}")
-        elif code < 0x10000:
-            out.append(f"\\u{code:04x}")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\x{ord(ch):02x}")
         else:
-            out.append(f"\\U{code:08x}")
+            out.append(ch)
     out.append('"')
     return "".join(out)

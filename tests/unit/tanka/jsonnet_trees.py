@@ -1,17 +1,16 @@
 """Desugared Jsonnet trees built by hand, with their variables resolved, for checker tests.
 
 The builders give each node its own line (so a finding's location names the node it is about)
-and `resolve` plays the part of the linter's variable pass: which definition each `Var` means.
+and `resolve` runs the linter's variable pass on them: which definition each `Var` means.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from enum import Enum
 
 from tools.tanka.source.jsonnet import ast
+from tools.tanka.source.jsonnet.common import Variable, VariableKind
+from tools.tanka.source.jsonnet.variables import find_variables
 
 _lines = itertools.count(1)
 
@@ -121,60 +120,7 @@ def std(field: str) -> ast.Index:
     return index(var("std"), field)
 
 
-class Kind(Enum):
-    VarRegular = 0
-    VarParam = 1
-    VarStdlib = 2
-
-
-@dataclass(frozen=True)
-class Variable:
-    name: str
-    bind_node: ast.Node | None
-    variable_kind: Kind
-
-
-_STD = Variable("std", None, Kind.VarStdlib)
-
-
 def resolve(root: ast.Node) -> dict[ast.Node, Variable]:
-    """Each `Var` under `root` and the variable it refers to (`std` and `$std` are predefined)."""
-    found: dict[ast.Node, Variable] = {}
-    _resolve(root, {"std": _STD, "$std": _STD}, found)
-    return found
-
-
-def _resolve(node: ast.Node, env: Mapping[str, Variable], found: dict[ast.Node, Variable]) -> None:
-    for child, scope in _scoped_children(node, env):
-        _resolve(child, scope, found)
-    if isinstance(node, ast.Var):
-        found[node] = env[node.id]
-
-
-def _scoped_children(
-    node: ast.Node, env: Mapping[str, Variable]
-) -> Iterator[tuple[ast.Node, Mapping[str, Variable]]]:
-    if isinstance(node, ast.Local):
-        inner = {
-            **env,
-            **{b.variable: Variable(b.variable, b.body, Kind.VarRegular) for b in node.binds},
-        }
-        yield from ((b.body, inner) for b in node.binds)
-        yield node.body, inner
-    elif isinstance(node, ast.Function):
-        inner = {**env, **{p.name: Variable(p.name, None, Kind.VarParam) for p in node.parameters}}
-        yield node.body, inner
-        yield from ((p.default_arg, inner) for p in node.parameters if p.default_arg is not None)
-    elif isinstance(node, ast.DesugaredObject):
-        inner = {
-            **env,
-            **{b.variable: Variable(b.variable, b.body, Kind.VarRegular) for b in node.locals},
-        }
-        for f in node.fields:
-            yield f.name, env
-            yield f.body, inner
-        yield from ((b.body, inner) for b in node.locals)
-    else:
-        from tools.tanka.source.jsonnet.children import children
-
-        yield from ((c, env) for c in children(node))
+    """Each `Var` under `root` and the variable it refers to, as the linter resolves them."""
+    std = Variable(name="std", variable_kind=VariableKind.VarStdlib)
+    return find_variables(root, {"std": std, "$std": std}).var_at

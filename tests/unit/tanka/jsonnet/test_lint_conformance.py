@@ -2,9 +2,7 @@
 extracted go-jsonnet tree (e.g. `git archive HEAD | tar x` of google/go-jsonnet).
 
 Every golden is compared block by block (finding line and source snippet, as ErrorFormatter
-prints them). Findings of the type checker (linter/internal/types) are not made here, so a
-golden holding any of those is compared on our kinds of finding only; all others must be
-identical text.
+prints them), type checker findings included: all must be identical text.
 """
 
 from __future__ import annotations
@@ -21,15 +19,11 @@ GOLDENS = goldens(CHECKOUT) if (CHECKOUT / "linter" / "linter.go").is_file() els
 
 
 @pytest.mark.skipif(not GOLDENS, reason="set GOJSONNET_CHECKOUT to an extracted go-jsonnet tree")
-def test_every_linter_golden_matches_on_our_kinds_of_finding() -> None:
+def test_every_linter_golden_matches() -> None:
     mismatched: list[str] = []
-    not_identical: list[str] = []
     for golden in GOLDENS:
         outcome = run_golden(CHECKOUT, golden)
-        if not outcome.own_blocks_match():
+        if not outcome.identical:
             mismatched.append(f"{golden.name}:\n{outcome.expected}---\n{outcome.actual}")
-        if not outcome.identical and not outcome.has_type_findings():
-            not_identical.append(golden.name)
-    print(f"{len(GOLDENS) - len(mismatched)} of {len(GOLDENS)} goldens match on our kinds")
+    print(f"{len(GOLDENS) - len(mismatched)} of {len(GOLDENS)} goldens identical")
     assert mismatched == []
-    assert not_identical == []

@@ -8,11 +8,9 @@ per linted file: unused variables, the type checker's findings, endless loops in
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, cast
+from typing import Protocol
 
 from tools.tanka.source.jsonnet import ast
 from tools.tanka.source.jsonnet.children import children
@@ -20,6 +18,7 @@ from tools.tanka.source.jsonnet.common import ErrCollector, Variable, VariableKi
 from tools.tanka.source.jsonnet.errors import StaticError
 from tools.tanka.source.jsonnet.program import ensure_recursion_limit, snippet_to_ast
 from tools.tanka.source.jsonnet.traversal import traverse
+from tools.tanka.source.jsonnet.types import check as check_types
 from tools.tanka.source.jsonnet.variables import find_variables
 
 
@@ -85,12 +84,8 @@ class _ImportCache:
 
 def _type_checker() -> TypeChecker | None:
     # === TYPE CHECKER: go-jsonnet's types.Check, ported separately into the `types` package
-    # next to this module (`check(node, roots, vars, import_ast, ec)`). Until that package is
-    # present, type findings are simply not made.
-    name = f"{__package__}.types"
-    if importlib.util.find_spec(name) is None:
-        return None
-    return cast(TypeChecker, importlib.import_module(name).check)
+    # next to this module (`check(node, roots, vars, import_ast, ec)`).
+    return check_types
 
 
 def _get_imports(

@@ -9,6 +9,7 @@ from typing import Protocol
 
 from tools.tanka.source.jsonnet import ast
 from tools.tanka.source.jsonnet.children import children
+from tools.tanka.source.jsonnet.common import VariableKind
 from tools.tanka.source.jsonnet.types.desc import (
     MAX_KNOWN_COUNT,
     ArrayDesc,
@@ -48,7 +49,7 @@ class VariableLike(Protocol):
     def bind_node(self) -> ast.Node | None: ...
 
     @property
-    def variable_kind(self) -> object: ...
+    def variable_kind(self) -> VariableKind: ...
 
 
 # For each `Var` node of one file, the variable it refers to.
@@ -204,10 +205,9 @@ def _var_tp(node: ast.Var, var_at: VarAt, g: TypeGraph) -> TypePlaceholder:
     v = var_at.get(node)
     if v is None:
         raise AssertionError(f"variable {node.id} at {node.loc_range} was not resolved")
-    kind = getattr(v.variable_kind, "name", str(v.variable_kind))
-    if kind == "VarStdlib":
+    if v.variable_kind == VariableKind.VarStdlib:
         return tp_ref(STDLIB_TYPE)
-    if kind == "VarParam":
+    if v.variable_kind == VariableKind.VarParam:
         return tp_ref(ANY_TYPE)
     if v.bind_node is None:
         raise AssertionError(f"variable {node.id} at {node.loc_range} has no definition")

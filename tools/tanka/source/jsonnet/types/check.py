@@ -10,9 +10,9 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Protocol
 
-from tools.tanka.errors import go_quote
 from tools.tanka.source.jsonnet import ast
 from tools.tanka.source.jsonnet.children import children
+from tools.tanka.source.jsonnet.strings import go_quote
 from tools.tanka.source.jsonnet.types.build_graph import VarAt, add_roots
 from tools.tanka.source.jsonnet.types.desc import ParamSpec, TypeDesc, describe
 from tools.tanka.source.jsonnet.types.graph import ImportFunc, TypeGraph
