@@ -82,8 +82,10 @@ class ObjectDesc:
 
     def normalize(self) -> None:
         self.unknown_contain = normalize_placeholders(self.unknown_contain)
-        for name, ps in list(self.field_contains.items()):
-            self.field_contains[name] = normalize_placeholders(ps)
+        fields = self.field_contains
+        for name, ps in fields.items():  # values change, keys do not
+            if len(ps) > 1:
+                fields[name] = normalize_placeholders(ps)
 
 
 def same_parameters(a: Sequence[ParamSpec] | None, b: Sequence[ParamSpec] | None) -> bool:

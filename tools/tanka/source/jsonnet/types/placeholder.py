@@ -36,7 +36,7 @@ def normalize_placeholders(placeholders: list[PlaceholderID]) -> list[Placeholde
     The collapse is checked from the second element on, as jsonnet-lint does: after sorting,
     a single `ANY_TYPE` sits first and is kept alongside the others (which shows in `describe`).
     """
-    if not placeholders:
+    if len(placeholders) < 2:  # already normal
         return placeholders
     ordered = sorted(placeholders)
     result = [ordered[0]]
