@@ -103,6 +103,15 @@ def test_recursion_across_files_terminates() -> None:
     ]
 
 
+def test_linted_file_imported_back() -> None:
+    # The imported copy of main.jsonnet is a second tree, unknown to the check: anything.
+    main = 'local lib = import "lib.libsonnet"; [lib.x.y, lib.z]\n'
+    lib = '{ x: import "main.jsonnet" }\n'
+    assert lint_lines(main, lib_libsonnet=lib) == [
+        'main.jsonnet:1:47-52 Indexed object has no field "z"'
+    ]
+
+
 def test_self_recursive_definitions_terminate() -> None:
     main = """local f(n) = if n == 0 then [] else [n] + f(n - 1);
 local o = { me: o, x: 1 } + { y: o.me.me.x };

@@ -163,7 +163,11 @@ def _calc_tp(node: ast.Node, var_at: VarAt, g: TypeGraph) -> TypePlaceholder:  #
             return tp_index(_index_spec(_placeholder_of(g, target), index))
         case ast.Import(file=file):
             imported = g.import_func(node.loc_range.file_name, file.value)
-            return tp_ref(ANY_TYPE if imported is None else _placeholder_of(g, imported))
+            known = NO_TYPE if imported is None else g.expr_placeholder.get(imported, NO_TYPE)
+            # Unknown: the import fails, or returns a tree outside `roots` - a linted file that
+            # is imported back parses a second time. jsonnet-lint stops on an internal error in
+            # the second case; assuming anything keeps the check going.
+            return tp_ref(ANY_TYPE if known == NO_TYPE else known)
         case ast.ImportStr():
             return tp_ref(STRING_TYPE)
         case ast.ImportBin():
