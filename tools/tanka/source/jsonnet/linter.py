@@ -18,7 +18,8 @@ from tools.tanka.source.jsonnet import ast
 from tools.tanka.source.jsonnet.children import children
 from tools.tanka.source.jsonnet.common import ErrCollector, Variable, VariableKind
 from tools.tanka.source.jsonnet.errors import StaticError
-from tools.tanka.source.jsonnet.program import ensure_recursion_limit, snippet_to_ast
+from tools.tanka.source.jsonnet.parser import deep_recursion
+from tools.tanka.source.jsonnet.program import snippet_to_ast
 from tools.tanka.source.jsonnet.traversal import traverse
 from tools.tanka.source.jsonnet.variables import find_variables
 
@@ -129,7 +130,15 @@ def lint(
     use_type_checker: bool = True,
 ) -> list[StaticError]:
     """Every finding for `snippets`, in go-jsonnet's order."""
-    ensure_recursion_limit()
+    with deep_recursion():
+        return _lint(
+            snippets, importer, type_checker or (_type_checker() if use_type_checker else None)
+        )
+
+
+def _lint(
+    snippets: Sequence[Snippet], importer: Importer, checker: TypeChecker | None
+) -> list[StaticError]:
     found: list[StaticError] = []
     nodes: list[tuple[ast.Node, str]] = []
     for snippet in snippets:
@@ -147,7 +156,6 @@ def lint(
     vars_by_file: VarsByFile = {
         path: find_variables(root, scope).var_at for path, root in roots.items()
     }
-    checker = type_checker or (_type_checker() if use_type_checker else None)
     for node, _ in nodes:
         for variable in find_variables(node, scope).variables:
             if (

@@ -2,18 +2,81 @@
 and error messages), then labelled with go-jsonnet's evaluation contexts.
 
 go-jsonnet descends one precedence level per call; this climbs the levels in a loop instead
-(same trees), so nesting costs a few Python frames per level, and nesting deeper than
-MAX_NESTING is refused with a StaticError rather than exhausting Python's stack.
+(same trees), so nesting costs a few Python frames per level. The passes over the tree recurse
+too, so a tree deeper than MAX_NESTING (nesting, or a chain such as `a + b + c ...`) is refused
+with a StaticError rather than exhausting Python's stack.
 """
 
 from __future__ import annotations
+
+import dataclasses
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from tools.tanka.source.jsonnet import ast
 from tools.tanka.source.jsonnet.errors import StaticError
 from tools.tanka.source.jsonnet.lexer import Token, TokenKind, lex
 from tools.tanka.source.jsonnet.strings import string_unescape
 
-MAX_NESTING = 250  # expressions inside expressions (brackets, calls, locals, operands, ...)
+MAX_NESTING = 1000  # levels of the tree: expressions inside expressions, operator chains
+# Every pass recurses a few frames per level of the tree (desugaring adds some levels): while
+# any thread is inside `deep_recursion`, Python's limit leaves room for MAX_NESTING.
+_RECURSION_LIMIT = 20_000
+_limit_lock = threading.Lock()
+_limit_users = 0
+_limit_before = 0
+
+
+@contextmanager
+def deep_recursion() -> Iterator[None]:
+    """Raise Python's recursion limit while the front end runs; the last user out restores it
+    (the limit is process-wide, so concurrent users share one raise)."""
+    global _limit_users, _limit_before  # noqa: PLW0603 - one process-wide setting, locked
+    with _limit_lock:
+        if _limit_users == 0:
+            _limit_before = sys.getrecursionlimit()
+            if _limit_before < _RECURSION_LIMIT:
+                sys.setrecursionlimit(_RECURSION_LIMIT)
+        _limit_users += 1
+    try:
+        yield
+    finally:
+        with _limit_lock:
+            _limit_users -= 1
+            if _limit_users == 0:
+                sys.setrecursionlimit(_limit_before)
+
+
+def _too_deep(loc: ast.LocationRange) -> StaticError:
+    return StaticError(
+        f"Expression nested too deeply (more than {MAX_NESTING} levels): "
+        "split it into local variables or separate files",
+        loc,
+    )
+
+
+def _parts(value: object) -> list[object]:
+    """The values inside a node or helper record (nodes, lists, specs, fields)."""
+    if isinstance(value, list):
+        return list(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, ast.LocationRange):
+        return [getattr(value, f.name) for f in dataclasses.fields(value)]
+    return []
+
+
+def check_depth(root: ast.Node) -> None:
+    """Refuse a tree deeper than MAX_NESTING nodes (an explicit stack: no recursion here)."""
+    stack: list[tuple[object, int]] = [(root, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, ast.Node):
+            if depth > MAX_NESTING:
+                raise _too_deep(value.loc_range)
+            depth += 1
+        stack.extend((part, depth) for part in _parts(value))
+
 
 _APPLY_PREC = 2
 _UNARY_PREC = 4
@@ -470,12 +533,7 @@ class _Parser:
     def parse(self, prec: int) -> ast.Node:
         self.depth += 1
         if self.depth > MAX_NESTING:
-            tok = self.peek()
-            raise StaticError(
-                f"Expression nested too deeply (more than {MAX_NESTING} levels): "
-                "split it into local variables or separate files",
-                tok.loc,
-            )
+            raise _too_deep(self.peek().loc)
         try:
             return self._parse(prec)
         finally:
@@ -686,6 +744,8 @@ def snippet_to_raw_ast(file_name: str, text: str) -> ast.Node:
     """The raw (not desugared) tree of `text`, with contexts; raises StaticError."""
     from tools.tanka.source.jsonnet.context import add_context
 
-    node = parse_tokens(lex(file_name, text))
-    add_context(node)
+    with deep_recursion():
+        node = parse_tokens(lex(file_name, text))
+        check_depth(node)
+        add_context(node)
     return node
