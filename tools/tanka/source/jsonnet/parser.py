@@ -9,7 +9,6 @@ with a StaticError rather than exhausting Python's stack.
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 import threading
 from collections.abc import Iterator
@@ -20,7 +19,7 @@ from tools.tanka.source.jsonnet.errors import ParseError, StaticError
 from tools.tanka.source.jsonnet.lexer import Token, TokenKind, lex
 from tools.tanka.source.jsonnet.strings import string_unescape
 
-MAX_NESTING = 1000  # levels of the tree: expressions inside expressions, operator chains
+MAX_NESTING = 500  # levels of the tree: expressions inside expressions, operator chains
 # Every pass recurses a few frames per level of the tree (desugaring adds some levels): while
 # any thread is inside `deep_recursion`, Python's limit leaves room for MAX_NESTING.
 _RECURSION_LIMIT = 20_000
@@ -55,27 +54,6 @@ def _too_deep(loc: ast.LocationRange) -> StaticError:
         "split it into local variables or separate files",
         loc,
     )
-
-
-def _parts(value: object) -> list[object]:
-    """The values inside a node or helper record (nodes, lists, specs, fields)."""
-    if isinstance(value, list):
-        return list(value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, ast.LocationRange):
-        return [getattr(value, f.name) for f in dataclasses.fields(value)]
-    return []
-
-
-def check_depth(root: ast.Node) -> None:
-    """Refuse a tree deeper than MAX_NESTING nodes (an explicit stack: no recursion here)."""
-    stack: list[tuple[object, int]] = [(root, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, ast.Node):
-            if depth > MAX_NESTING:
-                raise _too_deep(value.loc_range)
-            depth += 1
-        stack.extend((part, depth) for part in _parts(value))
 
 
 _APPLY_PREC = 2
@@ -131,6 +109,9 @@ _NOT_TERMINAL = {
     TokenKind.TAILSTRICT,
     TokenKind.THEN,
 }
+
+
+_POSTFIX = frozenset({TokenKind.DOT, TokenKind.BRACKET_L, TokenKind.PAREN_L, TokenKind.BRACE_L})
 
 
 def _between(begin: ast.LocationRange, end: ast.LocationRange) -> ast.LocationRange:
@@ -437,8 +418,16 @@ class _Parser:
         )
 
     def parse_comprehension_specs(self, end: TokenKind) -> tuple[ast.ForSpec, Token]:
+        outer_depth = self.depth  # each `for` nests the body once more after desugaring
+        try:
+            return self._comprehension_specs(end)
+        finally:
+            self.depth = outer_depth
+
+    def _comprehension_specs(self, end: TokenKind) -> tuple[ast.ForSpec, Token]:
         outer: ast.ForSpec | None = None
         while True:
+            self._deeper()
             var = self.pop_expect(TokenKind.IDENTIFIER)
             self.pop_expect(TokenKind.IN)
             arr = self.parse(_MAX_PREC)
@@ -531,9 +520,7 @@ class _Parser:
         raise StaticError("Expected . or [ after super", tok.loc)
 
     def parse(self, prec: int) -> ast.Node:
-        self.depth += 1
-        if self.depth > MAX_NESTING:
-            raise _too_deep(self.peek().loc)
+        self._deeper()
         try:
             return self._parse(prec)
         finally:
@@ -629,35 +616,47 @@ class _Parser:
         lhs = self.parse_terminal()
         return self._climb(lhs, begin, 1, prec)
 
+    def _deeper(self) -> None:
+        """One more level of tree under construction; refused beyond MAX_NESTING."""
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise _too_deep(self.peek().loc)
+
     def _climb(self, lhs: ast.Node, begin: Token, low: int, high: int) -> ast.Node:
-        for level in range(low, high + 1):
-            while True:
-                tok = self.peek()
-                bop: ast.BinaryOp | None = None
-                if tok.kind == TokenKind.IN:
-                    bop = ast.BinaryOp.BopIn
-                    if _BOP_PREC[bop] != level:
-                        break
-                elif tok.kind == TokenKind.OPERATOR:
-                    if tok.data in (":", "::"):
-                        return lhs
-                    bop = ast.BOP_MAP.get(tok.data)
-                    if bop is None:
-                        raise StaticError(f"Not a binary operator: {tok.data}", tok.loc)
-                    if _BOP_PREC[bop] != level:
-                        break
-                elif tok.kind in (
-                    TokenKind.DOT,
-                    TokenKind.BRACKET_L,
-                    TokenKind.PAREN_L,
-                    TokenKind.BRACE_L,
-                ):
-                    if level != _APPLY_PREC:
-                        break
-                else:
+        # Each operator or postfix combined puts `lhs` one level deeper: counted as nesting.
+        outer = self.depth
+        try:
+            return self._climb_levels(lhs, begin, low, high)
+        finally:
+            self.depth = outer
+
+    def _climb_levels(self, lhs: ast.Node, begin: Token, low: int, high: int) -> ast.Node:
+        # At each level go-jsonnet combines the operators of that precedence and passes any
+        # other token up; so the next token is combined only at its own level, if that level
+        # is still ahead (levels only go up), and otherwise ends the expression.
+        level = low
+        while True:
+            tok = self.peek()
+            bop: ast.BinaryOp | None = None
+            if tok.kind == TokenKind.IN:
+                bop = ast.BinaryOp.BopIn
+                at = _BOP_PREC[bop]
+            elif tok.kind == TokenKind.OPERATOR:
+                if tok.data in (":", "::"):
                     return lhs
-                lhs = self._postfix_or_binary(lhs, begin, level, bop)
-        return lhs
+                bop = ast.BOP_MAP.get(tok.data)
+                if bop is None:
+                    raise StaticError(f"Not a binary operator: {tok.data}", tok.loc)
+                at = _BOP_PREC[bop]
+            elif tok.kind in _POSTFIX:
+                at = _APPLY_PREC
+            else:
+                return lhs
+            if at < level or at > high:
+                return lhs
+            level = at
+            self._deeper()
+            lhs = self._postfix_or_binary(lhs, begin, level, bop)
 
     def _postfix_or_binary(
         self, lhs: ast.Node, begin: Token, level: int, bop: ast.BinaryOp | None
@@ -747,7 +746,6 @@ def snippet_to_raw_ast(file_name: str, text: str) -> ast.Node:
     with deep_recursion():
         try:
             node = parse_tokens(lex(file_name, text))
-            check_depth(node)
         except StaticError as err:
             raise ParseError(err.msg, err.loc) from None
         add_context(node)
