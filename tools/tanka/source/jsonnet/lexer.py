@@ -6,6 +6,7 @@ skipped, not kept: nothing here reformats source.
 
 from __future__ import annotations
 
+import re
 from enum import IntEnum
 
 from tools.tanka.source.jsonnet.ast import Location, LocationRange, Source, build_source
@@ -134,6 +135,10 @@ class Token:
 
 
 _SYMBOLS = frozenset("!$:~+-&|^=<>*/%")
+# Runs the lexer skips or takes whole (same results as go-jsonnet's character loop, faster).
+_WHITESPACE = re.compile(r"[ \t\r\n]*")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_QUOTED = {q: re.compile(rf"(?:[^{q}\\]|\\[\s\S])*{q}") for q in ("'", '"')}
 _EOF = ""
 
 
@@ -199,7 +204,8 @@ class _Lexer:
         self.line = 1
         self.line_start = 0  # index just past the last newline
         self.token_start = 0
-        self.token_start_loc = Location(1, 1)
+        self.token_line = 1  # where the token starts: its line and that line's start
+        self.token_line_start = 0
 
     def next(self) -> str:
         if self.pos >= len(self.text):
@@ -214,15 +220,31 @@ class _Lexer:
     def peek(self) -> str:
         return self.text[self.pos] if self.pos < len(self.text) else _EOF
 
+    def advance_to(self, end: int) -> None:
+        """Move to `end`, keeping the line count (what `next()` would do, at once)."""
+        newlines = self.text.count("\n", self.pos, end)
+        if newlines:
+            self.line += newlines
+            self.line_start = self.text.rindex("\n", self.pos, end) + 1
+        self.pos = end
+
     def location(self) -> Location:
+        return self._location(self.pos, self.line, self.line_start)
+
+    def _location(self, pos: int, line: int, line_start: int) -> Location:
         if self.ascii:
-            return Location(self.line, self.pos - self.line_start + 1)
-        width = len(self.text[self.line_start : self.pos].encode("utf-8", "surrogatepass"))
-        return Location(self.line, width + 1)
+            return Location(line, pos - line_start + 1)
+        width = len(self.text[line_start:pos].encode("utf-8", "surrogatepass"))
+        return Location(line, width + 1)
+
+    @property
+    def token_start_loc(self) -> Location:
+        return self._location(self.token_start, self.token_line, self.token_line_start)
 
     def reset_token_start(self) -> None:
         self.token_start = self.pos
-        self.token_start_loc = self.location()
+        self.token_line = self.line
+        self.token_line_start = self.line_start
 
     def emit_full(self, kind: TokenKind, data: str, indent: str = "", term: str = "") -> None:
         loc = LocationRange(self.file_name, self.source, self.token_start_loc, self.location())
@@ -236,8 +258,9 @@ class _Lexer:
         return StaticError(msg, LocationRange(self.file_name, self.source, loc, loc))
 
     def skip_whitespace(self) -> None:
-        while self.peek() in (" ", "\t", "\r", "\n") and self.peek() != _EOF:
-            self.next()
+        match = _WHITESPACE.match(self.text, self.pos)
+        if match is not None and match.end() > self.pos:
+            self.advance_to(match.end())
 
     def lex_number(self) -> None:  # noqa: PLR0912
         # States of go-jsonnet's number automaton.
@@ -290,14 +313,14 @@ class _Lexer:
         self.emit(TokenKind.NUMBER)
 
     def lex_identifier(self) -> None:
-        while (c := self.peek()) != _EOF and _is_identifier(c):
-            self.next()
+        match = _IDENTIFIER.match(self.text, self.pos)
+        self.pos = match.end() if match is not None else self.pos + 1  # no newline inside
         word = self.text[self.token_start : self.pos]
         self.emit(KEYWORDS.get(word, TokenKind.IDENTIFIER))
 
     def lex_until_newline(self) -> None:
-        while (c := self.peek()) != _EOF and c != "\n":
-            self.next()
+        end = self.text.find("\n", self.pos)
+        self.pos = len(self.text) if end < 0 else end  # no newline before it
         self.skip_whitespace()
 
     def lex_symbol(self) -> None:
@@ -308,13 +331,10 @@ class _Lexer:
         if c == "/" and self.peek() == "*":
             start = self.token_start_loc
             self.next()  # the opening '*'
-            while True:
-                c = self.next()
-                if c == _EOF:
-                    raise self.error_at("Multi-line comment has no terminating */", start)
-                if c == "*" and self.peek() == "/":
-                    break
-            self.next()
+            close = self.text.find("*/", self.pos)
+            if close < 0:
+                raise self.error_at("Multi-line comment has no terminating */", start)
+            self.advance_to(close + 2)
             self.skip_whitespace()
             return
         if c == "|" and self.text.startswith("||", self.pos):
@@ -384,16 +404,12 @@ class _Lexer:
     def lex_quoted(self, quote: str, kind: TokenKind) -> None:
         start = self.location()
         self.next()
-        while True:
-            c = self.next()
-            if c == _EOF:
-                raise self.error_at("Unterminated String", start)
-            if c == quote:
-                self.emit_full(kind, self.text[self.token_start + 1 : self.pos - 1])
-                self.reset_token_start()
-                return
-            if c == "\\" and self.peek() != _EOF:
-                self.next()
+        match = _QUOTED[quote].match(self.text, self.pos)
+        if match is None:
+            raise self.error_at("Unterminated String", start)
+        self.advance_to(match.end())
+        self.emit_full(kind, self.text[self.token_start + 1 : self.pos - 1])
+        self.reset_token_start()
 
     def lex_verbatim(self) -> None:
         start = self.location()

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol
 
 from tools.tanka.source.jsonnet import ast
 from tools.tanka.source.jsonnet.children import children
 from tools.tanka.source.jsonnet.common import ErrCollector, Variable, VariableKind
-from tools.tanka.source.jsonnet.errors import StaticError
-from tools.tanka.source.jsonnet.program import ensure_recursion_limit, snippet_to_ast
+from tools.tanka.source.jsonnet.errors import ParseError, StaticError
+from tools.tanka.source.jsonnet.parser import deep_recursion
+from tools.tanka.source.jsonnet.program import snippet_to_ast
 from tools.tanka.source.jsonnet.traversal import traverse
 from tools.tanka.source.jsonnet.types import check as check_types
 from tools.tanka.source.jsonnet.variables import find_variables
@@ -50,6 +51,18 @@ class TypeChecker(Protocol):
         ec: ErrCollector,
         /,
     ) -> None: ...
+
+
+FindingKind = Literal["parse", "static", "import", "unused", "types", "traversal"]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One finding and where it came from: the file not parsing ("parse") or not passing static
+    analysis ("static"), an import, an unused variable, the type checker, or the traversal."""
+
+    kind: FindingKind
+    error: StaticError
 
 
 @dataclass(slots=True)
@@ -93,7 +106,7 @@ def _get_imports(
     path: str,
     roots: dict[str, ast.Node],
     cache: _ImportCache,
-    out: list[StaticError],
+    out: list[Finding],
 ) -> None:
     stack = [node]
     while stack:  # depth first, children in order, as go-jsonnet's recursion
@@ -101,8 +114,12 @@ def _get_imports(
         if isinstance(current, ast.Import):
             try:
                 tree, found_at = cache.tree(path, current.file.value)
-            except (ImportFailure, StaticError) as exc:
-                out.append(StaticError(str(exc), current.loc_range))
+            except ImportFailure as exc:
+                out.append(Finding("import", StaticError(str(exc), current.loc_range)))
+                continue
+            except StaticError as exc:  # the imported file does not parse or analyse
+                error = StaticError(str(exc), current.loc_range, cause=exc)
+                out.append(Finding("import", error))
                 continue
             if found_at not in roots and tree is not None:
                 roots[found_at] = tree
@@ -111,7 +128,7 @@ def _get_imports(
             try:
                 cache.importer.find(path, current.file.value)
             except ImportFailure as exc:
-                out.append(StaticError(str(exc), current.loc_range))
+                out.append(Finding("import", StaticError(str(exc), current.loc_range)))
         else:
             stack.extend(reversed(children(current)))
 
@@ -124,14 +141,36 @@ def lint(
     use_type_checker: bool = True,
 ) -> list[StaticError]:
     """Every finding for `snippets`, in go-jsonnet's order."""
-    ensure_recursion_limit()
-    found: list[StaticError] = []
+    found = lint_findings(
+        snippets, importer, type_checker=type_checker, use_type_checker=use_type_checker
+    )
+    return [f.error for f in found]
+
+
+def lint_findings(
+    snippets: Sequence[Snippet],
+    importer: Importer,
+    *,
+    type_checker: TypeChecker | None = None,
+    use_type_checker: bool = True,
+) -> list[Finding]:
+    """`lint`, each finding with its kind."""
+    with deep_recursion():
+        return _lint(
+            snippets, importer, type_checker or (_type_checker() if use_type_checker else None)
+        )
+
+
+def _lint(
+    snippets: Sequence[Snippet], importer: Importer, checker: TypeChecker | None
+) -> list[Finding]:
+    found: list[Finding] = []
     nodes: list[tuple[ast.Node, str]] = []
     for snippet in snippets:
         try:
             nodes.append((snippet_to_ast(snippet.file_name, snippet.code), snippet.file_name))
         except StaticError as err:
-            found.append(err)
+            found.append(Finding("parse" if isinstance(err, ParseError) else "static", err))
     cache = _ImportCache(importer)
     roots = {path: node for node, path in nodes}
     for node, path in nodes:
@@ -142,7 +181,6 @@ def lint(
     vars_by_file: VarsByFile = {
         path: find_variables(root, scope).var_at for path, root in roots.items()
     }
-    checker = type_checker or (_type_checker() if use_type_checker else None)
     for node, _ in nodes:
         for variable in find_variables(node, scope).variables:
             if (
@@ -150,10 +188,14 @@ def lint(
                 and variable.variable_kind == VariableKind.VarRegular
                 and variable.name != "$"
             ):
-                found.append(StaticError(f"Unused variable: {variable.name}", variable.loc_range))
-        ec = ErrCollector()
+                message = f"Unused variable: {variable.name}"
+                found.append(Finding("unused", StaticError(message, variable.loc_range)))
+        types = ErrCollector()
         if checker is not None:
-            checker(node, roots, vars_by_file, cache.tree_or_none, ec)
-        traverse(node, ec)
-        found.extend(ec.errs)
+            # === TYPE CHECKER findings go here, after unused variables (go-jsonnet's order).
+            checker(node, roots, vars_by_file, cache.tree_or_none, types)
+        found.extend(Finding("types", err) for err in types.errs)
+        loops = ErrCollector()
+        traverse(node, loops)
+        found.extend(Finding("traversal", err) for err in loops.errs)
     return found

@@ -2,18 +2,59 @@
 and error messages), then labelled with go-jsonnet's evaluation contexts.
 
 go-jsonnet descends one precedence level per call; this climbs the levels in a loop instead
-(same trees), so nesting costs a few Python frames per level, and nesting deeper than
-MAX_NESTING is refused with a StaticError rather than exhausting Python's stack.
+(same trees), so nesting costs a few Python frames per level. The passes over the tree recurse
+too, so a tree deeper than MAX_NESTING (nesting, or a chain such as `a + b + c ...`) is refused
+with a StaticError rather than exhausting Python's stack.
 """
 
 from __future__ import annotations
 
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from tools.tanka.source.jsonnet import ast
-from tools.tanka.source.jsonnet.errors import StaticError
+from tools.tanka.source.jsonnet.errors import ParseError, StaticError
 from tools.tanka.source.jsonnet.lexer import Token, TokenKind, lex
 from tools.tanka.source.jsonnet.strings import string_unescape
 
-MAX_NESTING = 250  # expressions inside expressions (brackets, calls, locals, operands, ...)
+MAX_NESTING = 500  # levels of the tree: expressions inside expressions, operator chains
+# Every pass recurses a few frames per level of the tree (desugaring adds some levels): while
+# any thread is inside `deep_recursion`, Python's limit leaves room for MAX_NESTING.
+_RECURSION_LIMIT = 20_000
+_limit_lock = threading.Lock()
+_limit_users = 0
+_limit_before = 0
+
+
+@contextmanager
+def deep_recursion() -> Iterator[None]:
+    """Raise Python's recursion limit while the front end runs; the last user out restores it
+    (the limit is process-wide, so concurrent users share one raise)."""
+    global _limit_users, _limit_before  # noqa: PLW0603 - one process-wide setting, locked
+    with _limit_lock:
+        if _limit_users == 0:
+            _limit_before = sys.getrecursionlimit()
+            if _limit_before < _RECURSION_LIMIT:
+                sys.setrecursionlimit(_RECURSION_LIMIT)
+        _limit_users += 1
+    try:
+        yield
+    finally:
+        with _limit_lock:
+            _limit_users -= 1
+            if _limit_users == 0:
+                sys.setrecursionlimit(_limit_before)
+
+
+def _too_deep(loc: ast.LocationRange) -> StaticError:
+    return StaticError(
+        f"Expression nested too deeply (more than {MAX_NESTING} levels): "
+        "split it into local variables or separate files",
+        loc,
+    )
+
 
 _APPLY_PREC = 2
 _UNARY_PREC = 4
@@ -68,6 +109,9 @@ _NOT_TERMINAL = {
     TokenKind.TAILSTRICT,
     TokenKind.THEN,
 }
+
+
+_POSTFIX = frozenset({TokenKind.DOT, TokenKind.BRACKET_L, TokenKind.PAREN_L, TokenKind.BRACE_L})
 
 
 def _between(begin: ast.LocationRange, end: ast.LocationRange) -> ast.LocationRange:
@@ -374,8 +418,16 @@ class _Parser:
         )
 
     def parse_comprehension_specs(self, end: TokenKind) -> tuple[ast.ForSpec, Token]:
+        outer_depth = self.depth  # each `for` nests the body once more after desugaring
+        try:
+            return self._comprehension_specs(end)
+        finally:
+            self.depth = outer_depth
+
+    def _comprehension_specs(self, end: TokenKind) -> tuple[ast.ForSpec, Token]:
         outer: ast.ForSpec | None = None
         while True:
+            self._deeper()
             var = self.pop_expect(TokenKind.IDENTIFIER)
             self.pop_expect(TokenKind.IN)
             arr = self.parse(_MAX_PREC)
@@ -468,14 +520,7 @@ class _Parser:
         raise StaticError("Expected . or [ after super", tok.loc)
 
     def parse(self, prec: int) -> ast.Node:
-        self.depth += 1
-        if self.depth > MAX_NESTING:
-            tok = self.peek()
-            raise StaticError(
-                f"Expression nested too deeply (more than {MAX_NESTING} levels): "
-                "split it into local variables or separate files",
-                tok.loc,
-            )
+        self._deeper()
         try:
             return self._parse(prec)
         finally:
@@ -571,35 +616,47 @@ class _Parser:
         lhs = self.parse_terminal()
         return self._climb(lhs, begin, 1, prec)
 
+    def _deeper(self) -> None:
+        """One more level of tree under construction; refused beyond MAX_NESTING."""
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise _too_deep(self.peek().loc)
+
     def _climb(self, lhs: ast.Node, begin: Token, low: int, high: int) -> ast.Node:
-        for level in range(low, high + 1):
-            while True:
-                tok = self.peek()
-                bop: ast.BinaryOp | None = None
-                if tok.kind == TokenKind.IN:
-                    bop = ast.BinaryOp.BopIn
-                    if _BOP_PREC[bop] != level:
-                        break
-                elif tok.kind == TokenKind.OPERATOR:
-                    if tok.data in (":", "::"):
-                        return lhs
-                    bop = ast.BOP_MAP.get(tok.data)
-                    if bop is None:
-                        raise StaticError(f"Not a binary operator: {tok.data}", tok.loc)
-                    if _BOP_PREC[bop] != level:
-                        break
-                elif tok.kind in (
-                    TokenKind.DOT,
-                    TokenKind.BRACKET_L,
-                    TokenKind.PAREN_L,
-                    TokenKind.BRACE_L,
-                ):
-                    if level != _APPLY_PREC:
-                        break
-                else:
+        # Each operator or postfix combined puts `lhs` one level deeper: counted as nesting.
+        outer = self.depth
+        try:
+            return self._climb_levels(lhs, begin, low, high)
+        finally:
+            self.depth = outer
+
+    def _climb_levels(self, lhs: ast.Node, begin: Token, low: int, high: int) -> ast.Node:
+        # At each level go-jsonnet combines the operators of that precedence and passes any
+        # other token up; so the next token is combined only at its own level, if that level
+        # is still ahead (levels only go up), and otherwise ends the expression.
+        level = low
+        while True:
+            tok = self.peek()
+            bop: ast.BinaryOp | None = None
+            if tok.kind == TokenKind.IN:
+                bop = ast.BinaryOp.BopIn
+                at = _BOP_PREC[bop]
+            elif tok.kind == TokenKind.OPERATOR:
+                if tok.data in (":", "::"):
                     return lhs
-                lhs = self._postfix_or_binary(lhs, begin, level, bop)
-        return lhs
+                bop = ast.BOP_MAP.get(tok.data)
+                if bop is None:
+                    raise StaticError(f"Not a binary operator: {tok.data}", tok.loc)
+                at = _BOP_PREC[bop]
+            elif tok.kind in _POSTFIX:
+                at = _APPLY_PREC
+            else:
+                return lhs
+            if at < level or at > high:
+                return lhs
+            level = at
+            self._deeper()
+            lhs = self._postfix_or_binary(lhs, begin, level, bop)
 
     def _postfix_or_binary(
         self, lhs: ast.Node, begin: Token, level: int, bop: ast.BinaryOp | None
@@ -683,9 +740,13 @@ def parse_tokens(tokens: list[Token]) -> ast.Node:
 
 
 def snippet_to_raw_ast(file_name: str, text: str) -> ast.Node:
-    """The raw (not desugared) tree of `text`, with contexts; raises StaticError."""
+    """The raw (not desugared) tree of `text`, with contexts; raises ParseError."""
     from tools.tanka.source.jsonnet.context import add_context
 
-    node = parse_tokens(lex(file_name, text))
-    add_context(node)
+    with deep_recursion():
+        try:
+            node = parse_tokens(lex(file_name, text))
+        except StaticError as err:
+            raise ParseError(err.msg, err.loc) from None
+        add_context(node)
     return node

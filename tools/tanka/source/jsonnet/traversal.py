@@ -24,7 +24,10 @@ def _looping(
         if first == run:
             ec.static_err("Endless loop in local definition", node.loc_range)
             return True
-    return any(_looping(c, binds, run_of, run, ec) for c in direct_children(node))
+    for child in direct_children(node):  # noqa: SIM110 - a loop, not any(): no C frame per level
+        if _looping(child, binds, run_of, run, ec):
+            return True
+    return False
 
 
 def _looping_in_local(node: ast.Local, ec: ErrCollector) -> None:
