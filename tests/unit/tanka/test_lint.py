@@ -165,3 +165,33 @@ def test_python_files_in_the_checkout_never_run_in_the_static_check(tmp_path: Pa
     (repo / "tools" / "__init__.py").write_text(planted)
     assert lint_paths([repo / "environments" / "a" / "main.jsonnet"], root=repo) == []
     assert not marker.exists()
+
+
+def test_in_process_linter_findings_keep_go_jsonnet_spans_and_checks(tmp_path: Path) -> None:
+    (tmp_path / "jsonnetfile.json").write_text("{}")
+    (tmp_path / "main.jsonnet").write_text(
+        "local tk = import 'tk';\nlocal loop = loop + 1, unused = 2;\n{ ns: tk.env }\n"
+    )
+    diagnostics = lint_paths([tmp_path / "main.jsonnet"], root=tmp_path, jsonnet_lint=False)
+    assert [(d.span, d.check, d.message) for d in diagnostics] == [
+        ("2:14-18", "jsonnet-lint", "Endless loop in local definition"),
+        ("2:24-34", "unused", "Unused variable: unused"),
+    ]
+
+
+def test_a_syntax_error_in_an_imported_file_is_reported_in_that_file(tmp_path: Path) -> None:
+    (tmp_path / "lib.libsonnet").write_text("{\n  a: ,\n}\n")
+    (tmp_path / "main.jsonnet").write_text("import 'lib.libsonnet'\n")
+    diagnostics = lint_paths([tmp_path / "main.jsonnet"], root=tmp_path, jsonnet_lint=False)
+    assert [(d.path, d.span, d.check, d.message) for d in diagnostics] == [
+        ("lib.libsonnet", "2:6-7", "syntax", 'Unexpected: "," while parsing terminal')
+    ]
+
+
+def test_broken_imports_of_imported_files_are_reported_where_they_are(tmp_path: Path) -> None:
+    (tmp_path / "lib.libsonnet").write_text("{ a: importstr 'gone.txt' }\n")
+    (tmp_path / "main.jsonnet").write_text("import 'lib.libsonnet'\n")
+    diagnostics = lint_paths([tmp_path / "main.jsonnet"], root=tmp_path, jsonnet_lint=False)
+    assert [(d.path, d.span, d.check) for d in diagnostics] == [
+        ("lib.libsonnet", "1:6-26", "import")
+    ]

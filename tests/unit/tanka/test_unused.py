@@ -1,4 +1,4 @@
-"""Unused variables as go-jsonnet's linter reports them (tools/tanka/source/unused.py).
+"""Unused variables as go-jsonnet's linter reports them (tools/tanka/source/jsonnet/linter.py).
 
 Locations follow go-jsonnet's rule - from the variable's name to the end of its bound expression,
 end column exclusive - as its linter goldens show (google/go-jsonnet at
@@ -14,19 +14,21 @@ from pathlib import Path
 
 import pytest
 
-from tools.tanka.imports.scan import Positions
+from tools.tanka.source.jsonnet.linter import ImportFailure, Snippet, lint_findings
 from tools.tanka.source.lint import lint_paths
-from tools.tanka.source.unused import unused_variables
+
+
+class _NoImports:
+    def find(self, importing: str, path: str) -> str:
+        raise ImportFailure(path)
+
+    def read(self, found_at: str) -> str:
+        raise ImportFailure(found_at)
 
 
 def found(text: str) -> list[str]:
-    positions = Positions(text)
-    out = []
-    for variable in unused_variables(text):
-        (l1, c1), (l2, c2) = positions.at(variable.start), positions.at(variable.end)
-        where = f"{l1}:{c1}-{c2}" if l1 == l2 else f"({l1}:{c1})-({l2}:{c2})"
-        out.append(f"{where} Unused variable: {variable.name}")
-    return out
+    findings = lint_findings([Snippet("t", text)], _NoImports(), use_type_checker=False)
+    return [str(f.error).removeprefix("t:") for f in findings if f.kind == "unused"]
 
 
 @pytest.mark.parametrize(

@@ -1,16 +1,17 @@
-"""Validate Jsonnet files: syntax, go-jsonnet static checks, imports, and jsonnet-lint if present.
+"""Validate Jsonnet files: syntax, go-jsonnet static checks, imports, and jsonnet-lint's checks.
 
 Layers, each reported as `file:line:col: severity: message`:
-1. syntax - go-jsonnet's parser, through the formatter (exact positions, no evaluation);
-2. imports - every import/importstr/importbin must resolve along tk's jpath (wording as
-   jsonnet-lint's); a lexer-level scan, so imports in dead code are checked too;
-3. static - go-jsonnet's static analysis (unknown variables, ...) plus evaluation of the top-level
-   expression only, in a child process with a timeout;
-4. unused variables - go-jsonnet's linter check, in-process (unused.py), with its message and
-   its location (`Diagnostic.span`);
-5. jsonnet-lint - when on PATH: arity and field checks on top (its findings already made by a
-   layer above are not repeated).
-A file with a syntax error gets only that diagnostic: later layers would repeat it.
+1. the linter, in process (tools/tanka/source/jsonnet, a port of go-jsonnet's front end and
+   linter): syntax, static analysis (unknown variables, ...), imports that do not resolve along
+   tk's jpath (in dead code too, walking into the files imported), unused variables, endless
+   loops in locals and, where the type checker is present, its findings - go-jsonnet's
+   messages and locations (`Diagnostic.span`), checks `syntax`, `static`, `import`, `unused`
+   and `jsonnet-lint`;
+2. static - evaluation of the top-level expression only, in a child process with a timeout
+   (runtime errors such as a failed assert, which no static check sees);
+3. jsonnet-lint - when on PATH, as an extra: its findings not already made above (the type
+   checker's, until that port is in place).
+A file that does not parse or analyse gets only that diagnostic: later layers would repeat it.
 """
 
 from __future__ import annotations
@@ -24,12 +25,19 @@ from typing import Literal
 
 from tools import sandbox
 from tools.errors import ToolError
-from tools.tanka.imports.graph import ImportScanner, default_scanner, jpath_for, resolve_import
-from tools.tanka.imports.scan import Positions as _Positions
+from tools.tanka.evaluation.importer import TK_LIBRARY_SOURCE
+from tools.tanka.imports.graph import (
+    TK_LIBRARY,
+    FileSystemSnapshot,
+    ImportRef,
+    jpath_for,
+    resolve_import,
+)
 from tools.tanka.source.fmt import DEFAULT_EXCLUDES, find_jsonnet_files
-from tools.tanka.source.formatter import FormatError, FormatterUnavailable, format_source
+from tools.tanka.source.formatter import FormatError
+from tools.tanka.source.jsonnet.errors import ParseError, StaticError
+from tools.tanka.source.jsonnet.linter import Finding, ImportFailure, Snippet, lint_findings
 from tools.tanka.source.lint_static import run_static_checks
-from tools.tanka.source.unused import unused_variables
 
 Severity = Literal["error", "warning"]
 STATIC_TIMEOUT = 60.0
@@ -74,11 +82,10 @@ def lint_paths(
     *,
     root: Path | None = None,
     jsonnet_lint: bool = True,
-    scanner: ImportScanner | None = None,
 ) -> list[Diagnostic]:
     """Diagnostics for every Jsonnet file under paths (directories as `tk fmt` walks them)."""
     files = [f.resolve() for p in paths for f in _files(Path(p))]
-    linter = _Linter(root.resolve() if root else None, scanner or default_scanner())
+    linter = _Linter(root.resolve() if root else None)
     for file in files:
         linter.lint_file(file)
     linter.run_static()
@@ -100,10 +107,69 @@ def _files(target: Path) -> list[Path]:
         raise ToolError(str(exc)) from exc
 
 
-class _Linter:
-    def __init__(self, root: Path | None, scanner: ImportScanner) -> None:
+class _ProjectImporter:
+    """Imports for the in-process linter, resolved as tk resolves them and confined to the
+    checkout; files are named by their path relative to the root, as diagnostics show them."""
+
+    _TK = "<tk>"  # Tanka's in-memory library
+
+    def __init__(self, root: Path, search: tuple[Path, ...], fs: FileSystemSnapshot) -> None:
         self._root = root
-        self._scanner = scanner
+        self._search = search
+        self._fs = fs
+
+    def find(self, importing: str, path: str) -> str:
+        if path == TK_LIBRARY:
+            return self._TK
+        ref = ImportRef("import", path, 0, 0)
+        resolution = resolve_import(
+            ref, self._root / importing, self._search, confine=self._root, fs=self._fs
+        )
+        if resolution.error is not None or resolution.found is None:
+            raise ImportFailure(resolution.message)
+        found = resolution.found
+        return (
+            str(found.relative_to(self._root)) if found.is_relative_to(self._root) else str(found)
+        )
+
+    def read(self, found_at: str) -> str:
+        if found_at == self._TK:
+            return TK_LIBRARY_SOURCE.decode()
+        try:
+            return (self._root / found_at).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ImportFailure(f"cannot read {found_at}: {exc}") from exc
+
+
+_CHECKS = {
+    "parse": "syntax",
+    "static": "static",
+    "import": "import",
+    "unused": "unused",
+    "types": "jsonnet-lint",
+    "traversal": "jsonnet-lint",
+}
+
+
+def _from_finding(finding: Finding, shown: str) -> Diagnostic:
+    error: StaticError = finding.error
+    check = _CHECKS[finding.kind]
+    if error.cause is not None:  # an imported file that does not parse: report it there
+        error = error.cause
+        check = "syntax" if isinstance(error, ParseError) else "static"
+    loc = error.loc
+    if not loc.is_set():
+        return Diagnostic(shown, 1, 1, error.msg, "error", check)
+    begin, end = loc.begin, loc.end
+    return Diagnostic(
+        loc.file_name, begin.line, begin.column, error.msg, "error", check, end.line, end.column
+    )
+
+
+class _Linter:
+    def __init__(self, root: Path | None) -> None:
+        self._root = root
+        self._fs = FileSystemSnapshot()
         self.found: list[Diagnostic] = []
         self._clean: list[tuple[Path, Path, tuple[Path, ...]]] = []  # parsed: (file, root, search)
 
@@ -118,39 +184,11 @@ class _Linter:
         except (OSError, UnicodeDecodeError) as exc:
             self.found.append(Diagnostic(shown, 1, 1, f"cannot read the file: {exc}"))
             return
-        if self._syntax(text, shown):
-            self._imports(file, shown, root, search)
-            self._unused(text, shown)
+        importer = _ProjectImporter(root, search, self._fs)
+        findings = lint_findings([Snippet(shown, text)], importer)
+        self.found.extend(_from_finding(f, shown) for f in findings)
+        if not any(f.kind in ("parse", "static") for f in findings):
             self._clean.append((file, root, search))
-
-    def _unused(self, text: str, shown: str) -> None:
-        positions = _Positions(text)
-        for variable in unused_variables(text):
-            line, column = positions.at(variable.start)
-            end_line, end_column = positions.at(variable.end)
-            message = f"Unused variable: {variable.name}"
-            self.found.append(
-                Diagnostic(shown, line, column, message, "error", "unused", end_line, end_column)
-            )
-
-    def _syntax(self, text: str, shown: str) -> bool:
-        try:
-            format_source(text, shown)
-        except FormatterUnavailable:
-            return True  # the static check parses too
-        except FormatError as exc:
-            self.found.append(_parse_located(str(exc), shown, "syntax"))
-            return False
-        return True
-
-    def _imports(self, file: Path, shown: str, root: Path, search: tuple[Path, ...]) -> None:
-        for ref in self._scanner.scan_file(file).imports:
-            resolution = resolve_import(ref, file, search, confine=root)
-            if resolution.error is not None:
-                diagnostic = Diagnostic(
-                    shown, ref.line, ref.column, resolution.message, "error", "import"
-                )
-                self.found.append(diagnostic)
 
     def run_static(self) -> None:
         try:
@@ -163,9 +201,12 @@ class _Linter:
                 for f, r, _ in self._clean
             )
             return
+        known = {(d.path, d.line, d.column, d.message) for d in self.found}
         for (file, root, _), error in zip(self._clean, results, strict=True):
             if error is not None and "couldn't open import" not in error:
-                self.found.append(_from_runtime(error, self.shown(file, root), root))
+                found = _from_runtime(error, self.shown(file, root), root)
+                if (found.path, found.line, found.column, found.message) not in known:
+                    self.found.append(found)
 
     def run_jsonnet_lint(self) -> None:
         known = {(d.path, d.line, d.message) for d in self.found}
