@@ -195,3 +195,13 @@ def test_broken_imports_of_imported_files_are_reported_where_they_are(tmp_path: 
     assert [(d.path, d.span, d.check) for d in diagnostics] == [
         ("lib.libsonnet", "1:6-26", "import")
     ]
+
+
+def test_import_paths_are_quoted_as_go_does(tmp_path: Path) -> None:
+    # testdata/nonexistent_import_crazy.linter.golden (go-jsonnet 923f51b8): non-ASCII kept,
+    # quotes and control characters escaped.
+    (tmp_path / "main.jsonnet").write_text("importstr 'ąę \" \\n\\t'\n")
+    [diagnostic] = lint_paths([tmp_path / "main.jsonnet"], root=tmp_path, jsonnet_lint=False)
+    assert diagnostic.message == (
+        'couldn\'t open import "ąę \\" \\n\\t": no match locally or in the Jsonnet library paths'
+    )

@@ -12,7 +12,6 @@ re-read only what changed.
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import threading
@@ -21,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.tanka.imports.scan import ImportKind, ImportRef, LexError, ScanResult, scan_imports
+from tools.tanka.source.jsonnet.strings import go_quote
 
 __all__ = [
     "FileSystemSnapshot",
@@ -99,8 +99,8 @@ class Resolution:
 
     @property
     def message(self) -> str:
-        # go-jsonnet's wording, which jsonnet-lint prints too.
-        return f"couldn't open import {json.dumps(self.ref.path)}: {self.error}"
+        # go-jsonnet's wording, which jsonnet-lint prints too (the path quoted as Go's %#v).
+        return f"couldn't open import {go_quote(self.ref.path)}: {self.error}"
 
 
 class FileSystemSnapshot:
