@@ -1,28 +1,20 @@
-"""Validation: syntax, imports, go-jsonnet static checks and the optional jsonnet-lint layer."""
+"""Validation: syntax, imports, go-jsonnet's linter in process and the static evaluation check."""
 
 from __future__ import annotations
 
-import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
 from tools.tanka.source import lint
-from tools.tanka.source.lint import Diagnostic, format_diagnostics, lint_paths
+from tools.tanka.source.lint import format_diagnostics, lint_paths
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_tools" / "lint"
 
 
 def found(paths: list[Path], root: Path = FIXTURE) -> list[tuple[str, int, int, str]]:
     return [(d.path, d.line, d.column, d.check) for d in lint_paths(paths, root=root)]
-
-
-@pytest.fixture(autouse=True)
-def _no_jsonnet_lint(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Results must not depend on whether this machine happens to have jsonnet-lint.
-    monkeypatch.setenv("PATH", str(Path(sys.executable).parent))
 
 
 def test_the_fixture_repository_gives_one_diagnostic_per_problem() -> None:
@@ -86,69 +78,21 @@ def test_a_static_check_timeout_becomes_a_warning(
     assert "timed out" in diagnostic.message
 
 
-# A stand-in jsonnet-lint: records its arguments, reports every `local unused` as the real tool
-# does (`file:l:c-c message`, blank line, excerpt, `Problems found!`, exit 2).
-FAKE_LINT = f"""#!{sys.executable}
-import json, re, sys
-with open(sys.argv[0] + ".args", "a") as log:
-    log.write(json.dumps(sys.argv[1:]) + "\\n")
-path = sys.argv[-1]
-problems = 0
-for number, line in enumerate(open(path), 1):
-    match = re.search(r"local (unused\\w*)", line)
-    if match:
-        problems += 1
-        start = match.start(1) + 1
-        end = start + len(match.group(1))
-        where = f"{{path}}:{{number}}:{{start}}-{{end}}"
-        print(f"{{where}} Unused variable: {{match.group(1)}}", file=sys.stderr)
-        print("\\n  " + line.rstrip() + "\\n\\n", file=sys.stderr)
-if problems:
-    print("Problems found!", file=sys.stderr)
-sys.exit(2 if problems else 0)
-"""
-
-
-def test_jsonnet_lint_on_path_adds_its_findings_with_tk_jpath(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_type_findings_follow_tk_jpath_into_libraries(tmp_path: Path) -> None:
+    # The type checker (go-jsonnet's, in process) sees what a vendored library exports.
     shutil.copytree(FIXTURE, tmp_path / "repo")
     repo = tmp_path / "repo"
-    env = repo / "environments" / "good" / "main.jsonnet"
-    # Used, so only the fake jsonnet-lint (which reports any `local unused...`) finds it.
-    env.write_text("local unusedThing = {};\nunusedThing + " + env.read_text())
-    fake = tmp_path / "bin" / "jsonnet-lint"
-    fake.parent.mkdir()
-    fake.write_text(FAKE_LINT)
-    fake.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{fake.parent}:{Path(sys.executable).parent}")
+    (repo / "vendor" / "app.libsonnet").write_text("{ deployment(name):: { name: name } }\n")
+    env = repo / "environments" / "typed" / "main.jsonnet"
+    env.parent.mkdir()
+    env.write_text(
+        "local app = import 'app.libsonnet';\n{ d: app.deployment('a', 3), e: app.svc }\n"
+    )
     diagnostics = lint_paths([env], root=repo)
-    assert diagnostics == [
-        Diagnostic(
-            "environments/good/main.jsonnet",
-            1,
-            7,
-            "Unused variable: unusedThing",
-            "error",
-            "jsonnet-lint",
-        )
+    assert [(d.span, d.check, d.message) for d in diagnostics] == [
+        ("2:26-27", "jsonnet-lint", "Too many arguments, there can be at most 1, but 2 provided"),
+        ("2:33-40", "jsonnet-lint", 'Indexed object has no field "svc"'),
     ]
-    [args] = [json.loads(line) for line in Path(f"{fake}.args").read_text().splitlines()]
-    jpaths = [args[i + 1] for i, a in enumerate(args) if a == "-J"]
-    base = repo / "environments" / "good"
-    # Right-most -J wins in jsonnet-lint: tk's order, lowest precedence first.
-    assert jpaths == [str(repo / "vendor"), str(base / "vendor"), str(repo / "lib"), str(base)]
-
-
-def test_jsonnet_lint_can_be_switched_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = tmp_path / "bin" / "jsonnet-lint"
-    fake.parent.mkdir()
-    fake.write_text(FAKE_LINT)
-    fake.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{fake.parent}:{Path(sys.executable).parent}")
-    (tmp_path / "main.jsonnet").write_text("local unused = {};\nunused\n")  # see FAKE_LINT
-    assert lint_paths([tmp_path], root=tmp_path, jsonnet_lint=False) == []
-    assert [d.check for d in lint_paths([tmp_path], root=tmp_path)] == ["jsonnet-lint"]
 
 
 def test_python_files_in_the_checkout_never_run_in_the_static_check(tmp_path: Path) -> None:
@@ -172,7 +116,7 @@ def test_in_process_linter_findings_keep_go_jsonnet_spans_and_checks(tmp_path: P
     (tmp_path / "main.jsonnet").write_text(
         "local tk = import 'tk';\nlocal loop = loop + 1, unused = 2;\n{ ns: tk.env }\n"
     )
-    diagnostics = lint_paths([tmp_path / "main.jsonnet"], root=tmp_path, jsonnet_lint=False)
+    diagnostics = lint_paths([tmp_path / "main.jsonnet"], root=tmp_path)
     assert [(d.span, d.check, d.message) for d in diagnostics] == [
         ("2:14-18", "jsonnet-lint", "Endless loop in local definition"),
         ("2:24-34", "unused", "Unused variable: unused"),
@@ -182,7 +126,7 @@ def test_in_process_linter_findings_keep_go_jsonnet_spans_and_checks(tmp_path: P
 def test_a_syntax_error_in_an_imported_file_is_reported_in_that_file(tmp_path: Path) -> None:
     (tmp_path / "lib.libsonnet").write_text("{\n  a: ,\n}\n")
     (tmp_path / "main.jsonnet").write_text("import 'lib.libsonnet'\n")
-    diagnostics = lint_paths([tmp_path / "main.jsonnet"], root=tmp_path, jsonnet_lint=False)
+    diagnostics = lint_paths([tmp_path / "main.jsonnet"], root=tmp_path)
     assert [(d.path, d.span, d.check, d.message) for d in diagnostics] == [
         ("lib.libsonnet", "2:6-7", "syntax", 'Unexpected: "," while parsing terminal')
     ]
@@ -191,7 +135,7 @@ def test_a_syntax_error_in_an_imported_file_is_reported_in_that_file(tmp_path: P
 def test_broken_imports_of_imported_files_are_reported_where_they_are(tmp_path: Path) -> None:
     (tmp_path / "lib.libsonnet").write_text("{ a: importstr 'gone.txt' }\n")
     (tmp_path / "main.jsonnet").write_text("import 'lib.libsonnet'\n")
-    diagnostics = lint_paths([tmp_path / "main.jsonnet"], root=tmp_path, jsonnet_lint=False)
+    diagnostics = lint_paths([tmp_path / "main.jsonnet"], root=tmp_path)
     assert [(d.path, d.span, d.check) for d in diagnostics] == [
         ("lib.libsonnet", "1:6-26", "import")
     ]
@@ -201,7 +145,7 @@ def test_import_paths_are_quoted_as_go_does(tmp_path: Path) -> None:
     # testdata/nonexistent_import_crazy.linter.golden (go-jsonnet 923f51b8): non-ASCII kept,
     # quotes and control characters escaped.
     (tmp_path / "main.jsonnet").write_text("importstr 'ąę \" \\n\\t'\n")
-    [diagnostic] = lint_paths([tmp_path / "main.jsonnet"], root=tmp_path, jsonnet_lint=False)
+    [diagnostic] = lint_paths([tmp_path / "main.jsonnet"], root=tmp_path)
     assert diagnostic.message == (
         'couldn\'t open import "ąę \\" \\n\\t": no match locally or in the Jsonnet library paths'
     )

@@ -79,7 +79,7 @@ def test_lint_reports_them_with_go_jsonnet_message_and_span(tmp_path: Path) -> N
     lib = tmp_path / "lib"
     lib.mkdir()
     (lib / "a.libsonnet").write_text("local helper = 1;\nlocal used = 2;\n{ v: used }\n")
-    diagnostics = lint_paths([lib], root=tmp_path, jsonnet_lint=False)
+    diagnostics = lint_paths([lib], root=tmp_path)
     unused = [d for d in diagnostics if d.check == "unused"]
     assert [(d.path, d.span, d.message) for d in unused] == [
         ("lib/a.libsonnet", "1:7-17", "Unused variable: helper")

@@ -4,26 +4,23 @@ Layers, each reported as `file:line:col: severity: message`:
 1. the linter, in process (tools/tanka/source/jsonnet, a port of go-jsonnet's front end and
    linter): syntax, static analysis (unknown variables, ...), imports that do not resolve along
    tk's jpath (in dead code too, walking into the files imported), unused variables, endless
-   loops in locals and, where the type checker is present, its findings - go-jsonnet's
+   loops in locals and the type checker's findings (arity, fields, operands) - go-jsonnet's
    messages and locations (`Diagnostic.span`), checks `syntax`, `static`, `import`, `unused`
    and `jsonnet-lint`;
+   (the type checker's and the endless-loop findings are reported as check `jsonnet-lint`);
 2. static - evaluation of the top-level expression only, in a child process with a timeout
-   (runtime errors such as a failed assert, which no static check sees);
-3. jsonnet-lint - when on PATH, as an extra: its findings not already made above (the type
-   checker's, until that port is in place).
+   (runtime errors such as a failed assert, which no static check sees).
 A file that does not parse or analyse gets only that diagnostic: later layers would repeat it.
 """
 
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from tools import sandbox
 from tools.errors import ToolError
 from tools.tanka.evaluation.importer import TK_LIBRARY_SOURCE
 from tools.tanka.imports.graph import (
@@ -41,7 +38,6 @@ from tools.tanka.source.lint_static import run_static_checks
 
 Severity = Literal["error", "warning"]
 STATIC_TIMEOUT = 60.0
-LINT_TIMEOUT = 60.0
 
 # go-jsonnet locations: `f:3:7-12 msg`, `f:3:7 msg`, `f:(3:7)-(5:1) msg`; C++ adds a colon.
 _LOCATED = re.compile(
@@ -81,7 +77,6 @@ def lint_paths(
     paths: Iterable[str | Path],
     *,
     root: Path | None = None,
-    jsonnet_lint: bool = True,
 ) -> list[Diagnostic]:
     """Diagnostics for every Jsonnet file under paths (directories as `tk fmt` walks them)."""
     files = [f.resolve() for p in paths for f in _files(Path(p))]
@@ -89,8 +84,6 @@ def lint_paths(
     for file in files:
         linter.lint_file(file)
     linter.run_static()
-    if jsonnet_lint and shutil.which("jsonnet-lint"):
-        linter.run_jsonnet_lint()
     return sorted(set(linter.found))
 
 
@@ -185,7 +178,12 @@ class _Linter:
             self.found.append(Diagnostic(shown, 1, 1, f"cannot read the file: {exc}"))
             return
         importer = _ProjectImporter(root, search, self._fs)
-        findings = lint_findings([Snippet(shown, text)], importer)
+        try:
+            findings = lint_findings([Snippet(shown, text)], importer)
+        except (RecursionError, MemoryError) as exc:
+            message = f"too deep or too large for the linter ({type(exc).__name__}); not checked"
+            self.found.append(Diagnostic(shown, 1, 1, message, "warning", "syntax"))
+            return
         self.found.extend(_from_finding(f, shown) for f in findings)
         if not any(f.kind in ("parse", "static") for f in findings):
             self._clean.append((file, root, search))
@@ -207,13 +205,6 @@ class _Linter:
                 found = _from_runtime(error, self.shown(file, root), root)
                 if (found.path, found.line, found.column, found.message) not in known:
                     self.found.append(found)
-
-    def run_jsonnet_lint(self) -> None:
-        known = {(d.path, d.line, d.message) for d in self.found}
-        for file, root, search in self._clean:
-            for diagnostic in _jsonnet_lint(file, root, search, self.shown(file, root)):
-                if (diagnostic.path, diagnostic.line, diagnostic.message) not in known:
-                    self.found.append(diagnostic)
 
 
 def _parse_located(text: str, fallback: str, check: str, root: Path | None = None) -> Diagnostic:
@@ -241,34 +232,3 @@ def _from_runtime(error: str, shown: str, root: Path) -> Diagnostic:
         if frame and not frame["where"].startswith("<lint>"):
             return _parse_located(f"{frame['where']} {head}", shown, "static", root)
     return Diagnostic(shown, 1, 1, head, "error", "static")
-
-
-def _jsonnet_lint(file: Path, root: Path, search: Sequence[Path], shown: str) -> list[Diagnostic]:
-    # -J: the right-most wins, so pass tk's jpath lowest precedence first.
-    argv = ["jsonnet-lint"]
-    for directory in reversed(search):
-        argv += ["-J", str(directory)]
-    try:
-        result = sandbox.run([*argv, str(file)], cwd=file.parent, timeout=LINT_TIMEOUT)
-    except ToolError as exc:
-        return [Diagnostic(shown, 1, 1, f"jsonnet-lint not run: {exc}", "warning", "jsonnet-lint")]
-    if result.returncode not in (0, 2):
-        message = f"jsonnet-lint could not check the file: {result.error_text()[:500]}"
-        return [Diagnostic(shown, 1, 1, message, "warning", "jsonnet-lint")]
-    found = []
-    for line in (result.stderr + result.stdout).decode("utf-8", errors="replace").splitlines():
-        if _LOCATED.match(line):
-            located = _parse_located(line, shown, "jsonnet-lint", root)
-            found.append(located if located.path != str(file) else _with_path(located, shown))
-    return found
-
-
-def _with_path(diagnostic: Diagnostic, path: str) -> Diagnostic:
-    return Diagnostic(
-        path,
-        diagnostic.line,
-        diagnostic.column,
-        diagnostic.message,
-        diagnostic.severity,
-        diagnostic.check,
-    )

@@ -157,3 +157,15 @@ def test_static_errors(source: str, expected: str) -> None:
     with pytest.raises(StaticError) as caught:
         snippet_to_ast("f", source)
     assert str(caught.value) == expected
+
+
+@pytest.mark.parametrize("index", ['("a")', '"a" + ""', "std.thisFile", "[1, 2][0]"])
+def test_a_computed_super_index_is_desugared_and_analysed(index: str) -> None:
+    # go-jsonnet 923f51b8's analyzer panics on `super[("a")]`; the evaluator accepts it.
+    node = snippet_to_ast("f", f"{{ a: 1 }} + {{ b: super[{index}] }}")
+    assert isinstance(node, ast.Binary)
+    [field] = [f for f in node.right.fields if isinstance(f, ast.DesugaredObjectField)]  # type: ignore[attr-defined]
+    assert isinstance(field.body, ast.SuperIndex)
+    assert not isinstance(field.body.index, ast.Parens)
+    with pytest.raises(StaticError, match="Unknown variable: nope"):
+        snippet_to_ast("f", "{ a: 1 } + { b: super[(nope)] }")

@@ -228,6 +228,11 @@ def desugar(node: ast.Node, level: int = 0) -> ast.Node:  # noqa: PLR0911, PLR09
                     value=node.id, kind=ast.LiteralStringKind.StringSingle
                 )
                 node.id = None
+            else:
+                # go-jsonnet 923f51b8 leaves `super[e]` undesugared and its analyzer then panics
+                # on `super[("a")]`; the go-jsonnet that evaluates environments here accepts it,
+                # so the index is desugared like any other.
+                node.index = d(ast.present(node.index))
         case ast.InSuper():
             node.index = d(node.index)
         case ast.Unary():
