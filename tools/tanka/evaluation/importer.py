@@ -3,9 +3,13 @@
 With an import callback the gojsonnet binding ignores `jpathdir`, so this implements go-jsonnet's
 file importer itself: the importing file's directory first, then tk's
 jpath from the last entry to the first (base, root/lib, base/vendor, root/vendor); `import "tk"`
-is served from memory. On top of tk it refuses absolute paths and any candidate that leaves the
-confinement directory (the project root by default), symlinks resolved, naming the refused path:
-a hostile `importstr '/etc/passwd'` fails instead of leaking the file.
+is served from memory. On top of tk it refuses absolute paths, and a candidate that leaves the
+confinement directory (the project root by default) by `..` or by a symlink counts as "not found
+here": the search goes on as tk's does (`../../x` from an environment may miss from one jpath
+directory and hit from another), and only when no candidate inside matches does the import fail,
+naming the path that would have left. Symlinks are followed one component at a time and the walk
+stops at the first step out, so nothing outside is read or even looked at: a hostile
+`importstr '/etc/passwd'` fails instead of leaking the file.
 
 Files that call `std.native` get a one-line prelude that shadows `std` (natives/shim.py) so that
 natives taking objects and natives' error texts work through the binding.
@@ -32,6 +36,7 @@ PRELUDE = f"local __tk_std = std; local std = (import '{SHIM_NAME}')(__tk_std); 
 _USES_NATIVE = re.compile(rb"std\s*\.\s*native\b")
 _JSONNET_SUFFIXES = (".jsonnet", ".libsonnet")
 _CACHE_LIMIT = 50_000
+_SYMLINK_LIMIT = 40  # as Linux's ELOOP
 
 
 class ImportRefused(Exception):
@@ -89,15 +94,15 @@ class Importer:
         for the whole run anyway); without it every call looks at the files again."""
         # Highest precedence first, as go-jsonnet walks its list from the end.
         self.search = [str(p) for p in reversed(jpath)]
-        self.confine = str(confine)
+        self.confine = os.path.normpath(os.path.abspath(confine))
         self._confine_real = os.path.realpath(confine)
         # Absolute imports the engine itself writes (the eval scripts import the entrypoint).
         self._trusted = {os.path.normpath(str(p)) for p in trusted}
         self.last_refusal: str | None = None
         # One Importer serves one evaluation: the directories' real paths are taken as fixed
         # for that run.
-        self._real_dirs: dict[str, str] = {}
-        self._held: dict[str, bytes | None] | None = {} if one_run else None
+        self._real_dirs: dict[str, _Probe | _Outside] = {}
+        self._held: dict[str, bytes | _Outside | None] | None = {} if one_run else None
 
     def __call__(self, base_dir: str, rel: str) -> tuple[str, bytes]:
         try:
@@ -116,11 +121,19 @@ class Importer:
         if os.path.isabs(rel):
             return self._absolute(rel)
         directories = [base_dir] if base_dir else []
+        left: _Outside | None = None
         for directory in [*directories, *self.search]:
             candidate = os.path.normpath(os.path.join(directory, rel))
             found = self._lookup(rel, candidate)
-            if found is not None:
+            if isinstance(found, _Outside):
+                left = left or found
+            elif found is not None:
                 return candidate, found
+        if left is not None:
+            raise ImportRefused(
+                f"import {_quote(rel)} refused: {left.reason}; no file inside the project "
+                "matches it, and imports may not leave the project directory"
+            )
         raise ImportRefused(_not_found(rel))
 
     def _absolute(self, rel: str) -> tuple[str, bytes]:
@@ -131,31 +144,32 @@ class Importer:
                 "import files inside the project by a relative path"
             )
         found = self._lookup(rel, candidate)
+        if isinstance(found, _Outside):  # a trusted path is the engine's own, inside
+            raise ImportRefused(f"import {_quote(rel)} refused: {found.reason}")
         if found is None:
             raise ImportRefused(_not_found(rel))
         return candidate, found
 
-    def _lookup(self, rel: str, candidate: str) -> bytes | None:
-        """The candidate's content or None (missing), after the confinement checks; a refusal
-        is never remembered, so its message always names this import."""
+    def _lookup(self, rel: str, candidate: str) -> bytes | _Outside | None:
+        """The candidate's content, None (missing) or _Outside (it leaves the confinement), after
+        the confinement checks; a refusal raised here is never remembered, so its message always
+        names this import."""
         if self._held is not None and candidate in self._held:
             return self._held[candidate]
-        found = self._try(rel, candidate, self._check_inside(rel, candidate))
+        probe = self._check_inside(rel, candidate)
+        found = probe if isinstance(probe, _Outside) else self._try(rel, candidate, probe)
         if self._held is not None:
             self._held[candidate] = found
         return found
 
-    def _check_inside(self, rel: str, candidate: str) -> _Probe:
+    def _check_inside(self, rel: str, candidate: str) -> _Probe | _Outside:
         if not _within(candidate, self.confine):
-            raise ImportRefused(
-                f"import {_quote(rel)} refused: {candidate} is outside the project "
-                f"directory {self.confine}"
-            )
+            return _Outside(f"{candidate} is outside the project directory {self.confine}")
         probe = self._probe(candidate)
-        if not _within(probe.real, self._confine_real):
-            raise ImportRefused(
-                f"import {_quote(rel)} refused: {candidate} is a symlink to {probe.real}, "
-                f"outside the project directory {self.confine}"
+        if isinstance(probe, _Outside):
+            return _Outside(
+                f"{candidate} is a symlink to {probe.reason}, outside the project "
+                f"directory {self.confine}"
             )
         if _in_git_dir(candidate, self.confine) or _in_git_dir(probe.real, self._confine_real):
             # As the file tools: .git holds the remote URL and config, never configuration.
@@ -164,26 +178,72 @@ class Importer:
             )
         return probe
 
-    def _probe(self, candidate: str) -> _Probe:
-        """realpath(candidate) and, when one lstat settles it, whether and what it is.
+    def _probe(self, candidate: str) -> _Probe | _Outside:
+        """realpath(candidate) and, when one lstat settles it, whether and what it is; _Outside
+        (naming where it leads) when a symlink on the way leaves the confinement.
 
-        os.path.realpath costs an lstat per path component; an import search tries the same
-        few directories over and over, so each directory is resolved once per evaluation and
-        only the last component is looked at (a symlink there takes the full realpath).
+        Resolving costs an lstat per path component; an import search tries the same few
+        directories over and over, so each directory is resolved once per evaluation and only
+        the last component is looked at (a symlink there takes the full walk).
         """
+        if candidate == self.confine:  # "." from the root: a directory, the reading says so
+            return _Probe(self._confine_real)
         head, tail = os.path.split(candidate)
         real_dir = self._real_dirs.get(head)
         if real_dir is None:
-            real_dir = self._real_dirs[head] = os.path.realpath(head)
+            real_dir = self._real_dirs[head] = self._walk(head)
+        if isinstance(real_dir, _Outside):
+            return _Outside(os.path.join(real_dir.reason, tail))
+        real = os.path.join(real_dir.real, tail)
         try:
-            info = os.lstat(candidate)
+            info = None if real_dir.missing else os.lstat(candidate)
         except (FileNotFoundError, NotADirectoryError):
-            return _Probe(os.path.join(real_dir, tail), missing=True)
+            info = None
         except OSError:  # as realpath does; reading it will say what is wrong
-            return _Probe(os.path.join(real_dir, tail))
-        if stat.S_ISLNK(info.st_mode):
-            return _Probe(os.path.realpath(candidate))
-        return _Probe(os.path.join(real_dir, tail), info=info)
+            return _Probe(real)
+        if info is None:
+            return _Probe(real, missing=True)
+        return self._walk(candidate) if stat.S_ISLNK(info.st_mode) else _Probe(real, info=info)
+
+    def _walk(self, path: str) -> _Probe | _Outside:
+        """os.path.realpath(path) for a path lexically inside the confinement, computed without
+        looking at anything outside it: components are resolved one by one from the
+        confinement's real path, and the first step out (a `..` above it, a symlink target
+        elsewhere) ends the walk with _Outside naming where it led (worked out as text)."""
+        pending = [part for part in reversed(path[len(self.confine) :].split("/")) if part]
+        current, links = self._confine_real, 0
+        while pending:
+            part = pending.pop()
+            if part == ".":
+                continue
+            if part == "..":
+                if current == self._confine_real:
+                    return _Outside(_joined(os.path.dirname(current), pending))
+                current = os.path.dirname(current)
+                continue
+            step = os.path.join(current, part)
+            try:
+                info = os.lstat(step)
+            except (FileNotFoundError, NotADirectoryError):
+                return _Probe(_joined(step, pending), missing=True)
+            except OSError:  # reading it will say what is wrong
+                return _Probe(_joined(step, pending))
+            if not stat.S_ISLNK(info.st_mode):
+                current = step
+                continue
+            links += 1
+            if links > _SYMLINK_LIMIT:  # a loop: opening it fails with the OS's own words
+                return _Probe(_joined(step, pending))
+            target = os.readlink(step)
+            if os.path.isabs(target):
+                base = next(
+                    (b for b in (self._confine_real, self.confine) if _within(target, b)), None
+                )
+                if base is None:
+                    return _Outside(_joined(os.path.normpath(target), pending))
+                target, current = target[len(base) :], self._confine_real
+            pending.extend(part for part in reversed(target.split("/")) if part)
+        return _Probe(current)
 
     @staticmethod
     def _try(rel: str, candidate: str, probe: _Probe) -> bytes | None:
@@ -211,6 +271,19 @@ class Importer:
             raise ImportRefused(
                 f"couldn't open import {_quote(rel)}: {exc.strerror or exc}"
             ) from None
+
+
+@dataclass(frozen=True, slots=True)
+class _Outside:
+    """A candidate that leaves the confinement. `reason` says how, for the final message; straight
+    from a walk it is the path the symlinks lead to."""
+
+    reason: str
+
+
+def _joined(path: str, pending: list[str]) -> str:
+    """`path` with the components still to walk (`pending` is a stack: last one first)."""
+    return os.path.normpath(os.path.join(path, *reversed(pending)))
 
 
 @dataclass(frozen=True, slots=True)
