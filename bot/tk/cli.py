@@ -22,6 +22,7 @@ from bot.errors import UserError
 from bot.tk import eval as tk_eval
 from bot.tk import export as tk_export
 from bot.tk import flags
+from bot.tk import tool as tk_tool
 
 if TYPE_CHECKING:
     from tools.tanka.environments import EvalSettings
@@ -40,6 +41,7 @@ def add_parser(sub: Any) -> None:
     _add_show(cmds)
     tk_export.add_parser(cmds)
     tk_eval.add_parser(cmds)
+    tk_tool.add_parser(cmds)
     diff = cmds.add_parser("diff", help="rendered-manifest diff against a git revision")
     diff.add_argument(
         "--base", metavar="REV", help="revision to compare with (default: merge-base)"
