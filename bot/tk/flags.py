@@ -43,11 +43,29 @@ def add_jsonnet_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def add_workflow_flags(parser: argparse.ArgumentParser) -> None:
-    """--name and -t/--target, as tk show/diff/export have them."""
+    """--name, -t/--target and --jsonnet-implementation, as tk show/diff/export have them."""
     parser.add_argument("--name", default="", help="select one of several inline environments")
     parser.add_argument(
         "-t", "--target", action="append", default=[], help="regex filter on '<kind>/<name>'"
     )
+    parser.add_argument(
+        "--jsonnet-implementation",
+        default="go",
+        type=_implementation,
+        metavar="IMPL",
+        help="only `go` (tk's default, what the engine is); `binary:<path>` is not supported",
+    )
+
+
+def _implementation(value: str) -> str:
+    """tk's --jsonnet-implementation: `go` is the engine itself; delegating to another binary
+    would run a program named on the command line, which this CLI does not do."""
+    if value != "go":
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not supported: the engine is go-jsonnet, so only 'go' is accepted; "
+            "drop the flag or pass --jsonnet-implementation=go"
+        )
+    return value
 
 
 def add_selector_flag(parser: argparse.ArgumentParser) -> None:
