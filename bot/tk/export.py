@@ -2,8 +2,10 @@
 
 `-p/--parallel N` (tk's default 8; 0 or less means 8): with `--recursive` and N > 1 the
 environments are found and loaded on up to N evaluation worker processes (tools/tanka/evaluation/
-pool.py) instead of one at a time in this process; files are written in the same order either
-way, so the output is the serial run's. A worker process has the engine's limits (a timeout and a
+pool.py) instead of one at a time in this process, but no more than the CPUs: a worker is a
+process, not tk's goroutine, and starting more than can run costs more than it gives
+(bench/tk_export_parallel.py). Files are written in the same order either way, so the output is
+the serial run's. A worker process has the engine's limits (a timeout and a
 memory cap per evaluation) that the in-process evaluation has not.
 
 `-c/--cache-path` is refused: tk's export cache keys an environment's output on the contents of
@@ -17,6 +19,7 @@ without it it does nothing (its patterns are still checked, as tk does).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections.abc import Iterator
@@ -100,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         skip_manifest=args.skip_manifest,
     )
     _check_cache_flags(args)
-    parallel = args.parallel if args.parallel > 0 else DEFAULT_PARALLEL
+    parallel = min(args.parallel if args.parallel > 0 else DEFAULT_PARALLEL, os.cpu_count() or 1)
     settings = flags.with_variables(eval_settings(args.env_paths[0]), args)
     with _workers(settings, parallel if args.recursive else 1) as settings:
         try:

@@ -56,20 +56,22 @@ def _tree(out: Path) -> dict[str, bytes]:
 def test_parallel_export_writes_the_serial_runs_files(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    on_workers: list[str] = []
+    on_workers: list[tuple[str, int]] = []
     for cls in (eval_pool.EvalPool, eval_pool.InProcessPool):
 
         def counting(self: Any, *args: Any, _run: Any = cls.run, **kw: Any) -> Any:
-            on_workers.append(type(self).__name__)
+            on_workers.append((type(self).__name__, self.size))
             return _run(self, *args, **kw)
 
         monkeypatch.setattr(cls, "run", counting)
+    monkeypatch.setattr("os.cpu_count", lambda: 3)
     common = ["environments", "-r", "--ext-code", "n=3"]
     assert main(["tk", "export", str(tmp_path / "serial"), *common, "-p", "1"]) == 0
-    assert set(on_workers) == {"InProcessPool"}
+    assert set(on_workers) == {("InProcessPool", 1)}
     on_workers.clear()
     assert main(["tk", "export", str(tmp_path / "par"), *common, "--parallel", "4"]) == 0
-    assert set(on_workers) == {"EvalPool"}  # worker processes, not this one
+    # Worker processes, not this one; no more than the CPUs.
+    assert set(on_workers) == {("EvalPool", 3)}
     serial = _tree(tmp_path / "serial")
     assert len(serial) == 6 * 2 + 2 + 1  # two per static env, one per inline, manifest.json
     assert _tree(tmp_path / "par") == serial
