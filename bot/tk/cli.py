@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         "show": _show,
         "diff": _diff,
         "check": _check,
-        "importers": _importers,
+        "importers": run_importers,
         "fmt": _fmt,
         "lint": _lint,
     }
@@ -226,7 +226,7 @@ def _check(args: argparse.Namespace) -> int:
     return run_check(env_paths=args.env_paths, output=args.output, cwd=Path.cwd())
 
 
-def _importers(args: argparse.Namespace) -> int:
+def run_importers(args: argparse.Namespace) -> int:
     """tk's `tool importers` arguments: files relative to the working directory (checked first,
     with tk's text); a relative `deleted:` path is taken both from the working directory and
     from `--root`, since tk looks for both."""
