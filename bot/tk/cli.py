@@ -73,12 +73,13 @@ def add_parser(sub: Any) -> None:
 def _add_env(cmds: Any) -> None:
     env = cmds.add_parser("env", help="environments")
     env_cmds = env.add_subparsers(dest="env_command", required=True, metavar="ENV_COMMAND")
-    lst = env_cmds.add_parser("list", help="list environments below PATH")
+    lst = env_cmds.add_parser("list", aliases=["ls"], help="list environments below PATH")
     lst.add_argument("path", nargs="?", default=".", metavar="PATH")
     lst.add_argument("--json", action="store_true", help="JSON output, as tk env list --json")
     lst.add_argument("--names", action="store_true", help="only the names, one per line")
     flags.add_selector_flag(lst)
     flags.add_jsonnet_flags(lst)
+    flags.add_implementation_flag(lst)
 
 
 def _add_show(cmds: Any) -> None:

@@ -48,6 +48,11 @@ def add_workflow_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-t", "--target", action="append", default=[], help="regex filter on '<kind>/<name>'"
     )
+    add_implementation_flag(parser)
+
+
+def add_implementation_flag(parser: argparse.ArgumentParser) -> None:
+    """tk's --jsonnet-implementation (workflow commands, env list, eval)."""
     parser.add_argument(
         "--jsonnet-implementation",
         default="go",

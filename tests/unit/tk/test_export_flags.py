@@ -115,6 +115,10 @@ def test_jsonnet_implementation(
 ) -> None:
     base = ["environments/env1", "--ext-code", "n=2"]
     assert main(["tk", "export", str(tmp_path / "a"), *base, "--jsonnet-implementation", "go"]) == 0
+    capsys.readouterr()
+    # tk's env list (alias ls) and eval take the flag too.
+    assert main(["tk", "env", "ls", "--names", "--jsonnet-implementation", "go", "."]) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == ["environments/env0", "environments/env1"]
     with pytest.raises(SystemExit) as info:
         main(["tk", "show", "environments/env1", "--jsonnet-implementation", "binary:/bin/sh"])
     assert info.value.code == 2
