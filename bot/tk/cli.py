@@ -22,6 +22,7 @@ from bot.errors import UserError
 from bot.tk import eval as tk_eval
 from bot.tk import export as tk_export
 from bot.tk import flags
+from bot.tk import status as tk_status
 from bot.tk import tool as tk_tool
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ def add_parser(sub: Any) -> None:
     _add_show(cmds)
     tk_export.add_parser(cmds)
     tk_eval.add_parser(cmds)
+    tk_status.add_parser(cmds)
     tk_tool.add_parser(cmds)
     diff = cmds.add_parser("diff", help="rendered-manifest diff against a git revision")
     diff.add_argument(
@@ -189,24 +191,32 @@ def _env_list(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from tools.tanka.errors import NoBaseError, NoMatchingEnvError, NoRootError
     from tools.tanka.render import show
 
-    try:
+    with env_path_errors(args.env_path):
         settings = flags.with_variables(eval_settings(args.env_path), args)
         text = show(
             args.env_path, name=args.name or None, targets=flags.targets(args), settings=settings
         )
-    except (NoBaseError, NoRootError, NoMatchingEnvError) as exc:
-        if os.path.exists(args.env_path):
-            raise
-        # tk reads a path that does not exist as an environment name searched from `.`.
-        raise UserError(
-            f"{args.env_path}: no such directory, and no environment of that name below the "
-            "current directory; give an environment directory (see `tanka-bot tk env list`)"
-        ) from exc
     sys.stdout.write(text)
     return 0
+
+
+@contextmanager
+def env_path_errors(env_path: str) -> Iterator[None]:
+    """tk reads a path that does not exist as an environment name searched from `.`; say so
+    rather than that no project root was found."""
+    from tools.tanka.errors import NoBaseError, NoMatchingEnvError, NoRootError
+
+    try:
+        yield
+    except (NoBaseError, NoRootError, NoMatchingEnvError) as exc:
+        if os.path.exists(env_path):
+            raise
+        raise UserError(
+            f"{env_path}: no such directory, and no environment of that name below the "
+            "current directory; give an environment directory (see `tanka-bot tk env list`)"
+        ) from exc
 
 
 def _diff(args: argparse.Namespace) -> int:
