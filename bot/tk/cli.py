@@ -70,6 +70,7 @@ def add_parser(sub: Any) -> None:
     fmt.add_argument("paths", nargs="+", metavar="PATH")
     lint = cmds.add_parser("lint", help="validate Jsonnet files")
     lint.add_argument("paths", nargs="+", metavar="PATH")
+    flags.add_log_level_flags(parser)
 
 
 def _add_env(cmds: Any) -> None:

@@ -73,6 +73,24 @@ def _implementation(value: str) -> str:
     return value
 
 
+LOG_LEVELS = ("disabled", "fatal", "error", "warn", "info", "debug", "trace")
+
+
+def add_log_level_flags(parser: argparse.ArgumentParser) -> None:
+    """tk's --log-level on every command below `parser`: accepted (one of tk's levels) and
+    otherwise unused, since these commands print none of tk's log lines."""
+    subcommands = [
+        a for a in parser._actions if isinstance(a, argparse._SubParsersAction)
+    ]  # argparse lists subcommands nowhere public
+    if not subcommands:
+        parser.add_argument(
+            "--log-level", default="info", choices=LOG_LEVELS, help="accepted as tk's; unused"
+        )
+    for action in subcommands:
+        for child in dict.fromkeys(action.choices.values()):  # aliases map to the same parser
+            add_log_level_flags(child)
+
+
 def add_selector_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-l", "--selector", default="", help="label selector on environments")
 

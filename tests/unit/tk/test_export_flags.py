@@ -123,3 +123,19 @@ def test_jsonnet_implementation(
         main(["tk", "show", "environments/env1", "--jsonnet-implementation", "binary:/bin/sh"])
     assert info.value.code == 2
     assert "'binary:/bin/sh' is not supported" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["export", "OUT", "environments/env1", "--ext-code", "n=1"], ["env", "ls"],
+     ["tool", "jpath", "environments/env1"], ["status", "environments/env1", "-V", "n=1"]],
+)  # fmt: skip
+def test_log_level_is_taken_by_every_command(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    # tk's --log-level (cmd/tk/main.go): zerolog's level names; our commands log nothing of tk's.
+    command = [str(tmp_path / "o") if c == "OUT" else c for c in command]
+    assert main(["tk", *command, "--log-level", "debug"]) == 0
+    with pytest.raises(SystemExit):
+        main(["tk", *command, "--log-level", "loud"])
+    assert "argument --log-level: invalid choice: 'loud'" in capsys.readouterr().err
