@@ -62,7 +62,8 @@ def add_parser(cmds: Any) -> None:
     export.add_argument("--skip-manifest", action="store_true", help="write no manifest.json")
     export.add_argument(
         "-p", "--parallel", type=int, default=DEFAULT_PARALLEL, metavar="N",
-        help="environments evaluated at once with --recursive (default: 8; 1: in this process)",
+        help="with -r, environments evaluated at once on worker processes (default 8, at most "
+        "the CPUs; 1: one at a time in this process)",
     )  # fmt: skip
     export.add_argument(
         "-c", "--cache-path", default="", metavar="DIR",
