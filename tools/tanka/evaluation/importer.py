@@ -8,8 +8,8 @@ confinement directory (the project root by default) by `..` or by a symlink coun
 here": the search goes on as tk's does (`../../x` from an environment may miss from one jpath
 directory and hit from another), and only when no candidate inside matches does the import fail,
 naming the path that would have left. Symlinks are followed one component at a time and the walk
-stops at the first step out, so nothing outside is read or even looked at: a hostile
-`importstr '/etc/passwd'` fails instead of leaking the file.
+stops at the first step out (tools/tanka/confined.py), so nothing outside is read or even looked
+at: a hostile `importstr '/etc/passwd'` fails instead of leaking the file.
 
 Files that call `std.native` get a one-line prelude that shadows `std` (natives/shim.py) so that
 natives taking objects and natives' error texts work through the binding.
@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools.tanka.confined import ConfinedPaths, Outside
 from tools.tanka.natives.shim import SHIM_NAME, SHIM_SOURCE
 
 TK_LIBRARY = "tk"
@@ -36,7 +37,6 @@ PRELUDE = f"local __tk_std = std; local std = (import '{SHIM_NAME}')(__tk_std); 
 _USES_NATIVE = re.compile(rb"std\s*\.\s*native\b")
 _JSONNET_SUFFIXES = (".jsonnet", ".libsonnet")
 _CACHE_LIMIT = 50_000
-_SYMLINK_LIMIT = 40  # as Linux's ELOOP
 
 
 class ImportRefused(Exception):
@@ -94,14 +94,14 @@ class Importer:
         for the whole run anyway); without it every call looks at the files again."""
         # Highest precedence first, as go-jsonnet walks its list from the end.
         self.search = [str(p) for p in reversed(jpath)]
-        self.confine = os.path.normpath(os.path.abspath(confine))
-        self._confine_real = os.path.realpath(confine)
+        self._paths = ConfinedPaths(confine)
+        self.confine = self._paths.root
+        self._confine_real = self._paths.real_root
         # Absolute imports the engine itself writes (the eval scripts import the entrypoint).
         self._trusted = {os.path.normpath(str(p)) for p in trusted}
         self.last_refusal: str | None = None
         # One Importer serves one evaluation: the directories' real paths are taken as fixed
-        # for that run.
-        self._real_dirs: dict[str, _Probe | _Outside] = {}
+        # for that run (ConfinedPaths remembers them).
         self._held: dict[str, bytes | _Outside | None] | None = {} if one_run else None
 
     def __call__(self, base_dir: str, rel: str) -> tuple[str, bytes]:
@@ -163,7 +163,7 @@ class Importer:
         return found
 
     def _check_inside(self, rel: str, candidate: str) -> _Probe | _Outside:
-        if not _within(candidate, self.confine):
+        if not self._paths.contains(candidate):
             return _Outside(f"{candidate} is outside the project directory {self.confine}")
         probe = self._probe(candidate)
         if isinstance(probe, _Outside):
@@ -189,11 +189,9 @@ class Importer:
         if candidate == self.confine:  # "." from the root: a directory, the reading says so
             return _Probe(self._confine_real)
         head, tail = os.path.split(candidate)
-        real_dir = self._real_dirs.get(head)
-        if real_dir is None:
-            real_dir = self._real_dirs[head] = self._walk(head)
-        if isinstance(real_dir, _Outside):
-            return _Outside(os.path.join(real_dir.reason, tail))
+        real_dir = self._paths.directory(head)
+        if isinstance(real_dir, Outside):
+            return _Outside(os.path.join(real_dir.target, tail))
         real = os.path.join(real_dir.real, tail)
         try:
             info = None if real_dir.missing else os.lstat(candidate)
@@ -203,47 +201,14 @@ class Importer:
             return _Probe(real)
         if info is None:
             return _Probe(real, missing=True)
-        return self._walk(candidate) if stat.S_ISLNK(info.st_mode) else _Probe(real, info=info)
+        return self._link(candidate) if stat.S_ISLNK(info.st_mode) else _Probe(real, info=info)
 
-    def _walk(self, path: str) -> _Probe | _Outside:
-        """os.path.realpath(path) for a path lexically inside the confinement, computed without
-        looking at anything outside it: components are resolved one by one from the
-        confinement's real path, and the first step out (a `..` above it, a symlink target
-        elsewhere) ends the walk with _Outside naming where it led (worked out as text)."""
-        pending = [part for part in reversed(path[len(self.confine) :].split("/")) if part]
-        current, links = self._confine_real, 0
-        while pending:
-            part = pending.pop()
-            if part == ".":
-                continue
-            if part == "..":
-                if current == self._confine_real:
-                    return _Outside(_joined(os.path.dirname(current), pending))
-                current = os.path.dirname(current)
-                continue
-            step = os.path.join(current, part)
-            try:
-                info = os.lstat(step)
-            except (FileNotFoundError, NotADirectoryError):
-                return _Probe(_joined(step, pending), missing=True)
-            except OSError:  # reading it will say what is wrong
-                return _Probe(_joined(step, pending))
-            if not stat.S_ISLNK(info.st_mode):
-                current = step
-                continue
-            links += 1
-            if links > _SYMLINK_LIMIT:  # a loop: opening it fails with the OS's own words
-                return _Probe(_joined(step, pending))
-            target = os.readlink(step)
-            if os.path.isabs(target):
-                base = next(
-                    (b for b in (self._confine_real, self.confine) if _within(target, b)), None
-                )
-                if base is None:
-                    return _Outside(_joined(os.path.normpath(target), pending))
-                target, current = target[len(base) :], self._confine_real
-            pending.extend(part for part in reversed(target.split("/")) if part)
-        return _Probe(current)
+    def _link(self, candidate: str) -> _Probe | _Outside:
+        """A candidate that is a symlink: where the whole chain leads."""
+        walked = self._paths.walk(candidate)
+        if isinstance(walked, Outside):
+            return _Outside(walked.target)
+        return _Probe(walked.real, missing=walked.missing)
 
     @staticmethod
     def _try(rel: str, candidate: str, probe: _Probe) -> bytes | None:
@@ -275,15 +240,10 @@ class Importer:
 
 @dataclass(frozen=True, slots=True)
 class _Outside:
-    """A candidate that leaves the confinement. `reason` says how, for the final message; straight
-    from a walk it is the path the symlinks lead to."""
+    """A candidate that leaves the confinement. `reason` says how, for the final message; from
+    _probe it is the path the symlinks lead to."""
 
     reason: str
-
-
-def _joined(path: str, pending: list[str]) -> str:
-    """`path` with the components still to walk (`pending` is a stack: last one first)."""
-    return os.path.normpath(os.path.join(path, *reversed(pending)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,10 +251,6 @@ class _Probe:
     real: str  # what os.path.realpath(candidate) returns
     missing: bool = False  # lstat said no such file
     info: os.stat_result | None = None  # its stat, when it is no symlink
-
-
-def _within(path: str, directory: str) -> bool:
-    return path == directory or path.startswith(directory.rstrip("/") + "/")
 
 
 def _in_git_dir(path: str, directory: str) -> bool:
