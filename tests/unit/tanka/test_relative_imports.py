@@ -118,3 +118,40 @@ def test_nothing_outside_is_even_looked_at(
     real_root = os.path.realpath(project)
     assert touched
     assert all(p.startswith((f"{project}/", f"{real_root}/")) for p in touched), touched
+
+
+def test_the_import_analysis_does_not_look_through_a_symlink_out(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The importers/imports analysis resolves as the evaluator: a vendored symlink leading out
+    of the project is skipped, and nothing outside is stat'ed or read."""
+    from tools.tanka.imports.graph import ImportScanner, search_path
+
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "x.libsonnet").write_text("import 'y.libsonnet'")
+    env = project / "environments" / "no-imports"
+    os.symlink(outside, project / "vendor" / "out")
+    (env / "main.jsonnet").write_text(
+        "{ a: import 'out/x.libsonnet', b: import 'lib1/main.libsonnet' }"
+    )
+    scanner = ImportScanner()
+    touched: list[str] = []
+    for name in ("lstat", "stat", "readlink"):
+        real = getattr(os, name)
+
+        def spy(path: Any, *args: Any, _real: Any = real, **kw: Any) -> Any:
+            touched.append(os.fspath(path))
+            return _real(path, *args, **kw)
+
+        monkeypatch.setattr(os, name, spy)
+    graph = scanner.closure(env / "main.jsonnet", search_path(project, env), confine=project)
+    monkeypatch.undo()
+    assert [r.ref.path for r in graph.unresolved] == ["out/x.libsonnet"]
+    assert "leaves the repository" in graph.unresolved[0].message
+    assert project / "lib" / "lib1" / "main.libsonnet" in graph.files
+    # Besides the project's files: the project's own location, resolved once (its ancestors).
+    ancestors = {str(project), *map(str, project.parents)}
+    strays = [p for p in touched if not (p.startswith(f"{project}/") or p in ancestors)]
+    assert strays == []
+    assert not any(p.startswith(str(outside)) for p in touched)
