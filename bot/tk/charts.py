@@ -14,14 +14,8 @@ from pathlib import Path
 from typing import Any
 
 
-def add_parser(cmds: Any) -> None:
-    """`tool charts ...` under `tk`. Merging with other `tool` verbs: call add_charts on the
-    shared `tool` subparsers instead."""
-    tool = cmds.add_parser("tool", help="tk tool: utilities (an offline subset)")
-    add_charts(tool.add_subparsers(dest="tool_command", required=True, metavar="TOOL_COMMAND"))
-
-
 def add_charts(tool_cmds: Any) -> None:
+    """`charts status` under `tk tool` (bot.tk.tool)."""
     charts = tool_cmds.add_parser("charts", help="Helm charts vendored per chartfile.yaml")
     sub = charts.add_subparsers(dest="charts_command", required=True, metavar="CHARTS_COMMAND")
     status = sub.add_parser(

@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.errors import UserError
-from bot.tk import charts as tk_charts
 from bot.tk import eval as tk_eval
 from bot.tk import export as tk_export
 from bot.tk import flags
+from bot.tk import status as tk_status
+from bot.tk import tool as tk_tool
 
 if TYPE_CHECKING:
     from tools.tanka.environments import EvalSettings
@@ -41,7 +42,8 @@ def add_parser(sub: Any) -> None:
     _add_show(cmds)
     tk_export.add_parser(cmds)
     tk_eval.add_parser(cmds)
-    tk_charts.add_parser(cmds)
+    tk_status.add_parser(cmds)
+    tk_tool.add_parser(cmds)
     diff = cmds.add_parser("diff", help="rendered-manifest diff against a git revision")
     diff.add_argument(
         "--base", metavar="REV", help="revision to compare with (default: merge-base)"
@@ -68,17 +70,19 @@ def add_parser(sub: Any) -> None:
     fmt.add_argument("paths", nargs="+", metavar="PATH")
     lint = cmds.add_parser("lint", help="validate Jsonnet files")
     lint.add_argument("paths", nargs="+", metavar="PATH")
+    flags.add_log_level_flags(parser)
 
 
 def _add_env(cmds: Any) -> None:
     env = cmds.add_parser("env", help="environments")
     env_cmds = env.add_subparsers(dest="env_command", required=True, metavar="ENV_COMMAND")
-    lst = env_cmds.add_parser("list", help="list environments below PATH")
+    lst = env_cmds.add_parser("list", aliases=["ls"], help="list environments below PATH")
     lst.add_argument("path", nargs="?", default=".", metavar="PATH")
     lst.add_argument("--json", action="store_true", help="JSON output, as tk env list --json")
     lst.add_argument("--names", action="store_true", help="only the names, one per line")
     flags.add_selector_flag(lst)
     flags.add_jsonnet_flags(lst)
+    flags.add_implementation_flag(lst)
 
 
 def _add_show(cmds: Any) -> None:
@@ -102,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         "show": _show,
         "diff": _diff,
         "check": _check,
-        "importers": _importers,
+        "importers": run_importers,
         "fmt": _fmt,
         "lint": _lint,
     }
@@ -196,24 +200,32 @@ def _env_list(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from tools.tanka.errors import NoBaseError, NoMatchingEnvError, NoRootError
     from tools.tanka.render import show
 
-    try:
+    with env_path_errors(args.env_path):
         settings = flags.with_variables(eval_settings(args.env_path), args)
         text = show(
             args.env_path, name=args.name or None, targets=flags.targets(args), settings=settings
         )
-    except (NoBaseError, NoRootError, NoMatchingEnvError) as exc:
-        if os.path.exists(args.env_path):
-            raise
-        # tk reads a path that does not exist as an environment name searched from `.`.
-        raise UserError(
-            f"{args.env_path}: no such directory, and no environment of that name below the "
-            "current directory; give an environment directory (see `tanka-bot tk env list`)"
-        ) from exc
     sys.stdout.write(text)
     return 0
+
+
+@contextmanager
+def env_path_errors(env_path: str) -> Iterator[None]:
+    """tk reads a path that does not exist as an environment name searched from `.`; say so
+    rather than that no project root was found."""
+    from tools.tanka.errors import NoBaseError, NoMatchingEnvError, NoRootError
+
+    try:
+        yield
+    except (NoBaseError, NoRootError, NoMatchingEnvError) as exc:
+        if os.path.exists(env_path):
+            raise
+        raise UserError(
+            f"{env_path}: no such directory, and no environment of that name below the "
+            "current directory; give an environment directory (see `tanka-bot tk env list`)"
+        ) from exc
 
 
 def _diff(args: argparse.Namespace) -> int:
@@ -234,7 +246,7 @@ def _check(args: argparse.Namespace) -> int:
     return run_check(env_paths=args.env_paths, output=args.output, cwd=Path.cwd())
 
 
-def _importers(args: argparse.Namespace) -> int:
+def run_importers(args: argparse.Namespace) -> int:
     """tk's `tool importers` arguments: files relative to the working directory (checked first,
     with tk's text); a relative `deleted:` path is taken both from the working directory and
     from `--root`, since tk looks for both."""

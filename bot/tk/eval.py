@@ -16,6 +16,7 @@ def add_parser(cmds: Any) -> None:
         "-e", "--eval", default="", metavar="EXPR", help="expression on the output (main.EXPR)"
     )
     flags.add_jsonnet_flags(evaluate)
+    flags.add_implementation_flag(evaluate)
     evaluate.set_defaults(tk_handler=run)
 
 

@@ -43,11 +43,52 @@ def add_jsonnet_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def add_workflow_flags(parser: argparse.ArgumentParser) -> None:
-    """--name and -t/--target, as tk show/diff/export have them."""
+    """--name, -t/--target and --jsonnet-implementation, as tk show/diff/export have them."""
     parser.add_argument("--name", default="", help="select one of several inline environments")
     parser.add_argument(
         "-t", "--target", action="append", default=[], help="regex filter on '<kind>/<name>'"
     )
+    add_implementation_flag(parser)
+
+
+def add_implementation_flag(parser: argparse.ArgumentParser) -> None:
+    """tk's --jsonnet-implementation (workflow commands, env list, eval)."""
+    parser.add_argument(
+        "--jsonnet-implementation",
+        default="go",
+        type=_implementation,
+        metavar="IMPL",
+        help="only `go` (tk's default, what the engine is); `binary:<path>` is not supported",
+    )
+
+
+def _implementation(value: str) -> str:
+    """tk's --jsonnet-implementation: `go` is the engine itself; delegating to another binary
+    would run a program named on the command line, which this CLI does not do."""
+    if value != "go":
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not supported: the engine is go-jsonnet, so only 'go' is accepted; "
+            "drop the flag or pass --jsonnet-implementation=go"
+        )
+    return value
+
+
+LOG_LEVELS = ("disabled", "fatal", "error", "warn", "info", "debug", "trace")
+
+
+def add_log_level_flags(parser: argparse.ArgumentParser) -> None:
+    """tk's --log-level on every command below `parser`: accepted (one of tk's levels) and
+    otherwise unused, since these commands print none of tk's log lines."""
+    subcommands = [
+        a for a in parser._actions if isinstance(a, argparse._SubParsersAction)
+    ]  # argparse lists subcommands nowhere public
+    if not subcommands:
+        parser.add_argument(
+            "--log-level", default="info", choices=LOG_LEVELS, help="accepted as tk's; unused"
+        )
+    for action in subcommands:
+        for child in dict.fromkeys(action.choices.values()):  # aliases map to the same parser
+            add_log_level_flags(child)
 
 
 def add_selector_flag(parser: argparse.ArgumentParser) -> None:

@@ -3,9 +3,13 @@
 With an import callback the gojsonnet binding ignores `jpathdir`, so this implements go-jsonnet's
 file importer itself: the importing file's directory first, then tk's
 jpath from the last entry to the first (base, root/lib, base/vendor, root/vendor); `import "tk"`
-is served from memory. On top of tk it refuses absolute paths and any candidate that leaves the
-confinement directory (the project root by default), symlinks resolved, naming the refused path:
-a hostile `importstr '/etc/passwd'` fails instead of leaking the file.
+is served from memory. On top of tk it refuses absolute paths, and a candidate that leaves the
+confinement directory (the project root by default) by `..` or by a symlink counts as "not found
+here": the search goes on as tk's does (`../../x` from an environment may miss from one jpath
+directory and hit from another), and only when no candidate inside matches does the import fail,
+naming the path that would have left. Symlinks are followed one component at a time and the walk
+stops at the first step out (tools/tanka/confined.py), so nothing outside is read or even looked
+at: a hostile `importstr '/etc/passwd'` fails instead of leaking the file.
 
 Files that call `std.native` get a one-line prelude that shadows `std` (natives/shim.py) so that
 natives taking objects and natives' error texts work through the binding.
@@ -22,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools.tanka.confined import ConfinedPaths, Outside
 from tools.tanka.natives.shim import SHIM_NAME, SHIM_SOURCE
 
 TK_LIBRARY = "tk"
@@ -89,15 +94,15 @@ class Importer:
         for the whole run anyway); without it every call looks at the files again."""
         # Highest precedence first, as go-jsonnet walks its list from the end.
         self.search = [str(p) for p in reversed(jpath)]
-        self.confine = str(confine)
-        self._confine_real = os.path.realpath(confine)
+        self._paths = ConfinedPaths(confine)
+        self.confine = self._paths.root
+        self._confine_real = self._paths.real_root
         # Absolute imports the engine itself writes (the eval scripts import the entrypoint).
         self._trusted = {os.path.normpath(str(p)) for p in trusted}
         self.last_refusal: str | None = None
         # One Importer serves one evaluation: the directories' real paths are taken as fixed
-        # for that run.
-        self._real_dirs: dict[str, str] = {}
-        self._held: dict[str, bytes | None] | None = {} if one_run else None
+        # for that run (ConfinedPaths remembers them).
+        self._held: dict[str, bytes | _Outside | None] | None = {} if one_run else None
 
     def __call__(self, base_dir: str, rel: str) -> tuple[str, bytes]:
         try:
@@ -116,11 +121,19 @@ class Importer:
         if os.path.isabs(rel):
             return self._absolute(rel)
         directories = [base_dir] if base_dir else []
+        left: _Outside | None = None
         for directory in [*directories, *self.search]:
             candidate = os.path.normpath(os.path.join(directory, rel))
             found = self._lookup(rel, candidate)
-            if found is not None:
+            if isinstance(found, _Outside):
+                left = left or found
+            elif found is not None:
                 return candidate, found
+        if left is not None:
+            raise ImportRefused(
+                f"import {_quote(rel)} refused: {left.reason}; no file inside the project "
+                "matches it, and imports may not leave the project directory"
+            )
         raise ImportRefused(_not_found(rel))
 
     def _absolute(self, rel: str) -> tuple[str, bytes]:
@@ -131,31 +144,32 @@ class Importer:
                 "import files inside the project by a relative path"
             )
         found = self._lookup(rel, candidate)
+        if isinstance(found, _Outside):  # a trusted path is the engine's own, inside
+            raise ImportRefused(f"import {_quote(rel)} refused: {found.reason}")
         if found is None:
             raise ImportRefused(_not_found(rel))
         return candidate, found
 
-    def _lookup(self, rel: str, candidate: str) -> bytes | None:
-        """The candidate's content or None (missing), after the confinement checks; a refusal
-        is never remembered, so its message always names this import."""
+    def _lookup(self, rel: str, candidate: str) -> bytes | _Outside | None:
+        """The candidate's content, None (missing) or _Outside (it leaves the confinement), after
+        the confinement checks; a refusal raised here is never remembered, so its message always
+        names this import."""
         if self._held is not None and candidate in self._held:
             return self._held[candidate]
-        found = self._try(rel, candidate, self._check_inside(rel, candidate))
+        probe = self._check_inside(rel, candidate)
+        found = probe if isinstance(probe, _Outside) else self._try(rel, candidate, probe)
         if self._held is not None:
             self._held[candidate] = found
         return found
 
-    def _check_inside(self, rel: str, candidate: str) -> _Probe:
-        if not _within(candidate, self.confine):
-            raise ImportRefused(
-                f"import {_quote(rel)} refused: {candidate} is outside the project "
-                f"directory {self.confine}"
-            )
+    def _check_inside(self, rel: str, candidate: str) -> _Probe | _Outside:
+        if not self._paths.contains(candidate):
+            return _Outside(f"{candidate} is outside the project directory {self.confine}")
         probe = self._probe(candidate)
-        if not _within(probe.real, self._confine_real):
-            raise ImportRefused(
-                f"import {_quote(rel)} refused: {candidate} is a symlink to {probe.real}, "
-                f"outside the project directory {self.confine}"
+        if isinstance(probe, _Outside):
+            return _Outside(
+                f"{candidate} is a symlink to {probe.reason}, outside the project "
+                f"directory {self.confine}"
             )
         if _in_git_dir(candidate, self.confine) or _in_git_dir(probe.real, self._confine_real):
             # As the file tools: .git holds the remote URL and config, never configuration.
@@ -164,26 +178,37 @@ class Importer:
             )
         return probe
 
-    def _probe(self, candidate: str) -> _Probe:
-        """realpath(candidate) and, when one lstat settles it, whether and what it is.
+    def _probe(self, candidate: str) -> _Probe | _Outside:
+        """realpath(candidate) and, when one lstat settles it, whether and what it is; _Outside
+        (naming where it leads) when a symlink on the way leaves the confinement.
 
-        os.path.realpath costs an lstat per path component; an import search tries the same
-        few directories over and over, so each directory is resolved once per evaluation and
-        only the last component is looked at (a symlink there takes the full realpath).
+        Resolving costs an lstat per path component; an import search tries the same few
+        directories over and over, so each directory is resolved once per evaluation and only
+        the last component is looked at (a symlink there takes the full walk).
         """
+        if candidate == self.confine:  # "." from the root: a directory, the reading says so
+            return _Probe(self._confine_real)
         head, tail = os.path.split(candidate)
-        real_dir = self._real_dirs.get(head)
-        if real_dir is None:
-            real_dir = self._real_dirs[head] = os.path.realpath(head)
+        real_dir = self._paths.directory(head)
+        if isinstance(real_dir, Outside):
+            return _Outside(os.path.join(real_dir.target, tail))
+        real = os.path.join(real_dir.real, tail)
         try:
-            info = os.lstat(candidate)
+            info = None if real_dir.missing else os.lstat(candidate)
         except (FileNotFoundError, NotADirectoryError):
-            return _Probe(os.path.join(real_dir, tail), missing=True)
+            info = None
         except OSError:  # as realpath does; reading it will say what is wrong
-            return _Probe(os.path.join(real_dir, tail))
-        if stat.S_ISLNK(info.st_mode):
-            return _Probe(os.path.realpath(candidate))
-        return _Probe(os.path.join(real_dir, tail), info=info)
+            return _Probe(real)
+        if info is None:
+            return _Probe(real, missing=True)
+        return self._link(candidate) if stat.S_ISLNK(info.st_mode) else _Probe(real, info=info)
+
+    def _link(self, candidate: str) -> _Probe | _Outside:
+        """A candidate that is a symlink: where the whole chain leads."""
+        walked = self._paths.walk(candidate)
+        if isinstance(walked, Outside):
+            return _Outside(walked.target)
+        return _Probe(walked.real, missing=walked.missing)
 
     @staticmethod
     def _try(rel: str, candidate: str, probe: _Probe) -> bytes | None:
@@ -214,14 +239,18 @@ class Importer:
 
 
 @dataclass(frozen=True, slots=True)
+class _Outside:
+    """A candidate that leaves the confinement. `reason` says how, for the final message; from
+    _probe it is the path the symlinks lead to."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class _Probe:
     real: str  # what os.path.realpath(candidate) returns
     missing: bool = False  # lstat said no such file
     info: os.stat_result | None = None  # its stat, when it is no symlink
-
-
-def _within(path: str, directory: str) -> bool:
-    return path == directory or path.startswith(directory.rstrip("/") + "/")
 
 
 def _in_git_dir(path: str, directory: str) -> bool:

@@ -19,6 +19,7 @@ from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tools.tanka.confined import ConfinedPaths, Outside
 from tools.tanka.imports.scan import ImportKind, ImportRef, LexError, ScanResult, scan_imports
 from tools.tanka.source.jsonnet.strings import go_quote
 
@@ -113,6 +114,8 @@ class FileSystemSnapshot:
     def __init__(self) -> None:
         self._stats: dict[str, os.stat_result | None] = {}
         self._joined: dict[tuple[str, str], str] = {}
+        self._confined: dict[str, ConfinedPaths] = {}
+        self._leaves: dict[str, bool] = {}
 
     def stat(self, path: str) -> os.stat_result | None:
         if path not in self._stats:
@@ -122,12 +125,39 @@ class FileSystemSnapshot:
                 self._stats[path] = None
         return self._stats[path]
 
+    def leaves(self, path: str, confine: str) -> bool:
+        """Whether `path`, lexically inside `confine`, leads out of it through a symlink; found
+        without looking at anything outside (tools/tanka/confined.py)."""
+        found = self._leaves.get(path)
+        if found is None:
+            found = self._leaves[path] = _leaves(path, self._paths(confine))
+        return found
+
+    def _paths(self, confine: str) -> ConfinedPaths:
+        paths = self._confined.get(confine)
+        if paths is None:
+            paths = self._confined[confine] = ConfinedPaths(confine)
+        return paths
+
     def join(self, directory: str, rel: str) -> str:
         key = (directory, rel)
         joined = self._joined.get(key)
         if joined is None:
             joined = self._joined[key] = os.path.normpath(os.path.join(directory, rel))
         return joined
+
+
+def _leaves(path: str, paths: ConfinedPaths) -> bool:
+    if path == paths.root:
+        return False
+    head = paths.directory(os.path.dirname(path))
+    if isinstance(head, Outside):
+        return True
+    try:
+        info = None if head.missing else os.lstat(path)
+    except OSError:
+        info = None
+    return info is not None and stat.S_ISLNK(info.st_mode) and isinstance(paths.walk(path), Outside)
 
 
 def _in_git_dir(candidate: str, confine: str | None) -> bool:
@@ -157,6 +187,9 @@ def _probe(
             left = True
             if os.path.isabs(rel):
                 break
+            continue
+        if confine is not None and fs.leaves(candidate, confine):
+            left = True  # a symlink out: as the evaluator's importer, never looked through
             continue
         if _in_git_dir(candidate, confine):
             return None, probed, GIT_DIR  # as the evaluator's importer: .git is never read

@@ -75,6 +75,27 @@ def importers(
     return sorted(p for p in resolved if os.path.basename(p) == ENTRYPOINT)
 
 
+def importers_of_each(
+    root: Path | str, files: Iterable[str | Path], *, scanner: ImportScanner | None = None
+) -> list[list[str]]:
+    """`importers(root, [file])` for each file on its own (tk's importers-count), with every
+    environment's imports resolved once rather than once per file."""
+    top = _top(root)
+    targets = [_existing(top, str(f)) for f in files]
+    real = _RealPaths()
+    reads = [
+        (env, {real(p) for p in paths})
+        for env, paths in _dependency_paths(top, find_entrypoints(top), scanner)
+    ]
+    result: list[list[str]] = []
+    for target in targets:
+        key = real(str(target))
+        found = set(_by_location(top, target)) | {env for env, keys in reads if key in keys}
+        resolved = {real(str(p)) for p in found}
+        result.append(sorted(p for p in resolved if os.path.basename(p) == ENTRYPOINT))
+    return result
+
+
 def location_importers(
     root: Path | str,
     files: Iterable[str | Path],
@@ -183,15 +204,23 @@ def envs_reading(
 ) -> Iterator[Path]:
     """The entrypoints of `envs` whose import resolution (imports confined to `root`) reads or
     probes one of `keys` (absolute, symlink-resolved paths)."""
-    scan = scanner or default_scanner()
     real = _RealPaths()
+    for env, paths in _dependency_paths(root, envs, scanner):
+        if any(real(p) in keys for p in paths):
+            yield env
+
+
+def _dependency_paths(
+    root: Path, envs: Iterable[Path], scanner: ImportScanner | None
+) -> Iterator[tuple[Path, set[str]]]:
+    """Each entrypoint with the paths its import resolution reads or probes (confined to
+    `root`)."""
+    scan = scanner or default_scanner()
     fs = FileSystemSnapshot()
     for env in envs:
         base = env.parent
         env_root = project_root(base) or root
-        paths = scan.dependency_paths(env, search_path(env_root, base), confine=root, fs=fs)
-        if any(real(p) in keys for p in paths):
-            yield env
+        yield env, scan.dependency_paths(env, search_path(env_root, base), confine=root, fs=fs)
 
 
 class _RealPaths:
