@@ -74,12 +74,20 @@ def test_most_imported_first_then_by_path(
     )
 
 
+def test_the_pattern_is_gos_regexp(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # POSIX classes and \pL are Go's (RE2's) syntax, which Python's re rejects.
+    posix = tk(capsys, "--recursive", "--filename-regex", r"[[:alpha:]]\.txt$", T + "vendor")
+    letters = tk(capsys, "--recursive", "--filename-regex", r"\pL\.txt$", T + "vendor")
+    assert posix == letters == (0, f"{T}vendor/vendored/text-file.txt: 3\n\n", "")
+
+
 def test_bad_regex_and_missing_directory_are_clear(
     workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, _, err = tk(capsys, "--filename-regex", "(", T + "lib")
     assert code == 1
-    assert "compiling filename regex" in err
+    # Go's words for it: the pattern is compiled by RE2, as tk's is.
+    assert "compiling filename regex: error parsing regexp: missing closing ): `(`" in err
     code, _, err = tk(capsys, T + "nope")
     assert code == 1
     assert f"walking directory: {T}nope: no such file or directory" in err

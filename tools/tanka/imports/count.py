@@ -6,20 +6,21 @@ subdirectories only with `recursive`, symlinks neither counted nor followed, `ma
 skipped, and the path as walked (DIR joined with the names) matched anywhere by the filename
 pattern (default: ending in .jsonnet or .libsonnet). Each count is the number of environments
 `importers` names for that file alone; lines are "<path>: <count>", most imported first, then by
-path. The pattern is a Python regular expression where tk's is Go's RE2: the two agree on the
-usual constructs (classes, alternation, anchors, repetition).
+path. The pattern is compiled by RE2 itself, as tk's Go regexp is (tools/tanka/natives/regex.py):
+POSIX and Unicode classes mean what they mean to tk, and a bad pattern gets Go's error text.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from tools.tanka.errors import NativeError
 from tools.tanka.imports.graph import ENTRYPOINT
 from tools.tanka.imports.importers import ImportersError, importers_of_each
+from tools.tanka.natives.regex import compile_go
 
 DEFAULT_PATTERN = r"^.*\.(jsonnet|libsonnet)$"
 
@@ -29,8 +30,8 @@ def count_importers(
 ) -> list[tuple[str, int]]:
     """(file as walked, environments importing it), in tk's order."""
     try:
-        pattern = re.compile(filename_regex or DEFAULT_PATTERN)
-    except re.error as exc:
+        pattern = compile_go(filename_regex or DEFAULT_PATTERN)
+    except NativeError as exc:
         raise ImportersError(
             f"compiling filename regex: {exc}; pass a valid regular expression"
         ) from None
