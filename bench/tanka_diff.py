@@ -62,13 +62,14 @@ def git(repo: Path, *args: str) -> None:
     subprocess.run(["git", *ident, *args], cwd=repo, check=True, capture_output=True)
 
 
-def build(envs: int) -> Path:
-    shutil.rmtree(WORK, ignore_errors=True)
-    (WORK / "lib").mkdir(parents=True)
-    (WORK / "jsonnetfile.json").write_text("{}\n")
-    (WORK / "lib" / "app.libsonnet").write_text(LIBRARY)
+def write_environments(root: Path, envs: int) -> None:
+    """The library and `envs` environments using it, written under `root` (also used by
+    bench/tk_export_parallel.py)."""
+    (root / "lib").mkdir(parents=True)
+    (root / "jsonnetfile.json").write_text("{}\n")
+    (root / "lib" / "app.libsonnet").write_text(LIBRARY)
     for i in range(envs):
-        env = WORK / "environments" / f"env{i:03d}"
+        env = root / "environments" / f"env{i:03d}"
         env.mkdir(parents=True)
         (env / "spec.json").write_text(
             '{"apiVersion": "tanka.dev/v1alpha1", "kind": "Environment", '
@@ -76,6 +77,11 @@ def build(envs: int) -> Path:
             f'"spec": {{"namespace": "ns{i}"}}}}\n'
         )
         (env / "main.jsonnet").write_text(f"(import 'app.libsonnet').app('app{i}', 'ns{i}', 2)\n")
+
+
+def build(envs: int) -> Path:
+    shutil.rmtree(WORK, ignore_errors=True)
+    write_environments(WORK, envs)
     git(WORK, "init", "-q", "-b", "main")
     git(WORK, "add", ".")
     git(WORK, "commit", "-q", "-m", "base")

@@ -2,7 +2,7 @@
 (-p N: N evaluation worker processes), as whole processes, and a check that both write the same
 files byte for byte.
 
-1. A generated repository of ENVS static environments (bench/tanka_diff.py's library: a
+1. A generated repository of ENVS static environments (bench/tanka_diff.py's: a
    Deployment, a Service, a ConfigMap and a Secret each).
 2. Tempo's `operations/jsonnet-compiled` (its two environments, microservices and
    microservices-with-extras), when a checkout is given: fetch grafana/tempo and pass that
@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from tanka_diff import LIBRARY
+from tanka_diff import write_environments
 
 WORK = Path(__file__).parent / ".work" / "tk_export_parallel"
 TANKA_BOT = str(Path(sys.executable).parent / "tanka-bot")
@@ -37,18 +37,7 @@ FORMAT = "{{env.metadata.name}}/{{.apiVersion}}.{{.kind}}-{{.metadata.name}}"
 def generated(envs: int) -> Path:
     root = WORK / "generated"
     shutil.rmtree(root, ignore_errors=True)
-    (root / "lib").mkdir(parents=True)
-    (root / "jsonnetfile.json").write_text("{}\n")
-    (root / "lib" / "app.libsonnet").write_text(LIBRARY)
-    for i in range(envs):
-        env = root / "environments" / f"env{i:03d}"
-        env.mkdir(parents=True)
-        (env / "spec.json").write_text(
-            '{"apiVersion": "tanka.dev/v1alpha1", "kind": "Environment", '
-            f'"metadata": {{"name": "environments/env{i:03d}"}}, '
-            f'"spec": {{"namespace": "ns{i}"}}}}\n'
-        )
-        (env / "main.jsonnet").write_text(f"(import 'app.libsonnet').app('app{i}', 'ns{i}', 2)\n")
+    write_environments(root, envs)
     return root
 
 
