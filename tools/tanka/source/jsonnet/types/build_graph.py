@@ -14,6 +14,7 @@ from tools.tanka.source.jsonnet.types.desc import (
     MAX_KNOWN_COUNT,
     ArrayDesc,
     BuiltinOpDesc,
+    FieldMap,
     FunctionDesc,
     IndexKind,
     IndexSpec,
@@ -219,7 +220,7 @@ def _var_tp(node: ast.Var, var_at: VarAt, g: TypeGraph) -> TypePlaceholder:
 
 
 def _object_desc(node: ast.DesugaredObject, g: TypeGraph) -> ObjectDesc:
-    obj = ObjectDesc(unknown_contain=[], field_contains={}, all_fields_known=True)
+    obj = ObjectDesc(unknown_contain=[], field_contains=FieldMap(), all_fields_known=True)
     for f in node.fields:
         if isinstance(f.name, ast.LiteralString):
             if f.plus_super:
