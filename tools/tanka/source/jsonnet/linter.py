@@ -16,6 +16,7 @@ from tools.tanka.source.jsonnet import ast
 from tools.tanka.source.jsonnet.children import children
 from tools.tanka.source.jsonnet.common import ErrCollector, Variable, VariableInfo, VariableKind
 from tools.tanka.source.jsonnet.errors import ParseError, StaticError
+from tools.tanka.source.jsonnet.gc_pause import cycle_collection_paused
 from tools.tanka.source.jsonnet.parser import deep_recursion
 from tools.tanka.source.jsonnet.program import snippet_to_ast
 from tools.tanka.source.jsonnet.traversal import traverse
@@ -214,7 +215,7 @@ def lint_findings(
     trees: TreeCache | None = None,
 ) -> list[Finding]:
     """`lint`, each finding with its kind."""
-    with deep_recursion():
+    with deep_recursion(), cycle_collection_paused():
         return _lint(
             snippets,
             importer,
