@@ -87,6 +87,7 @@ class TreeCache:
     def __init__(self) -> None:
         self._trees: dict[tuple[str, str], ast.Node | StaticError] = {}
         self._vars: dict[ast.Node, VariableInfo] = {}
+        self._imports: dict[ast.Node, list[ast.Import | ast.ImportStr | ast.ImportBin]] = {}
 
     def tree(self, file_name: str, text: str) -> ast.Node:
         """`snippet_to_ast(file_name, text)`, computed once; raises its StaticError."""
@@ -110,6 +111,13 @@ class TreeCache:
         known = self._vars.get(root)
         if known is None:
             known = self._vars[root] = find_variables(root, _std_scope())
+        return known
+
+    def imports(self, root: ast.Node) -> list[ast.Import | ast.ImportStr | ast.ImportBin]:
+        """The imports in `root`'s tree, in the order go-jsonnet's linter walks to them."""
+        known = self._imports.get(root)
+        if known is None:
+            known = self._imports[root] = _import_nodes(root)
         return known
 
 
@@ -154,6 +162,19 @@ def _type_checker() -> TypeChecker | None:
     return check_types
 
 
+def _import_nodes(node: ast.Node) -> list[ast.Import | ast.ImportStr | ast.ImportBin]:
+    """The imports in `node`'s tree, depth first with children in order (go-jsonnet's walk)."""
+    found: list[ast.Import | ast.ImportStr | ast.ImportBin] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Import | ast.ImportStr | ast.ImportBin):
+            found.append(current)  # nothing to walk inside: the path is a literal
+        else:
+            stack.extend(reversed(children(current)))
+    return found
+
+
 def _get_imports(
     node: ast.Node,
     path: str,
@@ -161,9 +182,7 @@ def _get_imports(
     cache: _ImportCache,
     out: list[Finding],
 ) -> None:
-    stack = [node]
-    while stack:  # depth first, children in order, as go-jsonnet's recursion
-        current = stack.pop()
+    for current in cache.shared.imports(node):
         if isinstance(current, ast.Import):
             try:
                 tree, found_at = cache.tree(path, current.file.value)
@@ -177,13 +196,11 @@ def _get_imports(
             if found_at not in roots and tree is not None:
                 roots[found_at] = tree
                 _get_imports(tree, found_at, roots, cache, out)
-        elif isinstance(current, ast.ImportStr | ast.ImportBin):
+        else:
             try:
                 cache.importer.find(path, current.file.value)
             except ImportFailure as exc:
                 out.append(Finding("import", StaticError(str(exc), current.loc_range)))
-        else:
-            stack.extend(reversed(children(current)))
 
 
 def lint(
