@@ -5,7 +5,8 @@ Needs a Tempo checkout: pass the path of grafana/tempo's `operations/jsonnet-com
 TANKA_BENCH_TEMPO to it (without one the bench says so and exits 0). Two cases, as a user runs
 them from `operations/`: one environment (`jsonnet-compiled/microservices/main.jsonnet`), and
 the whole tree (`jsonnet-compiled jsonnet`). Each case runs in a fresh process, so no run sees
-another's warm caches. Run: .venv/bin/python bench/lint_tempo.py [PATH] [ROUNDS]
+another's warm caches.
+Run: .venv/bin/python bench/lint_tempo.py [PATH] [ROUNDS] (an empty PATH: the variable's)
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def one_round(operations: Path, paths: list[str]) -> tuple[float, int]:
 
 
 def main() -> None:
-    given = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("TANKA_BENCH_TEMPO", "")
+    given = (sys.argv[1] if len(sys.argv) > 1 else "") or os.environ.get("TANKA_BENCH_TEMPO", "")
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     compiled = Path(given).resolve() if given else None
     if compiled is None or not (compiled / "microservices" / "main.jsonnet").is_file():
