@@ -31,6 +31,7 @@ from tests.unit.tanka.jsonnet_trees import (
 )
 from tools.tanka.source.jsonnet import ast
 from tools.tanka.source.jsonnet.types import check
+from tools.tanka.source.jsonnet.types.desc import FieldMap, ObjectDesc
 from tools.tanka.source.jsonnet.types.placeholder import ANY_TYPE, normalize_placeholders
 
 Finding = tuple[str, ast.LocationRange]
@@ -360,3 +361,16 @@ def test_normalizing_keeps_a_single_leading_any() -> None:
     assert normalize_placeholders([7, ANY_TYPE, 7, 3]) == [ANY_TYPE, 3, 7]
     assert normalize_placeholders([7, ANY_TYPE, ANY_TYPE]) == [ANY_TYPE]
     assert normalize_placeholders([]) == []
+    assert normalize_placeholders([0, ANY_TYPE, 4]) == [ANY_TYPE]  # something sorts before it
+    assert normalize_placeholders([9, 4, 9]) == [4, 9]
+
+
+def test_a_shared_field_map_is_normalized_again_after_widening_through_a_copy() -> None:
+    origin = ObjectDesc(field_contains=FieldMap({"a": [5, 3, 5]}), all_fields_known=True)
+    origin.normalize()
+    assert origin.field_contains == {"a": [3, 5]}
+    copy = origin.shallow_copy()  # shares the map, as jsonnet-lint's copies do
+    copy.widen(ObjectDesc(field_contains=FieldMap({"a": [4, 3]}), all_fields_known=True))
+    assert origin.field_contains == {"a": [3, 5, 4, 3]}
+    origin.normalize()  # a normalized map that changed since is normalized again
+    assert copy.field_contains == {"a": [3, 4, 5]}

@@ -33,7 +33,13 @@ from tools.tanka.imports.graph import (
 from tools.tanka.source.fmt import DEFAULT_EXCLUDES, find_jsonnet_files
 from tools.tanka.source.formatter import FormatError
 from tools.tanka.source.jsonnet.errors import ParseError, StaticError
-from tools.tanka.source.jsonnet.linter import Finding, ImportFailure, Snippet, lint_findings
+from tools.tanka.source.jsonnet.linter import (
+    Finding,
+    ImportFailure,
+    Snippet,
+    TreeCache,
+    lint_findings,
+)
 from tools.tanka.source.lint_static import run_static_checks
 
 Severity = Literal["error", "warning"]
@@ -163,6 +169,8 @@ class _Linter:
     def __init__(self, root: Path | None) -> None:
         self._root = root
         self._fs = FileSystemSnapshot()
+        # Files imported by many of the linted files are parsed once per run, not per file.
+        self._trees = TreeCache()
         self.found: list[Diagnostic] = []
         self._clean: list[tuple[Path, Path, tuple[Path, ...]]] = []  # parsed: (file, root, search)
 
@@ -179,7 +187,7 @@ class _Linter:
             return
         importer = _ProjectImporter(root, search, self._fs)
         try:
-            findings = lint_findings([Snippet(shown, text)], importer)
+            findings = lint_findings([Snippet(shown, text)], importer, trees=self._trees)
         except (RecursionError, MemoryError) as exc:
             message = f"too deep or too large for the linter ({type(exc).__name__}); not checked"
             self.found.append(Diagnostic(shown, 1, 1, message, "warning", "syntax"))

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tools.tanka.source.jsonnet.error_format import format_static_error
-from tools.tanka.source.jsonnet.linter import ImportFailure, Snippet, lint
+from tools.tanka.source.jsonnet.linter import ImportFailure, Snippet, TreeCache, lint
 from tools.tanka.source.jsonnet.strings import go_quote
 
 # go-jsonnet's own findings outside type checking: every other kind comes from types.Check.
@@ -115,7 +115,8 @@ def _looks_like_type_finding(msg: str) -> bool:
     return not msg.startswith(parse)
 
 
-def run_golden(checkout: Path, golden: Path) -> Outcome:
+def run_golden(checkout: Path, golden: Path, trees: TreeCache | None = None) -> Outcome:
+    """One golden's outcome; `trees` shares parsed files with other goldens' runs."""
     linter_dir = checkout / "linter"
     source = golden.with_name(golden.name.removesuffix(".linter.golden") + ".jsonnet")
     name = os.path.relpath(source, linter_dir).removesuffix(".jsonnet")
@@ -123,7 +124,7 @@ def run_golden(checkout: Path, golden: Path) -> Outcome:
     old = os.getcwd()
     os.chdir(linter_dir)  # names and imports are relative to it, as in linter_test.go
     try:
-        found = lint([Snippet(name, code)], DirImporter(linter_dir))
+        found = lint([Snippet(name, code)], DirImporter(linter_dir), trees=trees)
     finally:
         os.chdir(old)
     actual = "".join(format_static_error(e) + "\n" for e in found)

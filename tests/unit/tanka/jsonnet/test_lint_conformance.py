@@ -13,16 +13,21 @@ from pathlib import Path
 import pytest
 
 from tests.unit.tanka.jsonnet.golden_lint import goldens, run_golden
+from tools.tanka.source.jsonnet.linter import TreeCache
 
 CHECKOUT = Path(os.environ.get("GOJSONNET_CHECKOUT", "/nonexistent"))
 GOLDENS = goldens(CHECKOUT) if (CHECKOUT / "linter" / "linter.go").is_file() else []
 
 
 @pytest.mark.skipif(not GOLDENS, reason="set GOJSONNET_CHECKOUT to an extracted go-jsonnet tree")
-def test_every_linter_golden_matches() -> None:
+@pytest.mark.parametrize("shared", [False, True], ids=["own-trees", "shared-trees"])
+def test_every_linter_golden_matches(shared: bool) -> None:
+    # Shared: one TreeCache for all goldens, as `tk lint` shares one across the files it lints
+    # (several goldens import the same files).
+    trees = TreeCache() if shared else None
     mismatched: list[str] = []
     for golden in GOLDENS:
-        outcome = run_golden(CHECKOUT, golden)
+        outcome = run_golden(CHECKOUT, golden, trees)
         if not outcome.identical:
             mismatched.append(f"{golden.name}:\n{outcome.expected}---\n{outcome.actual}")
     print(f"{len(GOLDENS) - len(mismatched)} of {len(GOLDENS)} goldens identical")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Mapping
 
-from tools.tanka.source.jsonnet.linter import ImportFailure, Snippet, lint
+from tools.tanka.source.jsonnet.linter import ImportFailure, Snippet, TreeCache, lint
 
 
 class MemoryImporter:
@@ -118,3 +118,24 @@ local o = { me: o, x: 1 } + { y: o.me.me.x };
 [f(3)[0], o.me.me.me.z, o.y]
 """
     assert lint_lines(main) == ['main.jsonnet:3:11-23 Indexed object has no field "z"']
+
+
+def test_a_file_importing_itself_gets_a_separate_tree_shared_or_not() -> None:
+    # jsonnet-lint parses a linted file apart from its import of itself, so `m.a.x` and `m.zz`
+    # (through the import) are not checked against main's own object; the calls are. A
+    # TreeCache shared across the calls (as `tk lint` shares one) must not change that.
+    files = {
+        "main.jsonnet": "local m = import 'main.jsonnet'; local lib = import 'lib.libsonnet';"
+        " { a: 1, b: m.a.x, c: m.zz, d: lib.me.q(), e: m.a() }",
+        "lib.libsonnet": "{ me: import 'lib.libsonnet', q: 1, r: (import 'main.jsonnet').a() }",
+    }
+    called = "Called value must be a function, but it is assumed to be a number"
+    expected = {
+        "main.jsonnet": [f"main.jsonnet:1:100-110 {called}"],
+        "lib.libsonnet": [f"lib.libsonnet:1:40-67 {called}"],
+    }
+    shared = TreeCache()
+    for trees in (None, shared, shared):  # the second shared round reuses every tree
+        for name, code in files.items():
+            found = lint([Snippet(name, code)], MemoryImporter(files), trees=trees)
+            assert [str(e) for e in found] == expected[name]

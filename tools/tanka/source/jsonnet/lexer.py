@@ -247,7 +247,12 @@ class _Lexer:
         self.token_line_start = self.line_start
 
     def emit_full(self, kind: TokenKind, data: str, indent: str = "", term: str = "") -> None:
-        loc = LocationRange(self.file_name, self.source, self.token_start_loc, self.location())
+        if self.ascii:  # columns are character offsets: computed inline, once per token
+            begin = Location(self.token_line, self.token_start - self.token_line_start + 1)
+            end = Location(self.line, self.pos - self.line_start + 1)
+        else:
+            begin, end = self.token_start_loc, self.location()
+        loc = LocationRange(self.file_name, self.source, begin, end)
         self.tokens.append(Token(kind, data, loc, indent, term))
 
     def emit(self, kind: TokenKind) -> None:

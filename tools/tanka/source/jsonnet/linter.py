@@ -14,8 +14,9 @@ from typing import Literal, Protocol
 
 from tools.tanka.source.jsonnet import ast
 from tools.tanka.source.jsonnet.children import children
-from tools.tanka.source.jsonnet.common import ErrCollector, Variable, VariableKind
+from tools.tanka.source.jsonnet.common import ErrCollector, Variable, VariableInfo, VariableKind
 from tools.tanka.source.jsonnet.errors import ParseError, StaticError
+from tools.tanka.source.jsonnet.gc_pause import cycle_collection_paused
 from tools.tanka.source.jsonnet.parser import deep_recursion
 from tools.tanka.source.jsonnet.program import snippet_to_ast
 from tools.tanka.source.jsonnet.traversal import traverse
@@ -71,12 +72,69 @@ class Snippet:
     code: str
 
 
+class TreeCache:
+    """Analysed trees (or the error that stopped the analysis) by file name and text, and each
+    tree's variable resolution, kept across the `lint` calls of one run.
+
+    Linting a file walks every file it imports, so without sharing, linting a library tree
+    parses its common imports once per linted file. Sharing is sound because nothing after
+    the analysis changes a tree, and what is computed from one (variables, the type graph)
+    lives in the lint call that computed it, keyed by node. One rule keeps the sharing exact:
+    within one call every file has its own tree, so a linted file that its imports reach
+    again is imported as a separate tree, as go-jsonnet parses it twice (`_ImportCache`).
+    """
+
+    def __init__(self) -> None:
+        self._trees: dict[tuple[str, str], ast.Node | StaticError] = {}
+        self._vars: dict[ast.Node, VariableInfo] = {}
+        self._imports: dict[ast.Node, list[ast.Import | ast.ImportStr | ast.ImportBin]] = {}
+
+    def tree(self, file_name: str, text: str) -> ast.Node:
+        """`snippet_to_ast(file_name, text)`, computed once; raises its StaticError."""
+        key = (file_name, text)
+        known = self._trees.get(key)
+        if known is None:
+            try:
+                known = snippet_to_ast(file_name, text)
+            except StaticError as err:
+                known = err
+            self._trees[key] = known
+        if isinstance(known, StaticError):
+            raise known
+        return known
+
+    def variables(self, root: ast.Node) -> VariableInfo:
+        """`root`'s variables and which one each Var refers to (std and $std predeclared).
+
+        Nothing reads a variable's uses but the unused-variable check, and that only for
+        variables of the tree's own, so one resolution serves every call."""
+        known = self._vars.get(root)
+        if known is None:
+            known = self._vars[root] = find_variables(root, _std_scope())
+        return known
+
+    def imports(self, root: ast.Node) -> list[ast.Import | ast.ImportStr | ast.ImportBin]:
+        """The imports in `root`'s tree, in the order go-jsonnet's linter walks to them."""
+        known = self._imports.get(root)
+        if known is None:
+            known = self._imports[root] = _import_nodes(root)
+        return known
+
+
+def _std_scope() -> dict[str, Variable]:
+    std = Variable(name="std", variable_kind=VariableKind.VarStdlib)
+    return {"std": std, "$std": std}
+
+
 @dataclass(slots=True)
 class _ImportCache:
     """Imported trees by where they were found, as go-jsonnet's VM caches them: a file that
     fails to parse reports that once, and later imports of it see nothing."""
 
     importer: Importer
+    shared: TreeCache
+    # The linted files' own trees, which imports must not return (see TreeCache).
+    linted: set[int]
     trees: dict[str, ast.Node | None] = field(default_factory=dict)
 
     def tree(self, importing: str, path: str) -> tuple[ast.Node | None, str]:
@@ -84,7 +142,10 @@ class _ImportCache:
         if found_at in self.trees:
             return self.trees[found_at], found_at
         self.trees[found_at] = None
-        node = snippet_to_ast(found_at, self.importer.read(found_at))
+        text = self.importer.read(found_at)
+        node = self.shared.tree(found_at, text)
+        if id(node) in self.linted:
+            node = snippet_to_ast(found_at, text)
         self.trees[found_at] = node
         return node, found_at
 
@@ -101,6 +162,19 @@ def _type_checker() -> TypeChecker | None:
     return check_types
 
 
+def _import_nodes(node: ast.Node) -> list[ast.Import | ast.ImportStr | ast.ImportBin]:
+    """The imports in `node`'s tree, depth first with children in order (go-jsonnet's walk)."""
+    found: list[ast.Import | ast.ImportStr | ast.ImportBin] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Import | ast.ImportStr | ast.ImportBin):
+            found.append(current)  # nothing to walk inside: the path is a literal
+        else:
+            stack.extend(reversed(children(current)))
+    return found
+
+
 def _get_imports(
     node: ast.Node,
     path: str,
@@ -108,9 +182,7 @@ def _get_imports(
     cache: _ImportCache,
     out: list[Finding],
 ) -> None:
-    stack = [node]
-    while stack:  # depth first, children in order, as go-jsonnet's recursion
-        current = stack.pop()
+    for current in cache.shared.imports(node):
         if isinstance(current, ast.Import):
             try:
                 tree, found_at = cache.tree(path, current.file.value)
@@ -124,13 +196,11 @@ def _get_imports(
             if found_at not in roots and tree is not None:
                 roots[found_at] = tree
                 _get_imports(tree, found_at, roots, cache, out)
-        elif isinstance(current, ast.ImportStr | ast.ImportBin):
+        else:
             try:
                 cache.importer.find(path, current.file.value)
             except ImportFailure as exc:
                 out.append(Finding("import", StaticError(str(exc), current.loc_range)))
-        else:
-            stack.extend(reversed(children(current)))
 
 
 def lint(
@@ -139,10 +209,16 @@ def lint(
     *,
     type_checker: TypeChecker | None = None,
     use_type_checker: bool = True,
+    trees: TreeCache | None = None,
 ) -> list[StaticError]:
-    """Every finding for `snippets`, in go-jsonnet's order."""
+    """Every finding for `snippets`, in go-jsonnet's order; `trees` shares parsed files with
+    other calls (of the same run: the files must not change meanwhile)."""
     found = lint_findings(
-        snippets, importer, type_checker=type_checker, use_type_checker=use_type_checker
+        snippets,
+        importer,
+        type_checker=type_checker,
+        use_type_checker=use_type_checker,
+        trees=trees,
     )
     return [f.error for f in found]
 
@@ -153,36 +229,45 @@ def lint_findings(
     *,
     type_checker: TypeChecker | None = None,
     use_type_checker: bool = True,
+    trees: TreeCache | None = None,
 ) -> list[Finding]:
     """`lint`, each finding with its kind."""
-    with deep_recursion():
+    with deep_recursion(), cycle_collection_paused():
         return _lint(
-            snippets, importer, type_checker or (_type_checker() if use_type_checker else None)
+            snippets,
+            importer,
+            type_checker or (_type_checker() if use_type_checker else None),
+            trees or TreeCache(),
         )
 
 
 def _lint(
-    snippets: Sequence[Snippet], importer: Importer, checker: TypeChecker | None
+    snippets: Sequence[Snippet],
+    importer: Importer,
+    checker: TypeChecker | None,
+    trees: TreeCache,
 ) -> list[Finding]:
     found: list[Finding] = []
     nodes: list[tuple[ast.Node, str]] = []
+    linted: set[int] = set()
     for snippet in snippets:
         try:
-            nodes.append((snippet_to_ast(snippet.file_name, snippet.code), snippet.file_name))
+            node = trees.tree(snippet.file_name, snippet.code)
+            if id(node) in linted:  # the same file twice: two trees, as before sharing
+                node = snippet_to_ast(snippet.file_name, snippet.code)
         except StaticError as err:
             found.append(Finding("parse" if isinstance(err, ParseError) else "static", err))
-    cache = _ImportCache(importer)
+            continue
+        linted.add(id(node))
+        nodes.append((node, snippet.file_name))
+    cache = _ImportCache(importer, trees, linted)
     roots = {path: node for node, path in nodes}
     for node, path in nodes:
         _get_imports(node, path, roots, cache, found)
 
-    std = Variable(name="std", variable_kind=VariableKind.VarStdlib)
-    scope = {"std": std, "$std": std}
-    vars_by_file: VarsByFile = {
-        path: find_variables(root, scope).var_at for path, root in roots.items()
-    }
+    vars_by_file: VarsByFile = {path: trees.variables(root).var_at for path, root in roots.items()}
     for node, _ in nodes:
-        for variable in find_variables(node, scope).variables:
+        for variable in trees.variables(node).variables:
             if (
                 not variable.occurences
                 and variable.variable_kind == VariableKind.VarRegular

@@ -18,15 +18,19 @@ def _hex4(text: str) -> int | None:
 
 def string_unescape(loc: LocationRange, s: str) -> str:  # noqa: PLR0912
     """The value of a quoted string's body `s`; raises StaticError for a bad escape."""
+    if "\\" not in s:  # most strings: nothing to decode
+        return s
     out: list[str] = []
     i = 0
     n = len(s)
     while i < n:
-        c = s[i]
-        i += 1
-        if c != "\\":
-            out.append(c)
+        if s[i] != "\\":  # copy up to the next escape at once
+            end = s.find("\\", i)
+            end = n if end < 0 else end
+            out.append(s[i:end])
+            i = end
             continue
+        i += 1
         if i >= n:
             raise StaticError("Truncated escape sequence in string literal.", loc)
         c2 = s[i]

@@ -14,6 +14,7 @@ from tools.tanka.source.jsonnet.types.desc import (
     MAX_KNOWN_COUNT,
     ArrayDesc,
     BuiltinOpDesc,
+    FieldMap,
     FunctionDesc,
     IndexKind,
     IndexSpec,
@@ -67,7 +68,7 @@ def _placeholder_of(g: TypeGraph, node: ast.Node) -> PlaceholderID:
 
 def prepare_tp(node: ast.Node, var_at: VarAt, g: TypeGraph) -> None:
     """Create placeholders for `node` and everything under it, and define them."""
-    p = g.new_placeholder()
+    p = g.new_placeholder_to_define()
     g.expr_placeholder[node] = p
     prepare_tp_with_placeholder(node, var_at, g, p)
 
@@ -84,7 +85,7 @@ def prepare_tp_with_placeholder(
         binds = node.binds if isinstance(node, ast.Local) else node.locals
         bind_placeholders = []
         for bind in binds:
-            bp = g.new_placeholder()
+            bp = g.new_placeholder_to_define()
             bind_placeholders.append(bp)
             g.expr_placeholder[bind.body] = bp
         for bind, bp in zip(binds, bind_placeholders, strict=True):
@@ -104,7 +105,7 @@ def prepare_tp_with_placeholder(
 def add_roots(g: TypeGraph, roots: Mapping[str, ast.Node], variables: Mapping[str, VarAt]) -> None:
     """Every file's root first gets a placeholder (imports may point at any of them)."""
     for root in roots.values():
-        g.expr_placeholder[root] = g.new_placeholder()
+        g.expr_placeholder[root] = g.new_placeholder_to_define()
     for path, root in roots.items():
         prepare_tp_with_placeholder(root, variables.get(path, {}), g, _placeholder_of(g, root))
 
@@ -219,7 +220,7 @@ def _var_tp(node: ast.Var, var_at: VarAt, g: TypeGraph) -> TypePlaceholder:
 
 
 def _object_desc(node: ast.DesugaredObject, g: TypeGraph) -> ObjectDesc:
-    obj = ObjectDesc(unknown_contain=[], field_contains={}, all_fields_known=True)
+    obj = ObjectDesc(unknown_contain=[], field_contains=FieldMap(), all_fields_known=True)
     for f in node.fields:
         if isinstance(f.name, ast.LiteralString):
             if f.plus_super:

@@ -5,7 +5,6 @@ Messages and positions are jsonnet-lint's (go-jsonnet's linter), so its users se
 
 from __future__ import annotations
 
-import gc
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -13,6 +12,7 @@ from typing import Protocol
 
 from tools.tanka.source.jsonnet import ast
 from tools.tanka.source.jsonnet.children import children
+from tools.tanka.source.jsonnet.gc_pause import cycle_collection_paused
 from tools.tanka.source.jsonnet.strings import go_quote
 from tools.tanka.source.jsonnet.types.build_graph import VarAt, add_roots
 from tools.tanka.source.jsonnet.types.desc import ParamSpec, TypeDesc, describe
@@ -51,17 +51,13 @@ def check(
 @contextmanager
 def _checking() -> Iterator[None]:
     """Deep recursion allowed, and no cycle collection meanwhile: the graph is hundreds of
-    thousands of small objects, and collections triggered by their allocation cost as much as
-    the whole check while finding nothing to free (the graph lives until the check ends)."""
+    thousands of small objects that live until the check ends (see gc_pause)."""
     previous = sys.getrecursionlimit()
     sys.setrecursionlimit(max(previous, _RECURSION_LIMIT))
-    collecting = gc.isenabled()
-    gc.disable()
     try:
-        yield
+        with cycle_collection_paused():
+            yield
     finally:
-        if collecting:
-            gc.enable()
         sys.setrecursionlimit(previous)
 
 

@@ -59,10 +59,26 @@ class ArrayDesc:
         self.further_contain = normalize_placeholders(self.further_contain)
 
 
+class FieldMap(dict[str, list[PlaceholderID]]):
+    """An object's placeholders per field name, and whether they are all normal already.
+
+    Normalizing is the type checker's hottest step, and the same map (shared by shallow copies,
+    see above) is normalized again for every component that includes the object; most of
+    those times nothing was added since. The flag lets `ObjectDesc.normalize` skip a map that
+    is known normal; whoever changes a map without normalizing it must clear the flag.
+    """
+
+    __slots__ = ("normal",)
+
+    def __init__(self, fields: dict[str, list[PlaceholderID]] | None = None) -> None:
+        super().__init__(fields or {})
+        self.normal = False
+
+
 @dataclass(slots=True)
 class ObjectDesc:
     unknown_contain: list[PlaceholderID] = field(default_factory=list)
-    field_contains: dict[str, list[PlaceholderID]] = field(default_factory=dict)
+    field_contains: FieldMap = field(default_factory=FieldMap)
     all_fields_known: bool = False
 
     def shallow_copy(self) -> ObjectDesc:
@@ -72,6 +88,8 @@ class ObjectDesc:
         if other is None:
             return
         self.unknown_contain = self.unknown_contain + other.unknown_contain
+        if other.field_contains or (not other.all_fields_known and other.unknown_contain):
+            self.field_contains.normal = False  # lists grow below
         for name, placeholders in list(other.field_contains.items()):
             self.field_contains[name] = self.field_contains.get(name, []) + placeholders
         if not other.all_fields_known:
@@ -83,9 +101,12 @@ class ObjectDesc:
     def normalize(self) -> None:
         self.unknown_contain = normalize_placeholders(self.unknown_contain)
         fields = self.field_contains
+        if fields.normal:  # normalizing again would give equal lists
+            return
         for name, ps in fields.items():  # values change, keys do not
             if len(ps) > 1:
                 fields[name] = normalize_placeholders(ps)
+        fields.normal = True
 
 
 def same_parameters(a: Sequence[ParamSpec] | None, b: Sequence[ParamSpec] | None) -> bool:
@@ -302,7 +323,7 @@ class BuiltinOpDesc:
 def plus_objects(left: ObjectDesc | None, right: ObjectDesc | None) -> ObjectDesc | None:
     if left is None or right is None:
         return None
-    fields: dict[str, list[PlaceholderID]] = {}
+    fields = FieldMap()
     for name, ps in left.field_contains.items():
         fields[name] = list(ps)
         if not right.all_fields_known and name not in right.field_contains:

@@ -33,6 +33,10 @@ if TYPE_CHECKING:
 ImportFunc = Callable[[str, str], "Node | None"]
 
 
+# Stands for a placeholder being defined (see `new_placeholder_to_define`); never read.
+_UNDEFINED = TypePlaceholder(concrete=TypeDesc())
+
+
 def count_required_parameters(params: Sequence[ParamSpec]) -> int:
     """The minimum arity jsonnet-lint assumes for a signature.
 
@@ -79,6 +83,21 @@ class TypeGraph:
         self.element_type.append(None)
         return len(self.placeholders) - 1
 
+    def new_placeholder_to_define(self) -> PlaceholderID:
+        """A placeholder whose definition the caller assigns before the graph is processed.
+
+        Building the graph makes one per expression (a million for k8s-libsonnet), so it
+        holds a shared stand-in instead of an empty definition that is made only to be
+        replaced; `check_defined` makes sure none is left."""
+        self.placeholders.append(_UNDEFINED)
+        self.element_type.append(None)
+        return len(self.placeholders) - 1
+
+    def check_defined(self) -> None:
+        for i, tp in enumerate(self.placeholders):
+            if tp is _UNDEFINED:
+                raise AssertionError(f"placeholder {i} was never defined")
+
     def new_func_type(
         self, return_type: PlaceholderID, params: Sequence[ParamSpec]
     ) -> PlaceholderID:
@@ -99,6 +118,7 @@ class TypeGraph:
 
     def prepare_types(self) -> dict[Node, TypeDesc]:
         """The upper bound of every expression's type; the graph is spent afterwards."""
+        self.check_defined()
         process_graph.simplify_references(self)
         process_graph.separate_element_types(self)
         process_graph.make_topo_order(self)

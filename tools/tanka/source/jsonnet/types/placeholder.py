@@ -38,14 +38,12 @@ def normalize_placeholders(placeholders: list[PlaceholderID]) -> list[Placeholde
     """
     if len(placeholders) < 2:  # already normal
         return placeholders
-    ordered = sorted(placeholders)
-    result = [ordered[0]]
-    for p in ordered[1:]:
-        if p == ANY_TYPE:
-            return [ANY_TYPE]
-        if p != result[-1]:
-            result.append(p)
-    return result
+    # Built-in set and sort instead of a loop: this runs millions of times on large programs.
+    unique = sorted(set(placeholders))
+    # ANY_TYPE past the first place of the sorted list: it repeats, or something sorts before it.
+    if ANY_TYPE in unique and (unique[0] != ANY_TYPE or placeholders.count(ANY_TYPE) > 1):
+        return [ANY_TYPE]
+    return unique
 
 
 @dataclass(slots=True)

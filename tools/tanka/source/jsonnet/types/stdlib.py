@@ -10,7 +10,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tools.tanka.source.jsonnet.types import placeholder as ph
-from tools.tanka.source.jsonnet.types.desc import ObjectDesc, ParamSpec, TypeDesc, concrete_tp
+from tools.tanka.source.jsonnet.types.desc import (
+    FieldMap,
+    ObjectDesc,
+    ParamSpec,
+    TypeDesc,
+    concrete_tp,
+)
 from tools.tanka.source.jsonnet.types.placeholder import STDLIB_TYPE, PlaceholderID
 
 if TYPE_CHECKING:
@@ -187,7 +193,7 @@ def prepare_stdlib(g: TypeGraph) -> None:
     stdlib = g.new_placeholder()
     if stdlib != STDLIB_TYPE:
         raise AssertionError("the base types must be created before the standard library")
-    fields: dict[str, list[PlaceholderID]] = {}
+    fields = FieldMap()
     for name, entry in STDLIB.items():
         if isinstance(entry, int):
             fields[name] = [entry]
