@@ -18,7 +18,8 @@ from tools.errors import ToolError
 from tools.registry import Tool
 from tools.tanka.imports.importers import DELETED_PREFIX, ImportersError, importers
 from tools.tanka.source.formatter import FormatError, format_source
-from tools.tanka.source.lint import format_diagnostics, lint_paths
+from tools.tanka.source.lint import format_diagnostics
+from tools.tanka.source.lint_child import lint_in_child
 
 
 class ValidateInput(BaseModel):
@@ -50,7 +51,7 @@ def validate_jsonnet(ctx: ToolContext, params: ValidateInput) -> str:
     path = sandbox.resolve(ctx.root, params.file_path)
     if not path.exists():
         raise ToolError(f"{params.file_path} does not exist; give an existing Jsonnet file")
-    return format_diagnostics(lint_paths([path], root=_root(ctx)))
+    return format_diagnostics(lint_in_child([path], root=_root(ctx)))
 
 
 def format_jsonnet(ctx: ToolContext, params: FormatInput) -> str:

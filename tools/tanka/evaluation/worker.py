@@ -100,7 +100,8 @@ def clean_error(text: str) -> str:
     return _IMPORTER_PREFIX.sub("", text, count=1).rstrip("\n")
 
 
-def _cap_memory(memory_mb: int) -> None:
+def cap_memory(memory_mb: int) -> None:
+    """Allow this process `memory_mb` more address space than it has now (RLIMIT_AS)."""
     current = _vm_size_bytes()
     limit = current + memory_mb * 1024 * 1024
     _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
@@ -130,7 +131,7 @@ def serve(conn: Connection, stderr_path: str) -> None:
             request = conn.recv()
         except (EOFError, OSError):
             return
-        _cap_memory(request.memory_mb)
+        cap_memory(request.memory_mb)
         try:
             conn.send(evaluate(request))
         except MemoryError:

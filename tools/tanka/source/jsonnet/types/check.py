@@ -5,7 +5,6 @@ Messages and positions are jsonnet-lint's (go-jsonnet's linter), so its users se
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Protocol
@@ -13,13 +12,11 @@ from typing import Protocol
 from tools.tanka.source.jsonnet import ast
 from tools.tanka.source.jsonnet.children import children
 from tools.tanka.source.jsonnet.gc_pause import cycle_collection_paused
+from tools.tanka.source.jsonnet.parser import deep_recursion
 from tools.tanka.source.jsonnet.strings import go_quote
 from tools.tanka.source.jsonnet.types.build_graph import VarAt, add_roots
 from tools.tanka.source.jsonnet.types.desc import ParamSpec, TypeDesc, describe
 from tools.tanka.source.jsonnet.types.graph import ImportFunc, TypeGraph
-
-# The graph passes recurse along chains of references, which long programs make deep.
-_RECURSION_LIMIT = 200_000
 
 
 class ErrorSink(Protocol):
@@ -52,13 +49,8 @@ def check(
 def _checking() -> Iterator[None]:
     """Deep recursion allowed, and no cycle collection meanwhile: the graph is hundreds of
     thousands of small objects that live until the check ends (see gc_pause)."""
-    previous = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(previous, _RECURSION_LIMIT))
-    try:
-        with cycle_collection_paused():
-            yield
-    finally:
-        sys.setrecursionlimit(previous)
+    with deep_recursion(), cycle_collection_paused():
+        yield
 
 
 def _check(node: ast.Node, type_of: Mapping[ast.Node, TypeDesc], ec: ErrorSink) -> None:

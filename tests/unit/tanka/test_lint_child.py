@@ -1,0 +1,37 @@
+"""The agent's lint in a child process: the same diagnostics as in-process, bounded in time and
+memory, with errors that say what happened."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tools.errors import ToolError
+from tools.tanka.source.lint import lint_paths
+from tools.tanka.source.lint_child import lint_in_child
+
+FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_tools" / "lint"
+
+
+def test_the_child_finds_what_the_process_finds() -> None:
+    ours = lint_in_child([FIXTURE], root=FIXTURE)
+    assert ours == lint_paths([FIXTURE], root=FIXTURE)
+    assert ours  # the fixture has problems to find
+
+
+def test_a_lint_past_its_memory_names_the_limit(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURE, tmp_path / "repo")
+    big = tmp_path / "repo" / "big.libsonnet"
+    big.write_text("[\n" + "{ a: 1, b: [1, 2, 3], c: 'x' },\n" * 200_000 + "]\n")
+    with pytest.raises(ToolError, match="the lint needed more than 1 MB"):
+        lint_in_child([big], root=tmp_path / "repo", memory_mb=1)
+
+
+def test_a_lint_past_its_time_is_a_tool_error(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURE, tmp_path / "repo")
+    big = tmp_path / "repo" / "big.libsonnet"
+    big.write_text("[\n" + "{ a: 1 },\n" * 50_000 + "]\n")
+    with pytest.raises(ToolError, match="timed out"):
+        lint_in_child([big], root=tmp_path / "repo", timeout=0.2)
