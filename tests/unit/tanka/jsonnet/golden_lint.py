@@ -8,21 +8,12 @@ file's directory with no library path, as go-jsonnet's linter_test.go does.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from tools.tanka.source.jsonnet.error_format import format_static_error
 from tools.tanka.source.jsonnet.linter import ImportFailure, Snippet, TreeCache, lint
 from tools.tanka.source.jsonnet.strings import go_quote
-
-# go-jsonnet's own findings outside type checking: every other kind comes from types.Check.
-OWN_KINDS = re.compile(
-    r"^(Unused variable: |Endless loop in local definition$|couldn't open import |"
-    r"Unknown variable: |Can't use (self|super) outside of an object\.$|"
-    r"No top-level object found\.$|\S+:\d+:\d+|read .*: is a directory$)"
-)
-_HEADER = re.compile(r"^(?P<file>\S+?):(?:\d+:\d+(?:-\d+)?|\(\d+:\d+\)-\(\d+:\d+\)) (?P<msg>.*)$")
 
 
 class DirImporter:
@@ -55,64 +46,6 @@ class Outcome:
     @property
     def identical(self) -> bool:
         return self.expected == self.actual
-
-    def blocks(self) -> list[str]:
-        return split_blocks(self.expected)
-
-    def has_type_findings(self) -> bool:
-        return any(not own_kind(b) for b in self.blocks())
-
-    def own_blocks_match(self) -> bool:
-        """Our findings are exactly the golden's findings of our kinds, in order."""
-        own = [b for b in self.blocks() if own_kind(b)]
-        return own == split_blocks(self.actual)
-
-
-def split_blocks(text: str) -> list[str]:
-    """One finding per item: its header line and its source snippet."""
-    blocks: list[str] = []
-    for line in text.splitlines(keepends=True):
-        if _HEADER.match(line.rstrip("\n")) and (not blocks or blocks[-1].endswith("\n\n\n")):
-            blocks.append(line)
-        elif blocks:
-            blocks[-1] += line
-        else:
-            blocks.append(line)
-    return blocks
-
-
-def own_kind(block: str) -> bool:
-    header = _HEADER.match(block.split("\n", 1)[0])
-    if header is None:
-        return True
-    return bool(OWN_KINDS.match(header["msg"])) or not _looks_like_type_finding(header["msg"])
-
-
-def _looks_like_type_finding(msg: str) -> bool:
-    # A parse error message starts with one of these; anything else is the type checker's.
-    parse = (
-        "Unexpected",
-        "Expected",
-        "Could not lex",
-        "Couldn't lex",
-        "Unterminated",
-        "Not a ",
-        "Duplicate",
-        "Did not expect",
-        "Object comprehension",
-        "Text block",
-        "Multi-line comment",
-        "Computed imports",
-        "Block string",
-        "Invalid slice",
-        "ast.Index",
-        "Cannot use +:",
-        "Positional argument",
-        "Unknown escape",
-        "Truncated",
-        "Unicode",
-    )
-    return not msg.startswith(parse)
 
 
 def run_golden(checkout: Path, golden: Path, trees: TreeCache | None = None) -> Outcome:
