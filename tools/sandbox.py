@@ -30,7 +30,8 @@ import re
 import signal
 import subprocess
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
@@ -275,6 +276,10 @@ class CommandTimeout(ToolError):
     """`run` stopped a command that ran past its timeout."""
 
 
+class CommandCancelled(ToolError):
+    """`run` stopped a command because its caller was cancelled."""
+
+
 @dataclass(frozen=True, slots=True)
 class CommandResult:
     argv: tuple[str, ...]
@@ -295,6 +300,7 @@ class CommandResult:
 
 # After a timeout kill, how long to wait for the remaining output before abandoning the pipes.
 DRAIN_SECONDS = 5.0
+CANCEL_POLL = 0.25
 
 
 def run(
@@ -304,10 +310,13 @@ def run(
     timeout: float,
     env: Mapping[str, str] | None = None,
     input_bytes: bytes | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> CommandResult:
     """Run `argv` (never a shell) and collect its output; ToolError on timeout or missing binary.
 
     The child gets its own process group so a timeout kills grandchildren too (git spawns helpers).
+    With `cancelled`, it is polled every CANCEL_POLL seconds and the command stopped when it says
+    so (CommandCancelled): a cancelled turn must not wait for a long command.
     """
     shown = " ".join(argv[:2])
     try:
@@ -328,15 +337,30 @@ def run(
         raise ToolError(f"{argv[0]} is not installed (not found on PATH)") from exc
     except OSError as exc:  # not executable, not a program, ...
         raise ToolError(f"cannot run {argv[0]}: {exc.strerror or exc}") from exc
+    deadline = time.monotonic() + timeout
     with proc:
-        try:
-            out, err = proc.communicate(input_bytes, timeout=timeout)
-        except subprocess.TimeoutExpired as exc:
-            os.killpg(proc.pid, signal.SIGKILL)
-            # A descendant in a session of its own may still hold the pipes: abandon them.
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.communicate(timeout=DRAIN_SECONDS)
-            raise CommandTimeout(
-                f"`{shown}` timed out after {timeout:g} s and was stopped"
-            ) from exc
+        pending = input_bytes  # sent once: communicate() refuses input when called again
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                wait = min(left, CANCEL_POLL) if cancelled is not None else left
+                out, err = proc.communicate(pending, timeout=max(wait, 0.0))
+                break
+            except subprocess.TimeoutExpired as exc:
+                pending = None
+                if cancelled is not None and cancelled():
+                    _stop(proc)
+                    raise CommandCancelled(f"`{shown}` was stopped: cancelled") from exc
+                if time.monotonic() >= deadline:
+                    _stop(proc)
+                    raise CommandTimeout(
+                        f"`{shown}` timed out after {timeout:g} s and was stopped"
+                    ) from exc
     return CommandResult(tuple(argv), proc.returncode, out, err)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    os.killpg(proc.pid, signal.SIGKILL)
+    # A descendant in a session of its own may still hold the pipes: abandon them.
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.communicate(timeout=DRAIN_SECONDS)

@@ -51,7 +51,7 @@ def validate_jsonnet(ctx: ToolContext, params: ValidateInput) -> str:
     path = sandbox.resolve(ctx.root, params.file_path)
     if not path.exists():
         raise ToolError(f"{params.file_path} does not exist; give an existing Jsonnet file")
-    return format_diagnostics(lint_in_child([path], root=_root(ctx)))
+    return format_diagnostics(lint_in_child([path], root=_root(ctx), cancelled=ctx.cancelled))
 
 
 def format_jsonnet(ctx: ToolContext, params: FormatInput) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tools.errors import ToolError
+from tools.sandbox import CommandCancelled
 from tools.tanka.source.lint import lint_paths
 from tools.tanka.source.lint_child import lint_in_child
 
@@ -35,3 +36,18 @@ def test_a_lint_past_its_time_is_a_tool_error(tmp_path: Path) -> None:
     big.write_text("[\n" + "{ a: 1 },\n" * 50_000 + "]\n")
     with pytest.raises(ToolError, match="timed out"):
         lint_in_child([big], root=tmp_path / "repo", timeout=0.2)
+
+
+def test_a_cancelled_turn_stops_the_lint_at_once(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURE, tmp_path / "repo")
+    big = tmp_path / "repo" / "big.libsonnet"
+    big.write_text("[\n" + "{ a: 1 },\n" * 200_000 + "]\n")  # tens of seconds of linting
+    polls: list[int] = []
+
+    def cancelled() -> bool:
+        polls.append(1)
+        return len(polls) >= 2  # the second poll: the child is running by then
+
+    with pytest.raises(CommandCancelled, match="cancelled"):
+        lint_in_child([big], root=tmp_path / "repo", cancelled=cancelled)
+    assert len(polls) == 2

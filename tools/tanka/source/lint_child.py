@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tools import sandbox
@@ -28,10 +28,15 @@ MEMORY_MB = 2048
 
 
 def lint_in_child(
-    paths: Sequence[Path], *, root: Path, timeout: float = TIMEOUT, memory_mb: int = MEMORY_MB
+    paths: Sequence[Path],
+    *,
+    root: Path,
+    timeout: float = TIMEOUT,
+    memory_mb: int = MEMORY_MB,
+    cancelled: Callable[[], bool] | None = None,
 ) -> list[Diagnostic]:
     """`lint_paths(paths, root=root)`, run in a child process; ToolError when it fails, runs past
-    `timeout` or needs more than `memory_mb` megabytes."""
+    `timeout`, needs more than `memory_mb` megabytes or `cancelled` says stop."""
     payload = {"paths": [str(p) for p in paths], "root": str(root), "memory_mb": memory_mb}
     # -P: `-m` would otherwise put the working directory (the agent-written checkout) first on
     # sys.path, so a json.py there would run as the child imports json.
@@ -40,6 +45,7 @@ def lint_in_child(
         cwd=root,
         timeout=timeout,
         input_bytes=json.dumps(payload).encode(),
+        cancelled=cancelled,
     )
     if not result.ok:
         tail = result.error_text()[-1500:]
