@@ -124,19 +124,34 @@ class NativeError(TankaError):
     """A native function (helmTemplate, parseYaml, ...) failed; the text is its Go message."""
 
 
+_GO_ESCAPES = {
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
+    "\\": "\\\\",
+    '"': '\\"',
+}
+
+
 def go_quote(text: str) -> str:
-    """Go's %q for ordinary text: a double-quoted string with backslash escapes."""
+    """`text` double-quoted as Go's strconv.Quote (`%q`, `%#v`) does: printable characters as
+    they are (non-ASCII included), others escaped; tk and go-jsonnet quote names in messages so."""
     out = ['"']
-    for ch in text:
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\x{ord(ch):02x}")
+    for c in text:
+        code = ord(c)
+        if c in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[c])
+        elif c.isprintable():
+            out.append(c)
+        elif code < 0x80:
+            out.append(f"\\x{code:02x}")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
         else:
-            out.append(ch)
+            out.append(f"\\U{code:08x}")
     out.append('"')
     return "".join(out)

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.tanka.confined import ConfinedPaths, Outside
+from tools.tanka.errors import go_quote
 from tools.tanka.imports.scan import ImportKind, ImportRef, LexError, ScanResult, scan_imports
-from tools.tanka.source.jsonnet.strings import go_quote
 
 __all__ = [
     "FileSystemSnapshot",

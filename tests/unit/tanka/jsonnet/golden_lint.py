@@ -11,9 +11,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools.tanka.errors import go_quote
 from tools.tanka.source.jsonnet.error_format import format_static_error
 from tools.tanka.source.jsonnet.linter import ImportFailure, Snippet, TreeCache, lint
-from tools.tanka.source.jsonnet.strings import go_quote
 
 
 class DirImporter:

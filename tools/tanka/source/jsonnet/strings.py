@@ -71,36 +71,3 @@ def string_unescape(loc: LocationRange, s: str) -> str:  # noqa: PLR0912
                 code = 0xFFFD
         out.append(chr(code))
     return "".join(out)
-
-
-_GO_ESCAPES = {
-    "\a": "\\a",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\v": "\\v",
-    "\\": "\\\\",
-    '"': '\\"',
-}
-
-
-def go_quote(text: str) -> str:
-    """`text` double-quoted as Go's strconv.Quote (`%#v`) does: printable characters as they
-    are (non-ASCII included), others escaped; go-jsonnet quotes import paths in messages so."""
-    out = ['"']
-    for c in text:
-        code = ord(c)
-        if c in _GO_ESCAPES:
-            out.append(_GO_ESCAPES[c])
-        elif c.isprintable():
-            out.append(c)
-        elif code < 0x80:
-            out.append(f"\\x{code:02x}")
-        elif code < 0x10000:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(f"\\U{code:08x}")
-    out.append('"')
-    return "".join(out)

@@ -9,11 +9,11 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Protocol
 
+from tools.tanka.errors import go_quote
 from tools.tanka.source.jsonnet import ast
 from tools.tanka.source.jsonnet.children import children
 from tools.tanka.source.jsonnet.gc_pause import cycle_collection_paused
 from tools.tanka.source.jsonnet.parser import deep_recursion
-from tools.tanka.source.jsonnet.strings import go_quote
 from tools.tanka.source.jsonnet.types.build_graph import VarAt, add_roots
 from tools.tanka.source.jsonnet.types.desc import ParamSpec, TypeDesc, describe
 from tools.tanka.source.jsonnet.types.graph import ImportFunc, TypeGraph
