@@ -94,6 +94,13 @@ def test_positions_are_one_based_line_and_column_of_the_keyword() -> None:
     assert result.imports == (ImportRef("import", "x.libsonnet", 2, 8),)
 
 
+def test_columns_count_utf8_bytes_as_go_jsonnet() -> None:
+    # 'é' is two bytes and '日' three: the keyword's column is 19 in bytes (16 in characters),
+    # where `tanka-bot tk lint` (go-jsonnet's parser) reports the import too.
+    [ref] = scan_imports("{ 'é': '日', b: import 'x' }\n").imports
+    assert (ref.line, ref.column) == (1, 19)
+
+
 def test_computed_and_text_block_imports_are_not_reported() -> None:
     assert paths("local p = 'a'; import p") == []
     assert paths("import |||\n  a.libsonnet\n|||") == []

@@ -48,7 +48,7 @@ _HSPACE = re.compile(r"[ \t]*")
 class ImportRef:
     kind: ImportKind
     path: str  # the string literal's value, escapes decoded
-    line: int  # 1-based position of the keyword, in characters like go-jsonnet
+    line: int  # 1-based position of the keyword; the column in UTF-8 bytes, as go-jsonnet
     column: int
 
 
@@ -67,14 +67,17 @@ class ScanResult:
 
 
 class _Positions:
-    """Offset -> (line, column), both 1-based, computed only for the few offsets we report."""
+    """Offset -> (line, column), both 1-based, computed only for the few offsets we report. The
+    column counts UTF-8 bytes from the line's start, as go-jsonnet's locations do."""
 
     def __init__(self, text: str) -> None:
+        self._text = text
         self._starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
     def at(self, offset: int) -> tuple[int, int]:
         index = bisect.bisect_right(self._starts, offset) - 1
-        return index + 1, offset - self._starts[index] + 1
+        before = self._text[self._starts[index] : offset]
+        return index + 1, len(before.encode("utf-8", "surrogatepass")) + 1
 
 
 def scan_imports(text: str) -> ScanResult:
@@ -183,4 +186,3 @@ def text_block_end(text: str, pos: int) -> int | str:
     return _text_block_end(text, pos)
 
 
-Positions = _Positions  # offset -> 1-based (line, column), for other analyses of a source
