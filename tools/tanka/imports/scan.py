@@ -184,5 +184,3 @@ def _unescape(match: re.Match[str]) -> str:
 def text_block_end(text: str, pos: int) -> int | str:
     """Offset just past the `|||` text block starting at pos, or go-jsonnet's lexer complaint."""
     return _text_block_end(text, pos)
-
-
