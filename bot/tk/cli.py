@@ -22,6 +22,7 @@ from bot.errors import UserError
 from bot.tk import eval as tk_eval
 from bot.tk import export as tk_export
 from bot.tk import flags
+from bot.tk import source as tk_source
 from bot.tk import status as tk_status
 from bot.tk import tool as tk_tool
 
@@ -65,11 +66,7 @@ def add_parser(sub: Any) -> None:
     imp = cmds.add_parser("importers", help="environments that import the given files")
     imp.add_argument("files", nargs="+", metavar="FILE", help="changed files; deleted:FILE if gone")
     imp.add_argument("--root", default=".", help="repository root to search (default: .)")
-    fmt = cmds.add_parser("fmt", help="format Jsonnet files in place")
-    fmt.add_argument("--test", action="store_true", help="only report files that would change")
-    fmt.add_argument("paths", nargs="+", metavar="PATH")
-    lint = cmds.add_parser("lint", help="validate Jsonnet files")
-    lint.add_argument("paths", nargs="+", metavar="PATH")
+    tk_source.add_parsers(cmds)
     flags.add_log_level_flags(parser)
 
 
@@ -107,8 +104,6 @@ def run(args: argparse.Namespace) -> int:
         "diff": _diff,
         "check": _check,
         "importers": run_importers,
-        "fmt": _fmt,
-        "lint": _lint,
     }
     handler = getattr(args, "tk_handler", None) or handlers[args.tk_command]
     with _user_errors():
@@ -268,23 +263,3 @@ def run_importers(args: argparse.Namespace) -> int:
             files.append(DELETED_PREFIX + os.path.normpath(os.path.join(root, path)))
     sys.stdout.write(format_importers(importers(root, files)))
     return 0
-
-
-def _fmt(args: argparse.Namespace) -> int:
-    from tools.tanka.source.fmt import format_paths
-
-    report = format_paths(args.paths, test=args.test)
-    print(report.summary(), file=sys.stderr if report.exit_code else sys.stdout)
-    return report.exit_code
-
-
-def _lint(args: argparse.Namespace) -> int:
-    from tools.tanka.source.lint import lint_paths
-
-    missing = [p for p in args.paths if not os.path.exists(p)]
-    if missing:
-        raise UserError(f"{missing[0]}: no such file or directory; give existing files or dirs")
-    diagnostics = lint_paths(args.paths, root=Path.cwd())
-    for diagnostic in diagnostics:
-        print(diagnostic)
-    return 1 if diagnostics else 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,8 +75,14 @@ def format_paths(
     *,
     excludes: Iterable[str] = DEFAULT_EXCLUDES,
     formatter: FormatFn | None = None,
+    out: Callable[[Path, str], None] | None = None,
+    checked: Callable[[Path, bool], None] | None = None,
 ) -> FormatReport:
-    """Format every Jsonnet file under paths; raise FormatError listing every file that fails."""
+    """Format every Jsonnet file under paths; raise FormatError listing every file that fails.
+
+    `out`, when given, receives every file's formatted text instead of the file being written
+    (tk fmt --stdout); `checked` hears of each file as it is checked and whether it changes
+    (tk fmt -v)."""
     fmt = formatter or default_formatter()
     patterns = tuple(excludes)
     files = [f for p in paths for f in find_jsonnet_files(Path(p), patterns)]
@@ -93,9 +99,13 @@ def format_paths(
             continue
         if formatted != original:
             updates[file] = formatted
+        if checked is not None:
+            checked(file, formatted != original)
+        if out is not None and not test:
+            out(file, formatted)
     if errors:
         raise FormatError("\n".join(errors))
-    if not test:
+    if not test and out is None:
         for file, text in updates.items():
             file.write_text(text, encoding="utf-8")
     return FormatReport(tuple(files), tuple(updates), test)

@@ -83,9 +83,12 @@ def lint_paths(
     paths: Iterable[str | Path],
     *,
     root: Path | None = None,
+    excludes: Iterable[str] = DEFAULT_EXCLUDES,
 ) -> list[Diagnostic]:
-    """Diagnostics for every Jsonnet file under paths (directories as `tk fmt` walks them)."""
-    files = [f.resolve() for p in paths for f in _files(Path(p))]
+    """Diagnostics for every Jsonnet file under paths (directories as `tk fmt` walks them, minus
+    the `excludes` globs)."""
+    patterns = tuple(excludes)
+    files = [f.resolve() for p in paths for f in _files(Path(p), patterns)]
     linter = _Linter(root.resolve() if root else None)
     for file in files:
         linter.lint_file(file)
@@ -99,9 +102,9 @@ def format_diagnostics(diagnostics: Sequence[Diagnostic]) -> str:
     return "\n".join(str(d) for d in diagnostics)
 
 
-def _files(target: Path) -> list[Path]:
+def _files(target: Path, excludes: tuple[str, ...]) -> list[Path]:
     try:
-        return find_jsonnet_files(target, DEFAULT_EXCLUDES)
+        return find_jsonnet_files(target, excludes)
     except FormatError as exc:
         raise ToolError(str(exc)) from exc
 
