@@ -25,10 +25,12 @@ that says what is wrong and how to fix it):
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -357,6 +359,27 @@ def run(
                         f"`{shown}` timed out after {timeout:g} s and was stopped"
                     ) from exc
     return CommandResult(tuple(argv), proc.returncode, out, err)
+
+
+def run_module(
+    module: str,
+    payload: object,
+    *,
+    cwd: Path,
+    timeout: float,
+    cancelled: Callable[[], bool] | None = None,
+) -> CommandResult:
+    """`python -m module` of this interpreter with `payload` as JSON on its stdin (`run`'s
+    timeout, cancellation and process group). `-P`: `-m` would otherwise put the working
+    directory (the agent-written checkout) first on sys.path, so a json.py there would run as the
+    child imports json."""
+    return run(
+        [sys.executable, "-P", "-m", module],
+        cwd=cwd,
+        timeout=timeout,
+        input_bytes=json.dumps(payload).encode(),
+        cancelled=cancelled,
+    )
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:

@@ -29,15 +29,19 @@ def _everything_posted(s: Stack) -> str:
     return "\n".join(parts)
 
 
+def _rotate(s: Stack) -> None:
+    """The model's next step: the new password in the source, a new non-secret value."""
+    s.model.calls(
+        Call("e1", "file_edit", {"path": CREDS, "old_text": PASSWORD, "new_text": NEW_PASSWORD}),
+        Call("e2", "file_edit", {"path": f"{ENV}/main.jsonnet", "old_text": f"'{VISIBLE}'",
+                                 "new_text": f"'{NEW_VISIBLE}'"}),
+    )  # fmt: skip
+
+
 def test_secret_values_never_reach_slack_or_the_pull_request(tmp_path: Path) -> None:
     with stack(tmp_path, project=make_secret_repo) as s:
         s.start_bot()
-        s.model.calls(
-            Call("e1", "file_edit",
-                 {"path": CREDS, "old_text": PASSWORD, "new_text": NEW_PASSWORD}),
-            Call("e2", "file_edit", {"path": f"{ENV}/main.jsonnet", "old_text": f"'{VISIBLE}'",
-                                     "new_text": f"'{NEW_VISIBLE}'"}),
-        )  # fmt: skip
+        _rotate(s)
         s.model.calls(Call("d1", "tanka_diff", {"env_path": ENV}))
         s.model.answer(f"Rotated the password from {PASSWORD} to {NEW_PASSWORD}.")
         root = s.mention("rotate the db password")
@@ -63,12 +67,7 @@ def test_after_a_restart_the_approval_still_masks_what_the_change_renders(tmp_pa
     # request itself carries the new password, and goes into the pull request's title and body.
     with stack(tmp_path, project=make_secret_repo, redis=True) as s:
         s.start_bot()
-        s.model.calls(
-            Call("e1", "file_edit",
-                 {"path": CREDS, "old_text": PASSWORD, "new_text": NEW_PASSWORD}),
-            Call("e2", "file_edit", {"path": f"{ENV}/main.jsonnet", "old_text": f"'{VISIBLE}'",
-                                     "new_text": f"'{NEW_VISIBLE}'"}),
-        )  # fmt: skip
+        _rotate(s)
         s.model.answer("Rotated.")
         root = s.mention(f"set the db password to {NEW_PASSWORD}")
         proposal = s.proposal(root.ts)

@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from tools.tanka.confined import within
 from tools.tanka.errors import TankaError
 
 FILENAME = "chartfile.yaml"
@@ -161,5 +162,4 @@ def missing_chart_hint(chart: str, confine: str) -> str:
 
 
 def _within(path: str, top: str) -> bool:
-    real = os.path.realpath(path)
-    return real == top or real.startswith(top.rstrip("/") + "/")
+    return within(os.path.realpath(path), top)

@@ -22,26 +22,28 @@ def test_the_child_finds_what_the_process_finds() -> None:
     assert ours  # the fixture has problems to find
 
 
-def test_a_lint_past_its_memory_names_the_limit(tmp_path: Path) -> None:
+def big_file(tmp_path: Path, element: str, count: int) -> Path:
+    """The fixture repository with a large array file in it (seconds to lint)."""
     shutil.copytree(FIXTURE, tmp_path / "repo")
     big = tmp_path / "repo" / "big.libsonnet"
-    big.write_text("[\n" + "{ a: 1, b: [1, 2, 3], c: 'x' },\n" * 200_000 + "]\n")
+    big.write_text("[\n" + f"{element},\n" * count + "]\n")
+    return big
+
+
+def test_a_lint_past_its_memory_names_the_limit(tmp_path: Path) -> None:
+    big = big_file(tmp_path, "{ a: 1, b: [1, 2, 3], c: 'x' }", 200_000)
     with pytest.raises(ToolError, match="the lint needed more than 1 MB"):
         lint_in_child([big], root=tmp_path / "repo", memory_mb=1)
 
 
 def test_a_lint_past_its_time_is_a_tool_error(tmp_path: Path) -> None:
-    shutil.copytree(FIXTURE, tmp_path / "repo")
-    big = tmp_path / "repo" / "big.libsonnet"
-    big.write_text("[\n" + "{ a: 1 },\n" * 50_000 + "]\n")
+    big = big_file(tmp_path, "{ a: 1 }", 50_000)
     with pytest.raises(ToolError, match="timed out"):
         lint_in_child([big], root=tmp_path / "repo", timeout=0.2)
 
 
 def test_a_cancelled_turn_stops_the_lint_at_once(tmp_path: Path) -> None:
-    shutil.copytree(FIXTURE, tmp_path / "repo")
-    big = tmp_path / "repo" / "big.libsonnet"
-    big.write_text("[\n" + "{ a: 1 },\n" * 200_000 + "]\n")  # tens of seconds of linting
+    big = big_file(tmp_path, "{ a: 1 }", 200_000)  # tens of seconds of linting
     polls: list[int] = []
 
     def cancelled() -> bool:

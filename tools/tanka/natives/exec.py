@@ -58,16 +58,19 @@ def _binary(env_var: str, name: str, fn: str) -> str:
     return found
 
 
-def _run(argv: list[str], stdin: str, fn: str) -> str:
+def _run(argv: list[str], stdin: str, fn: str, shown: str = "") -> str:
+    """The command's output; NativeError naming it as `shown` (default: its first two words)."""
+    shown = shown or f"`{' '.join(argv[:2])}`"
     try:
         proc = subprocess.run(
             argv, input=stdin.encode(), capture_output=True, timeout=EXEC_TIMEOUT, check=False
         )
     except subprocess.TimeoutExpired:
-        raise NativeError(f"{fn}: `{' '.join(argv[:2])}` ran past {EXEC_TIMEOUT:g}s") from None
+        raise NativeError(f"{fn}: {shown} ran past {EXEC_TIMEOUT:g}s") from None
     if proc.returncode != 0:
-        detail = proc.stderr.decode(errors="replace").strip()
-        raise NativeError(f"{fn}: `{' '.join(argv[:2])}` failed: {detail}")
+        # helm's "Use --debug flag" hint cannot be acted on through tk.
+        detail = proc.stderr.decode(errors="replace").replace(_DEBUG_HINT, "").strip()
+        raise NativeError(f"{fn}: {shown} failed: {detail}")
     return proc.stdout.decode(errors="replace")
 
 
@@ -89,8 +92,7 @@ def helm_template(
         )
     from tools.tanka.natives import helm_lib
 
-    # Both paths name the chart as the calling file does, and give Helm's message alone: the
-    # binary's "Use --debug flag" hint cannot be acted on through tk.
+    # Both paths name the chart as the calling file does, and give Helm's message alone.
     command = f"`helm template {name} {chart}`"
     if use_library and helm_lib.available():
         try:
@@ -98,12 +100,7 @@ def helm_template(
         except helm_lib.HelmLibraryError as exc:
             raise NativeError(f"{fn}: {command} failed: Error: {str(exc).rstrip()}") from None
     else:
-        argv = helm_argv(name, path, opts)
-        try:
-            stream = _run(argv, _values_yaml(opts), fn)
-        except NativeError as exc:
-            detail = str(exc).split(" failed: ", 1)[-1].replace(_DEBUG_HINT, "").rstrip()
-            raise NativeError(f"{fn}: {command} failed: {detail}") from None
+        stream = _run(helm_argv(name, path, opts), _values_yaml(opts), fn, shown=command)
     try:
         return keyed_manifests(stream, fn, _name_format(opts), source=f"the output of {command}")
     except NativeError:

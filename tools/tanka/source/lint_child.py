@@ -38,14 +38,8 @@ def lint_in_child(
     """`lint_paths(paths, root=root)`, run in a child process; ToolError when it fails, runs past
     `timeout`, needs more than `memory_mb` megabytes or `cancelled` says stop."""
     payload = {"paths": [str(p) for p in paths], "root": str(root), "memory_mb": memory_mb}
-    # -P: `-m` would otherwise put the working directory (the agent-written checkout) first on
-    # sys.path, so a json.py there would run as the child imports json.
-    result = sandbox.run(
-        [sys.executable, "-P", "-m", "tools.tanka.source.lint_child"],
-        cwd=root,
-        timeout=timeout,
-        input_bytes=json.dumps(payload).encode(),
-        cancelled=cancelled,
+    result = sandbox.run_module(
+        "tools.tanka.source.lint_child", payload, cwd=root, timeout=timeout, cancelled=cancelled
     )
     if not result.ok:
         tail = result.error_text()[-1500:]

@@ -39,13 +39,8 @@ def run_static_checks(
         {"file": str(f), "root": str(root), "search": [str(s) for s in search]}
         for f, root, search in jobs
     ]
-    # -P: `-m` would otherwise put the working directory (the agent-written checkout) first on
-    # sys.path, so a json.py there would run as the child imports json.
-    result = sandbox.run(
-        [sys.executable, "-P", "-m", "tools.tanka.source.lint_static"],
-        cwd=Path(jobs[0][1]),
-        timeout=timeout,
-        input_bytes=json.dumps(payload).encode(),
+    result = sandbox.run_module(
+        "tools.tanka.source.lint_static", payload, cwd=Path(jobs[0][1]), timeout=timeout
     )
     if not result.ok:
         raise ToolError(f"the static check failed: {result.error_text()[-2000:]}")
