@@ -18,10 +18,10 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from bot.agent.agent import Agent
 from bot.agent.budget import Budgets
 from bot.agent.conversation import Conversation
 from bot.agent.events import Event
-from bot.agent.loop import Agent
 from bot.agent.messages import (
     Message,
     ModelRequest,

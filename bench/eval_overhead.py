@@ -16,7 +16,7 @@ import threading
 import time
 from pathlib import Path
 
-from bot.agent.loop import Agent
+from bot.agent.agent import Agent
 from bot.agent.messages import Message, ModelRequest, ModelResponse, StopReason, Text, Usage
 from bot.agent.prompts import system_prompt
 from bot.eval.command import DEFAULT_TASKS

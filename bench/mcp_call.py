@@ -23,7 +23,7 @@ from pathlib import Path
 
 from mcp import Client, StdioServerParameters
 
-from bot.agent.loop import Agent
+from bot.agent.agent import Agent
 from bot.agent.messages import Message, ModelRequest, ModelResponse, StopReason, Text, Usage
 from bot.mcp.config import load_mcp_config
 from bot.mcp.hub import McpHub

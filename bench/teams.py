@@ -4,7 +4,7 @@
 
 1. A proposal touching ENVIRONMENTS environments (default 2,000) against RULES approval rules
    (default 50, each a glob on one team's environments, a tenth of them matching): the rules
-   matched (`bot.policy.requirements`), approvals counted (`tally`, 3 approvers, one group
+   matched (`bot.policy.rules.requirements`), approvals counted (`tally`, 3 approvers, one group
    lookup cached in memory), and the proposal's "needs" text. Target: under 50 ms.
 2. The audit writer's cost per event on the caller's thread (`Audit.record`: masking with a
    thread's SecretMask, JSON, the queue), and its throughput into the JSON-lines store.
@@ -21,10 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.audit import Audit
-from bot.policy import needs_text, requirements, tally
-from bot.store.audit import JsonLinesAudit
-from bot.teams import ApprovalRule
+from bot.policy.rules import needs_text, requirements, tally
+from bot.policy.teams import ApprovalRule
+from bot.telemetry.audit import Audit
+from bot.telemetry.audit_log import JsonLinesAudit
 from tools.redaction import SecretMask
 
 SRE = frozenset({f"U0SRE{i}" for i in range(40)})

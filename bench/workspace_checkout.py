@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bot.git.workspace import RepoCache
+from bot.workspace.repo_cache import RepoCache
 
 ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
 IDENTITY = ["-c", "user.name=Bench", "-c", "user.email=bench@example.com"]

@@ -24,28 +24,28 @@ from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot.agent.loop import Agent
+from bot.agent.agent import Agent
 from bot.agent.messages import LLMProvider
 from bot.agent.prompts import system_prompt
-from bot.approvals import GroupCache
-from bot.audit import Audit
-from bot.channels import Channels
 from bot.compose import budgets_from_settings, mcp_hub, with_mcp_tools
 from bot.config import ConfigError, Settings
-from bot.dispatch import Dispatcher
 from bot.git.askpass import TokenCredentials
-from bot.git.workspace import RepoCache
-from bot.http import HealthApp, Readiness
-from bot.metrics import Metrics
-from bot.reaper import Reaper
-from bot.runner import Runner
-from bot.scheduler import CacheMaintenance
+from bot.inbound.http import HealthApp, Readiness
+from bot.inbound.slack_listeners import register
+from bot.policy.groups import GroupCache
+from bot.runtime.channels import Channels
+from bot.runtime.dispatch import Dispatcher
+from bot.runtime.reaper import Reaper
+from bot.runtime.runner import Runner
+from bot.runtime.scheduler import CacheMaintenance
 from bot.services import Services
 from bot.slack.client import SlackChatClient, web_client
-from bot.slack.listeners import register
 from bot.store import build_store
-from bot.store.audit import build_audit_store
-from bot.workspaces import Workspaces
+from bot.telemetry.audit import Audit
+from bot.telemetry.audit_log import build_audit_store
+from bot.telemetry.metrics import Metrics
+from bot.workspace.repo_cache import RepoCache
+from bot.workspace.workspaces import Workspaces
 from tools.catalog import default_registry
 from tools.tanka.diff.base_tree import BaseTrees
 from tools.tanka.diff.revision import RevisionDiffer
@@ -251,7 +251,7 @@ def serve(settings: Settings, *, host: str, port: int, socket_mode: bool) -> int
 
 def github_webhook(service: Service) -> Any:
     """The `POST /github/webhook` app, or None (404) when GITHUB_WEBHOOK_SECRET is unset."""
-    from bot.github.receiver import WebhookReceiver
+    from bot.inbound.github_receiver import WebhookReceiver
 
     secret = service.svc.settings.github_webhook_secret
     if secret is None or not secret.get_secret_value():
@@ -261,7 +261,7 @@ def github_webhook(service: Service) -> Any:
 
 
 def _verified(handler: SlackRequestHandler, service: Service) -> Any:
-    from bot.slack.signature import SignatureGate
+    from bot.inbound.slack_signature import SignatureGate
 
     secret = _secret(service.svc.settings.slack_signing_secret)
     return SignatureGate(handler, secret, service.svc.metrics)

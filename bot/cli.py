@@ -41,7 +41,7 @@ def _parser(chat_deps: ChatDeps | None) -> argparse.ArgumentParser:
     tk_cli.add_parser(sub)
     eval_arguments.add_parser(sub)
 
-    from bot import audit_cli
+    from bot.telemetry import audit_command as audit_cli
 
     audit_cli.add_parser(sub)
     return parser
@@ -70,7 +70,7 @@ def _serve(args: argparse.Namespace) -> int:
     settings = load_settings()
     settings.require(settings.missing_for_serve(socket_mode=args.socket_mode))
     from bot.app import serve
-    from bot.logs import configure_json_logging
+    from bot.telemetry.logs import configure_json_logging
 
     configure_json_logging(logging.DEBUG if args.verbose else logging.INFO)
     # slack_sdk and urllib3 log request details at debug level; keep them out of the service log.

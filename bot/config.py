@@ -24,10 +24,10 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from bot.domain.prices import Price, parse_prices
 from bot.errors import ConfigError as ConfigError  # noqa: PLC0414 - re-exported: defined in bot.errors
 from bot.mcp.config import McpConfig, McpConfigError, load_mcp_config
-from bot.prices import Price, parse_prices
-from bot.teams import TEAM_KEYS, Teams, parse_teams
+from bot.policy.teams import TEAM_KEYS, Teams, parse_teams
 
 Provider = Literal["anthropic", "gemini", "openai"]
 
@@ -104,7 +104,8 @@ class Settings(BaseSettings):
     policy_dir: str = Field("policy", alias="TANKA_BOT_POLICY_DIR", min_length=1)
     kubernetes_version: str | None = Field(None, alias="TANKA_BOT_KUBERNETES_VERSION")
 
-    # Teams (bot.teams): channels, who may steer, approval rules; only the settings file sets it.
+    # Teams (bot.policy.teams): channels, who may steer, approval rules; only the settings file
+    # sets it.
     teams: Annotated[Teams, SkipValidation] = Field(default_factory=Teams)
     prices: str | None = Field(None, alias="TANKA_BOT_PRICES")
     # The audit log keeps events this many seconds, and at most this many events.

@@ -6,15 +6,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bot.agent.loop import Agent
-from bot.approvals import GroupCache
-from bot.audit import Audit
+from bot.agent.agent import Agent
 from bot.config import Settings
-from bot.metrics import Metrics
-from bot.ports import ChatClient
+from bot.domain.ports import ChatClient
+from bot.policy.groups import GroupCache
 from bot.publish.pipeline import PullRequestHost
 from bot.store.base import Store
-from bot.workspaces import Workspaces
+from bot.telemetry.audit import Audit
+from bot.telemetry.metrics import Metrics
+from bot.workspace.workspaces import Workspaces
 from tools.context import PullRequestSource
 from tools.tanka.diff.revision import RevisionDiffer
 

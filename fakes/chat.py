@@ -1,4 +1,4 @@
-"""An in-memory `ChatClient` (bot.ports) that records every call, for tests of handlers.
+"""An in-memory `ChatClient` (bot.domain.ports) that records every call, for tests of handlers.
 
 For end-to-end tests over HTTP use fakes.slack_server instead; this one is for unit tests that
 only need to see what a handler posted (and make posting fail).
@@ -11,7 +11,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bot.ports import ChatError
+from bot.domain.ports import ChatError
 
 
 class RecordingChat:

@@ -17,12 +17,21 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 
-FRONT_ENDS = ("bot.chat", "bot.cli", "bot.tk", "bot.slack", "bot.handlers", "bot.runner", "bot.app")
+FRONT_ENDS = (
+    "bot.chat",
+    "bot.cli",
+    "bot.tk",
+    "bot.slack",
+    "bot.inbound",
+    "bot.handlers",
+    "bot.runtime.runner",
+    "bot.app",
+)
 SETTINGS = ("bot.config", "bot.compose")
 # SDK module -> where it may be imported (a package directory or a module file).
 SDK_ADAPTERS = {
-    "slack_bolt": ("bot/slack/", "bot/app.py"),
-    "slack_sdk": ("bot/slack/", "bot/app.py"),
+    "slack_bolt": ("bot/inbound/slack_listeners.py", "bot/app.py"),
+    "slack_sdk": ("bot/slack/", "bot/inbound/slack_signature.py", "bot/app.py"),
     "github": ("bot/github/",),
     "anthropic": ("bot/agent/providers/",),
     "google.genai": ("bot/agent/providers/",),
@@ -104,7 +113,7 @@ def test_the_repository_keeps_its_import_rules() -> None:
 def test_the_checker_finds_each_kind_of_violation(tmp_path: Path) -> None:
     files = {
         "tools/tanka/engine.py": "from bot.config import Settings\n",
-        "bot/agent/loop.py": "def f():\n    import bot.chat.command\n",
+        "bot/agent/agent.py": "def f():\n    import bot.chat.command\n",
         "bot/agent/budget.py": "from bot import config\n",
         "bot/chat/command.py": "import anthropic\nfrom github import Github\n",
         "bot/agent/providers/gemini.py": "from google import genai\nfrom ..messages import x\n",
@@ -118,9 +127,9 @@ def test_the_checker_finds_each_kind_of_violation(tmp_path: Path) -> None:
     assert violations(tmp_path) == [
         "bench/publish.py:2: imports tests.tree (benchmarks stand alone; tests may change under "
         "them)",
+        "bot/agent/agent.py:2: imports bot.chat.command (the agent core knows no front end)",
         "bot/agent/budget.py:1: imports bot.config (the agent core takes its budgets and provider "
         "as arguments)",
-        "bot/agent/loop.py:2: imports bot.chat.command (the agent core knows no front end)",
         "bot/chat/command.py:1: imports anthropic (only bot/agent/providers/ may)",
         "bot/chat/command.py:2: imports github (only bot/github/ may)",
         "tools/tanka/engine.py:1: imports bot.config (tools/ is the agent's library; bot/ may "

@@ -22,10 +22,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from bot.agent.agent import Agent, TurnResult
 from bot.agent.budget import TurnBudget
 from bot.agent.cancel import CancelToken
 from bot.agent.events import Observer, ignore
-from bot.agent.loop import Agent, TurnResult
 from bot.agent.messages import Message
 from tools.context import ToolContext
 from tools.errors import ToolError

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TextIO
 
-from bot.agent.loop import TurnResult
+from bot.agent.agent import TurnResult
 from bot.chat.repl import ChatSession
 from bot.config import Settings
 from bot.errors import BotError, UserError

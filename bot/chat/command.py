@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from bot.agent.agent import Agent
 from bot.agent.conversation import Conversation
-from bot.agent.loop import Agent
 from bot.agent.messages import LLMProvider
 from bot.agent.prompts import system_prompt
 from bot.chat.changes import ChatChanges
@@ -225,7 +225,7 @@ def scratch_checkout(url: str, settings: Settings) -> Path:
     inspected (its path is printed), and a later chat reuses the cache.
     """
     from bot.git.askpass import TokenCredentials
-    from bot.git.workspace import RepoCache
+    from bot.workspace.repo_cache import RepoCache
 
     token = settings.github_token
     credentials = TokenCredentials(token.get_secret_value) if token is not None else None

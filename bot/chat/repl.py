@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from bot.agent.agent import Agent, TurnResult
 from bot.agent.cancel import CancelToken
 from bot.agent.conversation import Conversation
-from bot.agent.loop import Agent, TurnResult
 from bot.agent.review import Review, ReviewInput, run_reviewed_turn
 from bot.chat.changes import ChatChanges
 from bot.chat.terminal import TerminalObserver, describe_usage

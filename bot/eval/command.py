@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from bot.agent.loop import Agent
+from bot.agent.agent import Agent
 from bot.agent.messages import LLMProvider
 from bot.agent.prompts import system_prompt
 from bot.compose import budgets_from_settings

@@ -19,8 +19,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from bot.agent.agent import Agent
 from bot.agent.cancel import CancelToken
-from bot.agent.loop import Agent
 from bot.eval.checks import BaseRenders, Workspace, evaluate
 from bot.eval.repos import changed_files, fresh_repo
 from bot.eval.tasks import Task

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from bot.commands import help_text
-from bot.prices import dollars, turn_cost
+from bot.domain.commands import help_text
+from bot.domain.prices import dollars, turn_cost
+from bot.domain.sessions import Session, SessionCorrupt
 from bot.services import Services
-from bot.sessions import Session, SessionCorrupt
 from tools.gitrun import Git, GitError
 
 MAX_LISTED = 60

@@ -1,5 +1,5 @@
 """The approve reaction: check who, which proposal and that it is unchanged; count it against
-the proposal's approval rules (bot.policy); publish when the last required approval arrives.
+the proposal's approval rules (bot.policy.rules); publish when the last required approval arrives.
 Removing the reaction withdraws the approval.
 
 Approvals are members of a set in the store, one per proposal, so every replica counts the same
@@ -16,15 +16,15 @@ import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from bot import policy
+from bot.domain.sessions import ProposalRecord, PullRequestRecord, Session
 from bot.handlers import ci
+from bot.inbound.slack_payloads import Reaction
+from bot.policy import rules as policy
 from bot.publish.pipeline import Published, PublishError, publish
 from bot.publish.pr_text import pr_body, pr_title
 from bot.publish.proposal import Proposal, ProposalChanged
 from bot.services import Services
-from bot.sessions import ProposalRecord, PullRequestRecord, Session
-from bot.slack.payloads import Reaction
-from bot.workspaces import WorkspaceError
+from bot.workspace.workspaces import WorkspaceError
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ def pull_request_refusal(session: Session, record: ProposalRecord) -> str | None
 
     Open: a proposal already in it is not published twice. Merged: a proposal on the base
     commit the merged one was made from would carry the merged change again; `rebase` first.
-    Closed without merging: the proposal may go into a new pull request (bot.sessions,
+    Closed without merging: the proposal may go into a new pull request (bot.domain.sessions,
     `Session.retire_pull_request`).
     """
     pr = session.pull_request

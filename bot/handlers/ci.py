@@ -23,11 +23,21 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Literal, Protocol, runtime_checkable
 
+from bot.domain.pr_state import (
+    Feedback,
+    PullRequestState,
+    closed_text,
+    comment_text,
+    conflict_text,
+    review_text,
+)
+from bot.domain.sessions import Session
+from bot.domain.thread import ThreadKey
 from bot.errors import UserError
 from bot.github.code_host import CheckRunInfo
 from bot.github.errors import CodeHostError
 from bot.github.repo_slug import resolve_repo
-from bot.github.webhook import (
+from bot.inbound.github_webhook import (
     CheckRunUpdate,
     CommentAdded,
     CommitStatus,
@@ -38,17 +48,7 @@ from bot.github.webhook import (
     PullRequestUpdated,
     ReviewSubmitted,
 )
-from bot.models import ThreadKey
-from bot.pr_state import (
-    Feedback,
-    PullRequestState,
-    closed_text,
-    comment_text,
-    conflict_text,
-    review_text,
-)
 from bot.services import Services
-from bot.sessions import Session
 from tools.registry import truncate
 
 log = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 
 from bot.agent.events import Event, ToolCallEvent, ToolResultEvent, UsageEvent
-from bot.ports import ChatClient, ChatError
+from bot.domain.ports import ChatClient, ChatError
 from bot.slack import blocks
 from tools.subagents import WRITING_TOOLS  # after each of these, the patch is saved
 

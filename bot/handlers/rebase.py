@@ -1,7 +1,9 @@
 """`rebase` in a session thread: move the session's change onto its base branch's newest commit.
 
-Runs inside the thread's lease (bot.runner). The repo cache is fetched and the stored patch is
-re-applied on the new base with a 3-way merge (bot.workspaces.Workspaces.rebase). A clean result
+Runs inside the thread's lease (bot.runtime.runner). The repo cache is fetched and the stored patch
+is
+re-applied on the new base with a 3-way merge (bot.workspace.workspaces.Workspaces.rebase). A clean
+result
 becomes the session's base and a new proposal, which an approval publishes to the same branch:
 the push is forced (bot.git.checkout.Checkout.push), so its pull request shows the rebased commit.
 A conflict is reported with the files' names and changes nothing.
@@ -9,9 +11,9 @@ A conflict is reported with the files' names and changes nothing.
 
 from __future__ import annotations
 
+from bot.domain.sessions import Session
 from bot.handlers.turn import _change, _propose
 from bot.services import Services
-from bot.sessions import Session
 from tools.redaction import SecretMask
 
 

@@ -1,6 +1,7 @@
 """Who may steer the agent, enforced before a mention, a reply, a cancel or `/tanka` becomes work.
 
-The rules are `bot.policy.Steering`'s; this is where a refusal is answered and audited. A mention
+The rules are `bot.policy.rules.Steering`'s; this is where a refusal is answered and audited. A
+mention
 is refused in its thread (the bot answers every mention); a reply in a session thread is refused
 ephemerally, so the thread stays readable; a reply in a thread without a session is people
 talking, and is left alone.
@@ -10,10 +11,10 @@ from __future__ import annotations
 
 import logging
 
-from bot.policy import Steering
-from bot.ports import ChatError
+from bot.domain.ports import ChatError
+from bot.inbound.slack_payloads import Mention, SlashCommand, ThreadReply
+from bot.policy.rules import Steering
 from bot.services import Services
-from bot.slack.payloads import Mention, SlashCommand, ThreadReply
 from bot.store.base import StoreUnavailable
 
 log = logging.getLogger(__name__)

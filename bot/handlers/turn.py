@@ -10,20 +10,20 @@ from __future__ import annotations
 import logging
 import time
 
-from bot import policy
+from bot.agent.agent import TurnResult
 from bot.agent.cancel import CancelToken
-from bot.agent.loop import TurnResult
 from bot.agent.review import Review, ReviewInput, run_reviewed_turn
 from bot.agent.trim import trim_history
+from bot.domain.prices import dollars, turn_cost
+from bot.domain.sessions import ProposalRecord, Session
 from bot.git.checkout import Checkout
 from bot.handlers.progress import CONTEXT_WINDOWS, Progress
-from bot.prices import dollars, turn_cost
+from bot.policy import rules as policy
 from bot.publish.pr_text import pr_title
 from bot.publish.proposal import Proposal, make_proposal
 from bot.services import Services
-from bot.sessions import ProposalRecord, Session
 from bot.slack import blocks
-from bot.workspaces import WorkspaceError
+from bot.workspace.workspaces import WorkspaceError
 from tools.context import ToolContext
 from tools.errors import ToolError
 from tools.git import working_tree_id

@@ -53,7 +53,7 @@ class ProposalView:
     approve_emoji: str
     review_note: str = ""  # e.g. why a rendered diff is not available
     checks: str = ""  # schema and policy findings (tk check), summary first
-    approvals: str = ""  # who may approve and how many approvals it needs (bot.policy)
+    approvals: str = ""  # who may approve and how many approvals it needs (bot.policy.rules)
     review: str = ""  # the reviewer sub-agent's findings (bot.agent.review), headline first
 
 

@@ -13,7 +13,7 @@ from slack_sdk.http_retry.builtin_handlers import (
     RateLimitErrorRetryHandler,
 )
 
-from bot.ports import ChatError
+from bot.domain.ports import ChatError
 
 log = logging.getLogger(__name__)
 

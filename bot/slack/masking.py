@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from bot.ports import ChatClient
+from bot.domain.ports import ChatClient
 
 Mask = Callable[[str], str]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Protocol
 
-from bot.models import ThreadKey
+from bot.domain.thread import ThreadKey
 
 
 class StoreUnavailable(Exception):

@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from bot.models import ThreadKey
+from bot.domain.thread import ThreadKey
 from bot.store.base import ttl_millis
 from bot.store.expiring import ExpiringDict
 

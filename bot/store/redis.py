@@ -22,7 +22,7 @@ import redis
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
-from bot.models import ThreadKey
+from bot.domain.thread import ThreadKey
 from bot.store.base import StoreUnavailable, ttl_millis
 
 TIMEOUT_SECONDS: Final = 2.0

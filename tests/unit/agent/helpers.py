@@ -9,10 +9,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from bot.agent.agent import Agent
 from bot.agent.budget import Budgets
 from bot.agent.cancel import CancelToken
 from bot.agent.events import Event
-from bot.agent.loop import Agent
 from bot.agent.messages import Message
 from bot.agent.retry import RetryPolicy
 from fakes.scripted_provider import ScriptedProvider

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.agent.agent import Agent, TurnResult
 from bot.agent.cancel import CancelToken
 from bot.agent.errors import ErrorKind
 from bot.agent.events import ErrorEvent
-from bot.agent.loop import Agent, TurnResult
 from bot.agent.messages import ModelRequest, ModelResponse
 from bot.agent.retry import RetryPolicy
 from fakes.scripted_provider import ScriptedProvider, call, overloaded, reply, tools

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from bot.agent.agent import Agent
 from bot.agent.budget import Budgets
 from bot.agent.conversation import Conversation
 from bot.agent.errors import ErrorKind
 from bot.agent.events import RetryEvent
-from bot.agent.loop import Agent
 from bot.agent.messages import Usage
 from bot.agent.providers.anthropic import AnthropicProvider
 from bot.agent.retry import RetryPolicy

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bot.agent.agent import Agent
 from bot.agent.events import ToolCallEvent, UsageEvent
-from bot.agent.loop import Agent
 from bot.agent.messages import ModelResponse, Usage
 from bot.agent.review import ReviewInput, parse_review, run_reviewed_turn
 from bot.slack import blocks

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from bot.agent.agent import Agent
 from bot.agent.budget import Budgets
 from bot.agent.cancel import CancelToken
 from bot.agent.errors import ErrorKind
@@ -22,7 +23,6 @@ from bot.agent.events import (
     ToolResultEvent,
     UsageEvent,
 )
-from bot.agent.loop import Agent
 from bot.agent.messages import ModelRequest, ModelResponse, Usage
 from fakes.scripted_provider import ScriptedProvider, call, last_results, reply, tools
 from tests.unit.agent.helpers import FakeClock, Gate, NoInput, Recorder, RecordingSleep, context

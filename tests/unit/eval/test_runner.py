@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.agent.agent import Agent
 from bot.agent.budget import Budgets
 from bot.agent.errors import AgentError, ErrorKind
-from bot.agent.loop import Agent
 from bot.agent.messages import ModelRequest, ModelResponse
 from bot.agent.prompts import system_prompt
 from bot.eval.runner import Runner, RunResult, TaskResult

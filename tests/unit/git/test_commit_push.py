@@ -13,7 +13,7 @@ import pytest
 
 from bot.git.askpass import TokenCredentials, askpass_env
 from bot.git.checkout import Identity
-from bot.git.workspace import RepoCache
+from bot.workspace.repo_cache import RepoCache
 from tests.unit.git.conftest import git
 from tools.gitrun import Git, GitError
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bot.domain.sessions import Session
 from bot.git.rebase import reapply
-from bot.git.workspace import RepoCache
-from bot.sessions import Session
 from bot.store.memory import MemoryStore
-from bot.workspaces import Workspaces, patch_blob
+from bot.workspace.repo_cache import RepoCache
+from bot.workspace.workspaces import Workspaces, patch_blob
 from tests.unit.git.conftest import commit_file, git
 
 PROD = "environments/prod/main.jsonnet"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.git.workspace import RepoCache
-from bot.scheduler import CacheMaintenance
+from bot.runtime.scheduler import CacheMaintenance
+from bot.workspace.repo_cache import RepoCache
 from tests.unit.git.conftest import commit_file, git
 
 
@@ -45,7 +45,7 @@ def test_a_failing_run_is_remembered_and_the_mirror_kept(
     assert job.run_once()
     kept = cache.commit_of("main")
     shutil.rmtree(origin)
-    with caplog.at_level(logging.WARNING, logger="bot.scheduler"):
+    with caplog.at_level(logging.WARNING, logger="bot.runtime.scheduler"):
         assert not job.run_once()
     assert job.last_error is not None
     assert "git fetch failed" in job.last_error

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.git.workspace import GitError, RepoCache
+from bot.workspace.repo_cache import GitError, RepoCache
 from tests.unit.git.conftest import commit_file, git
 
 
@@ -141,7 +141,7 @@ def test_concurrent_fetches_and_checkouts_keep_the_cache_sound(
 
     # other processes fetch at the same time (replicas sharing a volume)
     code = (
-        "import sys; from pathlib import Path; from bot.git.workspace import RepoCache;"
+        "import sys; from pathlib import Path; from bot.workspace.repo_cache import RepoCache;"
         "[RepoCache(Path(sys.argv[1]), sys.argv[2]).fetch() for _ in range(3)]"
     )
     procs = [

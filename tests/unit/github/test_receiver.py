@@ -6,12 +6,12 @@ import io
 import json
 from typing import Any
 
-from bot.github.receiver import MAX_BODY, WebhookReceiver
-from bot.github.webhook import GitHubEvent, signature, subject
-from bot.http import HealthApp
-from bot.metrics import Metrics
+from bot.inbound.github_receiver import MAX_BODY, WebhookReceiver
+from bot.inbound.github_webhook import GitHubEvent, signature, subject
+from bot.inbound.http import HealthApp
 from bot.store.base import StoreUnavailable
 from bot.store.memory import MemoryStore
+from bot.telemetry.metrics import Metrics
 from tests.unit.service.test_http import Response, environ
 
 SECRET = "whsec-unit-test"

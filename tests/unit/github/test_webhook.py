@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bot.github.webhook import (
+from bot.inbound.github_webhook import (
     CheckRunUpdate,
     CommentAdded,
     CommitStatus,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.http import Readiness
+from bot.inbound.http import Readiness
 from bot.mcp.config import McpConfig, load_mcp_config
 from bot.mcp.hub import McpFault, McpHub
 from bot.mcp.tools import McpTools, make_tool

@@ -1,11 +1,11 @@
-"""bot.approvals: who may approve, failing closed when a group cannot be read."""
+"""bot.policy.groups: who may approve, failing closed when a group cannot be read."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot.approvals import GroupCache, refusal
-from bot.ports import ChatError
+from bot.domain.ports import ChatError
+from bot.policy.groups import GroupCache, refusal
 
 REQUESTER = "U0REQUEST"
 GROUPS = {"S0SRE": frozenset({"U0SRE1", "U0SRE2"}), "S0LEADS": frozenset({"U0LEAD"})}

@@ -1,10 +1,10 @@
-"""bot.commands: /tanka subcommands and the in-thread cancel and rebase words."""
+"""bot.domain.commands: /tanka subcommands and the in-thread cancel and rebase words."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot.commands import (
+from bot.domain.commands import (
     Envs,
     Help,
     NewEnv,

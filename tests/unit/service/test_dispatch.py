@@ -1,4 +1,4 @@
-"""bot.dispatch: admission (STARTED / QUEUED / FULL), failing jobs, shutdown. No sleeps."""
+"""bot.runtime.dispatch: admission (STARTED / QUEUED / FULL), failing jobs, shutdown. No sleeps."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bot.dispatch import Admission, Dispatcher
+from bot.runtime.dispatch import Admission, Dispatcher
 
 WAIT = 5.0
 

@@ -11,13 +11,13 @@ from typing import Any, cast
 import pytest
 from slack_sdk.signature import SignatureVerifier
 
-from bot.git.workspace import RepoCache
-from bot.http import MAX_BODY, HealthApp, Readiness
-from bot.metrics import Metrics
-from bot.scheduler import CacheMaintenance
-from bot.slack.signature import SignatureGate
+from bot.inbound.http import MAX_BODY, HealthApp, Readiness
+from bot.inbound.slack_signature import SignatureGate
+from bot.runtime.scheduler import CacheMaintenance
 from bot.store.base import StoreUnavailable
 from bot.store.memory import MemoryStore
+from bot.telemetry.metrics import Metrics
+from bot.workspace.repo_cache import RepoCache
 
 SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 BODY = b'{"type":"event_callback","event_id":"Ev0PV52K25","event":{"type":"app_mention"}}'

@@ -1,4 +1,5 @@
-"""bot.lease with the in-memory store: exclusivity, release, cross-replica cancel, lost leases.
+"""bot.runtime.lease with the in-memory store: exclusivity, release, cross-replica cancel, lost
+leases.
 
 The keeper polls every `POLL` seconds; tests shorten it and wait on the cancel token with a
 timeout, never sleep and then assert.
@@ -11,8 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.lease import Lease, cancel_blob, lock_name, request_cancel
-from bot.models import ThreadKey
+from bot.domain.thread import ThreadKey
+from bot.runtime.lease import Lease, cancel_blob, lock_name, request_cancel
 from bot.store.base import StoreUnavailable
 from bot.store.memory import MemoryStore
 
@@ -32,7 +33,7 @@ class Clock:
 
 @pytest.fixture(autouse=True)
 def fast_poll(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("bot.lease.POLL", POLL)
+    monkeypatch.setattr("bot.runtime.lease.POLL", POLL)
 
 
 @pytest.fixture

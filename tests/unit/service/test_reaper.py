@@ -1,4 +1,5 @@
-"""bot.reaper: idle sessions reaped once, cut-off turns reported once, live turns left alone."""
+"""bot.runtime.reaper: idle sessions reaped once, cut-off turns reported once, live turns left
+alone."""
 
 from __future__ import annotations
 
@@ -7,18 +8,18 @@ from typing import cast
 
 import pytest
 
-from bot.agent.loop import Agent
-from bot.approvals import GroupCache
+from bot.agent.agent import Agent
 from bot.config import load_settings
-from bot.lease import lock_name
-from bot.metrics import Metrics
-from bot.models import ThreadKey
-from bot.reaper import CUT_OFF, Reaper
+from bot.domain.sessions import Session
+from bot.domain.thread import ThreadKey
+from bot.policy.groups import GroupCache
+from bot.runtime.lease import lock_name
+from bot.runtime.reaper import CUT_OFF, Reaper
 from bot.services import Services
-from bot.sessions import Session
 from bot.store.base import StoreUnavailable
 from bot.store.memory import MemoryStore
-from bot.workspaces import Workspaces
+from bot.telemetry.metrics import Metrics
+from bot.workspace.workspaces import Workspaces
 from fakes.chat import RecordingChat
 from tools.tanka.diff.revision import RevisionDiffer
 

@@ -1,4 +1,4 @@
-"""bot.sessions: the stored session model round-trips through JSON; corrupt data is named."""
+"""bot.domain.sessions: the stored session model round-trips through JSON; corrupt data is named."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import pytest
 
 from bot.agent.conversation import Conversation
 from bot.agent.messages import Message, Text, ToolCall, ToolResult, Usage
-from bot.models import ThreadKey
-from bot.sessions import (
+from bot.domain.sessions import (
     TRACE_LIMIT,
     ProposalRecord,
     PullRequestRecord,
     Session,
     SessionCorrupt,
 )
+from bot.domain.thread import ThreadKey
 
 
 def session() -> Session:

@@ -1,4 +1,5 @@
-"""bot.slack.payloads on the payload shapes Slack really sends (reference/slack.md 2.5-3.x)."""
+"""bot.inbound.slack_payloads on the payload shapes Slack really sends (reference/slack.md
+2.5-3.x)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.models import ThreadKey
-from bot.slack.payloads import (
+from bot.domain.thread import ThreadKey
+from bot.inbound.slack_payloads import (
     Ignored,
     Mention,
     Reaction,

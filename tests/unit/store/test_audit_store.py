@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.store.audit import AuditStore, JsonLinesAudit, iso_time
-from bot.store.redis_audit import RedisAudit
+from bot.telemetry.audit_log import AuditStore, JsonLinesAudit, iso_time
+from bot.telemetry.audit_redis import RedisAudit
 from tests.redis_server import RedisServer
 from tests.unit.store.conftest import FakeClock
 

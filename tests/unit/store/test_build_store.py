@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import redis
 
-from bot.models import ThreadKey
+from bot.domain.thread import ThreadKey
 from bot.store import MemoryStore, build_store
 from bot.store.redis import RedisStore
 from tests.redis_server import RedisServer

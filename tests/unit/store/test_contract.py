@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bot.models import ThreadKey
+from bot.domain.thread import ThreadKey
 from bot.store import Store
 from tests.unit.store.conftest import Backend
 

@@ -10,7 +10,7 @@ from functools import partial
 
 import pytest
 
-from bot.models import ThreadKey
+from bot.domain.thread import ThreadKey
 from bot.store import StoreUnavailable
 from bot.store.redis import RedisStore
 from tests.redis_server import RedisServer

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.models import ThreadKey
+from bot.domain.thread import ThreadKey
 
 
 def test_id_and_parse_are_inverse() -> None:

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.audit import Audit
-from bot.audit_cli import line, parse_since, run
 from bot.errors import UserError
-from bot.store.audit import Event, JsonLinesAudit
 from bot.store.base import StoreUnavailable
+from bot.telemetry.audit import Audit
+from bot.telemetry.audit_command import line, parse_since, run
+from bot.telemetry.audit_log import Event, JsonLinesAudit
 from tools.redaction import SecretMask
 
 
@@ -72,7 +72,7 @@ def test_a_full_queue_drops_events_instead_of_blocking() -> None:
 def test_an_unavailable_store_drops_the_batch_and_counts_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("bot.audit.time.sleep", lambda _s: None)
+    monkeypatch.setattr("bot.telemetry.audit.time.sleep", lambda _s: None)
 
     class Down(Recording):
         def append(self, lines: Sequence[str]) -> None:

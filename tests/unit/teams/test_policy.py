@@ -3,9 +3,9 @@ approvers, self-approval, user groups, failing closed."""
 
 from __future__ import annotations
 
-from bot.policy import NOT_SET_UP, Steering, needs_text, refusal, requirements, tally
-from bot.ports import ChatError
-from bot.teams import ApprovalRule, ChannelConfig, Teams
+from bot.domain.ports import ChatError
+from bot.policy.rules import NOT_SET_UP, Steering, needs_text, refusal, requirements, tally
+from bot.policy.teams import ApprovalRule, ChannelConfig, Teams
 
 GROUPS = {"S0SRE": frozenset({"U0BOB", "U0CAROL", "U0ALICE"}), "S0DBA": frozenset({"U0DAN"})}
 PROD = ApprovalRule(("environments/prod*",), ("S0SRE",), 2, False)

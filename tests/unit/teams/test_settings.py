@@ -8,8 +8,8 @@ import pytest
 import yaml
 
 from bot.config import ConfigError, Settings, load_settings
-from bot.prices import Price, dollars, parse_prices, turn_cost
-from bot.teams import ApprovalRule, ChannelConfig
+from bot.domain.prices import Price, dollars, parse_prices, turn_cost
+from bot.policy.teams import ApprovalRule, ChannelConfig
 
 GOOD = {
     "channels": {

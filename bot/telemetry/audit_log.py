@@ -163,7 +163,7 @@ def build_audit_store(
 ) -> AuditStore:  # fmt: skip
     """A Redis stream when `redis_url` is given, else JSON-lines files under `workdir/audit`."""
     if redis_url:
-        from bot.store.redis_audit import RedisAudit
+        from bot.telemetry.audit_redis import RedisAudit
 
         return RedisAudit(redis_url, prefix=prefix, retention=retention, max_events=max_events)
     return JsonLinesAudit(workdir / "audit", retention=retention, max_events=max_events)

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable
 
 from bot.agent.cancel import CancelToken
-from bot.models import ThreadKey
+from bot.domain.thread import ThreadKey
 from bot.store.base import Store, StoreUnavailable
 
 log = logging.getLogger(__name__)

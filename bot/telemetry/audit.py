@@ -20,8 +20,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from bot.store.audit import AuditStore, iso_time
 from bot.store.base import StoreUnavailable
+from bot.telemetry.audit_log import AuditStore, iso_time
 from tools.redaction import scrub_credentials
 
 log = logging.getLogger(__name__)

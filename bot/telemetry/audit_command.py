@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from typing import Any, TextIO
 
 from bot.errors import UserError
-from bot.store.audit import Event, build_audit_store
 from bot.store.base import StoreUnavailable
+from bot.telemetry.audit_log import Event, build_audit_store
 
 
 def add_parser(sub: Any) -> None:

@@ -1,5 +1,6 @@
-"""The HTTP surface of `serve` as WSGI: Slack's requests (behind bot.slack.signature's gate),
-GitHub's webhooks (bot.github.receiver), /healthz, /readyz and /metrics."""
+"""The HTTP surface of `serve` as WSGI: Slack's requests (behind bot.inbound.slack_signature's
+gate),
+GitHub's webhooks (bot.inbound.github_receiver), /healthz, /readyz and /metrics."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from bot.git.workspace import RepoCache
-from bot.metrics import Metrics
-from bot.scheduler import CacheMaintenance
+from bot.runtime.scheduler import CacheMaintenance
 from bot.store.base import Store, StoreUnavailable
+from bot.telemetry.metrics import Metrics
+from bot.workspace.repo_cache import RepoCache
 
 log = logging.getLogger(__name__)
 

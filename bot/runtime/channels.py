@@ -14,9 +14,9 @@ from dataclasses import replace
 from typing import Any
 
 from bot.config import Settings
-from bot.git.workspace import RepoCache
 from bot.services import Services
-from bot.workspaces import Workspaces
+from bot.workspace.repo_cache import RepoCache
+from bot.workspace.workspaces import Workspaces
 
 CacheFactory = Callable[[str], RepoCache]
 CodeHostFactory = Callable[[Settings], Callable[[], Any]]

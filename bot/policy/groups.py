@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from bot.ports import ChatError
+from bot.domain.ports import ChatError
 
 Members = Callable[[str], frozenset[str]]
 

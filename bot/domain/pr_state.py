@@ -1,6 +1,7 @@
 """What the bot remembers about a pull request it opened: CI checks, feedback, conflicts. Pure.
 
-GitHub's events (bot.github.webhook) are applied to a `PullRequestState`, which says what the
+GitHub's events (bot.inbound.github_webhook) are applied to a `PullRequestState`, which says what
+the
 thread should be told: the CI status message's text (one message per head commit, edited in
 place), and whether a fix is wanted. A failing CI run or a review requesting changes raises
 `attention`; the next turn in the thread takes the failing checks and the feedback into its
@@ -17,7 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from bot.github.webhook import (
+from bot.inbound.github_webhook import (
     FAILING,
     STATUS_ORDER,
     CheckRunUpdate,

@@ -13,12 +13,10 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.commands import Envs, Help, NewEnv, Status, parse_slash
+from bot.domain.commands import Envs, Help, NewEnv, Status, parse_slash
 from bot.handlers import steer
 from bot.handlers.admin import environments_message, help_message, status_message
-from bot.runner import STORE_DOWN, Runner
-from bot.services import Services
-from bot.slack.payloads import (
+from bot.inbound.slack_payloads import (
     Ignored,
     Mention,
     ThreadReply,
@@ -26,6 +24,8 @@ from bot.slack.payloads import (
     parse_command,
     parse_event,
 )
+from bot.runtime.runner import STORE_DOWN, Runner
+from bot.services import Services
 from bot.store.base import StoreUnavailable
 
 log = logging.getLogger(__name__)

@@ -1,6 +1,7 @@
 """`POST /github/webhook`: verify, deduplicate, parse, hand off, acknowledge.
 
-The same gate as Slack's (bot.slack.signature): a bounded body, the signature checked in constant
+The same gate as Slack's (bot.inbound.slack_signature): a bounded body, the signature checked in
+constant
 time before anything else is read, 401 for a missing or wrong one (logged without the body or the
 secret). A repeated `X-GitHub-Delivery` is acknowledged and dropped, across replicas (the store's
 `first_seen`). What the bot reports goes to `hand_off`, which must only queue work: the ack never
@@ -15,10 +16,10 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from bot.github.webhook import GitHubEvent, PayloadError, parse, verify
-from bot.http import StartResponse, read_body, reply
-from bot.metrics import Metrics
+from bot.inbound.github_webhook import GitHubEvent, PayloadError, parse, verify
+from bot.inbound.http import StartResponse, read_body, reply
 from bot.store.base import SessionStore, StoreUnavailable
+from bot.telemetry.metrics import Metrics
 
 log = logging.getLogger(__name__)
 

@@ -15,23 +15,23 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from bot.commands import NewEnv, is_cancel, is_rebase, new_env_prompt
-from bot.dispatch import Admission, Dispatcher
-from bot.github.webhook import GitHubEvent, PullRequestEvent, subject
+from bot.domain.commands import NewEnv, is_cancel, is_rebase, new_env_prompt
+from bot.domain.ports import ChatError
+from bot.domain.sessions import Session, SessionCorrupt
+from bot.domain.thread import ThreadKey
 from bot.handlers import ci, rebase, steer
 from bot.handlers.approve import approve, withdraw
 from bot.handlers.turn import run_turn, teach_mask
-from bot.lease import Lease, request_cancel
-from bot.logs import thread_context
-from bot.models import ThreadKey
-from bot.ports import ChatError
+from bot.inbound.github_webhook import GitHubEvent, PullRequestEvent, subject
+from bot.inbound.slack_payloads import Mention, Reaction, SlashCommand, ThreadReply
 from bot.publish.pr_text import branch_name
+from bot.runtime.dispatch import Admission, Dispatcher
+from bot.runtime.lease import Lease, request_cancel
 from bot.services import Services
-from bot.sessions import Session, SessionCorrupt
 from bot.slack.masking import MaskingChat
-from bot.slack.payloads import Mention, Reaction, SlashCommand, ThreadReply
 from bot.store.base import StoreUnavailable
-from bot.workspaces import WorkspaceError
+from bot.telemetry.logs import thread_context
+from bot.workspace.workspaces import WorkspaceError
 from tools.redaction import SecretMask
 
 log = logging.getLogger(__name__)
@@ -156,7 +156,7 @@ class Runner:
         self._drive(key)  # if another turn holds the thread, that turn reads the queue
 
     def accept_github(self, event: GitHubEvent) -> None:
-        """A verified, first-seen GitHub event (bot.github.receiver, which has acked already)."""
+        """A verified, first-seen GitHub event (bot.inbound.github_receiver has acked it)."""
 
         def report(item: PullRequestEvent) -> None:
             key = ci.thread_of(self.svc, item)

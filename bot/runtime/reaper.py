@@ -9,11 +9,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from bot.lease import Lease, lock_name
-from bot.models import ThreadKey
-from bot.ports import ChatError
+from bot.domain.ports import ChatError
+from bot.domain.sessions import Session, SessionCorrupt
+from bot.domain.thread import ThreadKey
+from bot.runtime.lease import Lease, lock_name
 from bot.services import Services
-from bot.sessions import Session, SessionCorrupt
 from bot.store.base import StoreUnavailable
 
 log = logging.getLogger(__name__)

@@ -12,8 +12,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import cast
 
-from bot.store.audit import Event, matches, parse_line
 from bot.store.redis import RedisStore
+from bot.telemetry.audit_log import Event, matches, parse_line
 
 PAGE = 1000
 

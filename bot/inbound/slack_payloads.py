@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bot.models import ThreadKey
+from bot.domain.thread import ThreadKey
 
 _MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
 _TS = re.compile(r"^\d{1,12}\.\d{1,9}$")

@@ -15,8 +15,8 @@ from typing import Any, Protocol
 
 from slack_sdk.signature import SignatureVerifier
 
-from bot.http import MAX_BODY, StartResponse, WSGIApp, read_body, reply
-from bot.metrics import Metrics
+from bot.inbound.http import MAX_BODY, StartResponse, WSGIApp, read_body, reply
+from bot.telemetry.metrics import Metrics
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
-from bot.git.workspace import RepoCache
+from bot.workspace.repo_cache import RepoCache
 from tools.gitrun import GitError
 
 log = logging.getLogger(__name__)

@@ -1,6 +1,7 @@
 """Who may steer the agent, and what a proposal needs before it may become a pull request.
 
-Pure policy over the settings (`bot.teams`) and a member lookup (`bot.approvals.GroupCache`).
+Pure policy over the settings (`bot.policy.teams`) and a member lookup
+(`bot.policy.groups.GroupCache`).
 
 Steering: with `allowed_users` set, only those users and members of those user groups may start a
 session or write in one; with `channels` set, only listed channels are served at all.
@@ -24,8 +25,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from bot.ports import ChatError
-from bot.teams import ApprovalRule, Teams
+from bot.domain.ports import ChatError
+from bot.policy.teams import ApprovalRule, Teams
 
 Members = Callable[[str], frozenset[str]]
 

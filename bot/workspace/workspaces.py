@@ -12,11 +12,11 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.domain.sessions import Session
 from bot.git.checkout import Checkout
 from bot.git.rebase import reapply
-from bot.git.workspace import RepoCache
-from bot.sessions import Session
 from bot.store.base import Store
+from bot.workspace.repo_cache import RepoCache
 from tools.gitrun import GitError
 
 log = logging.getLogger(__name__)

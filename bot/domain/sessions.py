@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.agent.codec import conversation_from_dict, conversation_to_dict
 from bot.agent.conversation import Conversation
-from bot.models import ThreadKey
+from bot.domain.thread import ThreadKey
 
 TRACE_LIMIT = 200  # tool calls kept per session for /tanka status and the audit of a thread
 
