@@ -37,7 +37,7 @@ from bot.agent.messages import (
 )
 from bot.app import build_service
 from bot.config import load_settings
-from bot.inbound.slack_payloads import Mention
+from bot.domain.requests import Mention
 from fakes.slack_server import SlackServer
 
 CHANNEL = "C0BENCH"

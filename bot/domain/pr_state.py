@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from bot.inbound.github_webhook import (
+from bot.domain.pr_events import (
     FAILING,
     STATUS_ORDER,
     CheckRunUpdate,

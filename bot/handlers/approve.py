@@ -16,9 +16,9 @@ import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from bot.domain.requests import Reaction
 from bot.domain.sessions import ProposalRecord, PullRequestRecord, Session
 from bot.handlers import ci
-from bot.inbound.slack_payloads import Reaction
 from bot.policy import rules as policy
 from bot.publish.pipeline import Published, PublishError, publish
 from bot.publish.pr_text import pr_body, pr_title

@@ -23,6 +23,17 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Literal, Protocol, runtime_checkable
 
+from bot.domain.pr_events import (
+    CheckRunUpdate,
+    CommentAdded,
+    CommitStatus,
+    GitHubEvent,
+    PullRef,
+    PullRequestClosed,
+    PullRequestEvent,
+    PullRequestUpdated,
+    ReviewSubmitted,
+)
 from bot.domain.pr_state import (
     Feedback,
     PullRequestState,
@@ -37,17 +48,6 @@ from bot.errors import UserError
 from bot.github.code_host import CheckRunInfo
 from bot.github.errors import CodeHostError
 from bot.github.repo_slug import resolve_repo
-from bot.inbound.github_webhook import (
-    CheckRunUpdate,
-    CommentAdded,
-    CommitStatus,
-    GitHubEvent,
-    PullRef,
-    PullRequestClosed,
-    PullRequestEvent,
-    PullRequestUpdated,
-    ReviewSubmitted,
-)
 from bot.services import Services
 from tools.registry import truncate
 

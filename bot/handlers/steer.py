@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 
 from bot.domain.ports import ChatError
-from bot.inbound.slack_payloads import Mention, SlashCommand, ThreadReply
+from bot.domain.requests import Mention, SlashCommand, ThreadReply
 from bot.policy.rules import Steering
 from bot.services import Services
 from bot.store.base import StoreUnavailable

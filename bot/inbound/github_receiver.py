@@ -16,7 +16,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from bot.inbound.github_webhook import GitHubEvent, PayloadError, parse, verify
+from bot.domain.pr_events import GitHubEvent
+from bot.inbound.github_webhook import PayloadError, parse, verify
 from bot.inbound.http import StartResponse, read_body, reply
 from bot.store.base import SessionStore, StoreUnavailable
 from bot.telemetry.metrics import Metrics

@@ -14,16 +14,10 @@ from typing import Any
 from slack_bolt import Ack, App
 
 from bot.domain.commands import Envs, Help, NewEnv, Status, parse_slash
+from bot.domain.requests import Mention, ThreadReply
 from bot.handlers import steer
 from bot.handlers.admin import environments_message, help_message, status_message
-from bot.inbound.slack_payloads import (
-    Ignored,
-    Mention,
-    ThreadReply,
-    message_dedupe_key,
-    parse_command,
-    parse_event,
-)
+from bot.inbound.slack_payloads import Ignored, message_dedupe_key, parse_command, parse_event
 from bot.runtime.runner import STORE_DOWN, Runner
 from bot.services import Services
 from bot.store.base import StoreUnavailable

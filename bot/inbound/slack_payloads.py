@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bot.domain.thread import ThreadKey
+from bot.domain.requests import Inbound, Mention, Reaction, SlashCommand, ThreadReply
 
 _MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
 _TS = re.compile(r"^\d{1,12}\.\d{1,9}$")
@@ -22,60 +22,10 @@ _USER = re.compile(r"^[UW][A-Z0-9]{2,}$")
 
 
 @dataclass(frozen=True, slots=True)
-class Mention:
-    """`@bot request`: starts a session in the message's thread or continues that thread's."""
-
-    channel: str
-    user: str
-    text: str  # the request with the bot's mention removed
-    ts: str
-    thread_ts: str | None
-
-    @property
-    def key(self) -> ThreadKey:
-        return ThreadKey(self.channel, self.thread_ts or self.ts)
-
-
-@dataclass(frozen=True, slots=True)
-class ThreadReply:
-    """A human reply in a thread, without a mention: continues the session if there is one."""
-
-    channel: str
-    user: str
-    text: str
-    ts: str
-    thread_ts: str
-
-    @property
-    def key(self) -> ThreadKey:
-        return ThreadKey(self.channel, self.thread_ts)
-
-
-@dataclass(frozen=True, slots=True)
-class Reaction:
-    """An emoji added (or removed) on a message; the thread is found from the message's ts."""
-
-    channel: str
-    user: str
-    name: str  # without colons or skin tone
-    item_ts: str
-    added: bool
-
-
-@dataclass(frozen=True, slots=True)
-class SlashCommand:
-    channel: str
-    user: str
-    command: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
 class Ignored:
     reason: str
 
 
-Inbound = Mention | ThreadReply | Reaction
 Parsed = Inbound | Ignored
 
 

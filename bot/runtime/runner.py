@@ -17,13 +17,13 @@ from dataclasses import dataclass, replace
 
 from bot.domain.commands import NewEnv, is_cancel, is_rebase, new_env_prompt
 from bot.domain.ports import ChatError
+from bot.domain.pr_events import GitHubEvent, PullRequestEvent, subject
+from bot.domain.requests import Mention, Reaction, SlashCommand, ThreadReply
 from bot.domain.sessions import Session, SessionCorrupt
 from bot.domain.thread import ThreadKey
 from bot.handlers import ci, rebase, steer
 from bot.handlers.approve import approve, withdraw
 from bot.handlers.turn import run_turn, teach_mask
-from bot.inbound.github_webhook import GitHubEvent, PullRequestEvent, subject
-from bot.inbound.slack_payloads import Mention, Reaction, SlashCommand, ThreadReply
 from bot.publish.pr_text import branch_name
 from bot.runtime.dispatch import Admission, Dispatcher
 from bot.runtime.lease import Lease, request_cancel

@@ -6,8 +6,9 @@ import io
 import json
 from typing import Any
 
+from bot.domain.pr_events import GitHubEvent, subject
 from bot.inbound.github_receiver import MAX_BODY, WebhookReceiver
-from bot.inbound.github_webhook import GitHubEvent, signature, subject
+from bot.inbound.github_webhook import signature
 from bot.inbound.http import HealthApp
 from bot.store.base import StoreUnavailable
 from bot.store.memory import MemoryStore

@@ -9,19 +9,16 @@ from typing import Any
 
 import pytest
 
-from bot.inbound.github_webhook import (
+from bot.domain.pr_events import (
     CheckRunUpdate,
     CommentAdded,
     CommitStatus,
-    PayloadError,
     PullRef,
     PullRequestClosed,
     PullRequestUpdated,
     ReviewSubmitted,
-    parse,
-    signature,
-    verify,
 )
+from bot.inbound.github_webhook import PayloadError, parse, signature, verify
 
 REPOSITORY = {"id": 1296269, "name": "Infra", "full_name": "Acme/Infra", "private": True,
               "owner": {"login": "Acme", "type": "Organization"}}  # fmt: skip

@@ -3,11 +3,11 @@ which proposals an approval may still publish. Pure."""
 
 from __future__ import annotations
 
+from bot.domain.pr_events import PullRef, PullRequestClosed, PullRequestUpdated
 from bot.domain.pr_state import PullRequestState
 from bot.domain.sessions import ProposalRecord, PullRequestRecord, Session
 from bot.handlers.approve import pull_request_refusal
 from bot.handlers.rebase import conflict_text, rebased_text, up_to_date_text
-from bot.inbound.github_webhook import PullRef, PullRequestClosed, PullRequestUpdated
 
 PR = PullRef("acme/infra", 3)
 B0, B1 = "0" * 40, "1" * 40

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from bot.domain.pr_state import PullRequestState, quote
-from bot.github.code_host import CheckRunInfo
-from bot.handlers.ci import context_text
-from bot.inbound.github_webhook import (
+from bot.domain.pr_events import (
     CheckRunUpdate,
     CommentAdded,
     PullRef,
     PullRequestUpdated,
     ReviewSubmitted,
 )
+from bot.domain.pr_state import PullRequestState, quote
+from bot.github.code_host import CheckRunInfo
+from bot.handlers.ci import context_text
 
 PR = PullRef("acme/infra", 3)
 SHA, SHA2 = "a" * 40, "b" * 40

@@ -9,13 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.domain.requests import Mention, Reaction, SlashCommand, ThreadReply
 from bot.domain.thread import ThreadKey
 from bot.inbound.slack_payloads import (
     Ignored,
-    Mention,
-    Reaction,
-    SlashCommand,
-    ThreadReply,
     message_dedupe_key,
     parse_command,
     parse_event,

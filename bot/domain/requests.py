@@ -1,0 +1,63 @@
+"""What people ask the bot in Slack, as values: a mention, a thread reply, a reaction, `/tanka`.
+
+bot.inbound.slack_payloads parses Slack's payloads into these; bot.runtime and bot.handlers act on
+them. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.domain.thread import ThreadKey
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """`@bot request`: starts a session in the message's thread or continues that thread's."""
+
+    channel: str
+    user: str
+    text: str  # the request with the bot's mention removed
+    ts: str
+    thread_ts: str | None
+
+    @property
+    def key(self) -> ThreadKey:
+        return ThreadKey(self.channel, self.thread_ts or self.ts)
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadReply:
+    """A human reply in a thread, without a mention: continues the session if there is one."""
+
+    channel: str
+    user: str
+    text: str
+    ts: str
+    thread_ts: str
+
+    @property
+    def key(self) -> ThreadKey:
+        return ThreadKey(self.channel, self.thread_ts)
+
+
+@dataclass(frozen=True, slots=True)
+class Reaction:
+    """An emoji added (or removed) on a message; the thread is found from the message's ts."""
+
+    channel: str
+    user: str
+    name: str  # without colons or skin tone
+    item_ts: str
+    added: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SlashCommand:
+    channel: str
+    user: str
+    command: str
+    text: str
+
+
+Inbound = Mention | ThreadReply | Reaction
