@@ -1,20 +1,16 @@
-"""Who may approve a proposal: pure policy over the settings, plus a short-lived group cache.
+"""Slack user groups' members, cached briefly: the lookup behind every group in the rules.
 
-With no approvers configured only the session's requester may approve. With approvers (user ids
-and user group ids), a listed user or a member of a listed group may; the requester only when
-self-approval is allowed. A group whose members cannot be read refuses the approval: an approval
-that cannot be checked is never guessed.
+The rules themselves (who may steer, who may approve) are bot.policy.rules'. A group whose
+members cannot be read raises `ChatError`, and the rules refuse: nothing is guessed.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
-from bot.domain.ports import ChatError
-
-Members = Callable[[str], frozenset[str]]
+from bot.policy.rules import Members
 
 
 class GroupCache:
@@ -39,37 +35,3 @@ class GroupCache:
         with self._lock:
             self._cache[group] = (now, members)
         return members
-
-
-def refusal(  # noqa: PLR0911 - one early return per rule reads best
-    user: str,
-    *,
-    requester: str,
-    approvers: Sequence[str],
-    allow_self: bool,
-    members: Members,
-) -> str | None:
-    """Why `user` may not approve, or None when they may."""
-    if not approvers:
-        if user == requester:
-            return None
-        return (
-            f"only the requester (<@{requester}>) may approve this session; an operator can "
-            "allow others with TANKA_BOT_APPROVERS"
-        )
-    if user == requester:
-        if allow_self:
-            return None
-        return "requesters may not approve their own sessions here; ask one of the approvers"
-    if user in approvers:
-        return None
-    unchecked = ""  # the first group that could not be read: refuse unless another group admits
-    for group in (a for a in approvers if a.startswith("S")):
-        try:
-            if user in members(group):
-                return None
-        except ChatError as exc:
-            unchecked = unchecked or (
-                f"the approver group <!subteam^{group}> could not be checked ({exc}); try again"
-            )
-    return unchecked or "you are not one of the approvers of this bot (TANKA_BOT_APPROVERS)"

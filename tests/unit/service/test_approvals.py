@@ -1,11 +1,13 @@
-"""bot.policy.groups: who may approve, failing closed when a group cannot be read."""
+"""Who may approve with the default rule (TANKA_BOT_APPROVERS), failing closed when a group
+cannot be read: bot.policy.rules.refusal, and bot.policy.groups.GroupCache in front of Slack."""
 
 from __future__ import annotations
 
 import pytest
 
 from bot.domain.ports import ChatError
-from bot.policy.groups import GroupCache, refusal
+from bot.policy.groups import GroupCache
+from bot.policy.rules import refusal, requirements
 
 REQUESTER = "U0REQUEST"
 GROUPS = {"S0SRE": frozenset({"U0SRE1", "U0SRE2"}), "S0LEADS": frozenset({"U0LEAD"})}
@@ -22,13 +24,8 @@ def failing(group: str) -> frozenset[str]:
 def check(
     user: str, approvers: list[str], *, allow_self: bool = True, lookup: object = members
 ) -> str | None:
-    return refusal(
-        user,
-        requester=REQUESTER,
-        approvers=approvers,
-        allow_self=allow_self,
-        members=lookup,  # type: ignore[arg-type]
-    )
+    reqs = requirements(None, (), approvers=approvers, allow_self=allow_self)
+    return refusal(user, reqs, REQUESTER, lookup)  # type: ignore[arg-type]
 
 
 def test_no_approvers_only_the_requester() -> None:
@@ -49,7 +46,10 @@ def test_listed_user_may_approve() -> None:
 
 def test_unlisted_user_is_refused() -> None:
     reason = check("U0OTHER", ["U0LEAD", "S0SRE"])
-    assert reason == "you are not one of the approvers of this bot (TANKA_BOT_APPROVERS)"
+    assert reason == (
+        "you are not one of the approvers this proposal needs "
+        "(<@U0LEAD>, <!subteam^S0SRE> or the requester)"
+    )
 
 
 def test_requester_with_self_approval() -> None:
@@ -75,7 +75,7 @@ def test_group_lookup_failure_refuses_with_a_message() -> None:
     reason = check("U0SRE1", ["S0SRE"], lookup=failing)
     assert reason is not None
     assert "<!subteam^S0SRE>" in reason
-    assert "could not be checked" in reason
+    assert "could not be read" in reason
     assert "plan_upgrade_required" in reason
 
 
@@ -151,8 +151,7 @@ def test_group_cache_does_not_cache_failures() -> None:
 
 def test_refusal_through_the_cache() -> None:
     cache = GroupCache(failing, clock=Clock())
-    reason = refusal(
-        "U0SRE1", requester=REQUESTER, approvers=["S0SRE"], allow_self=True, members=cache.members
-    )
+    reqs = requirements(None, (), approvers=["S0SRE"], allow_self=True)
+    reason = refusal("U0SRE1", reqs, REQUESTER, cache.members)
     assert reason is not None
-    assert "could not be checked" in reason
+    assert "could not be read" in reason
