@@ -41,8 +41,7 @@ from bot.runtime.scheduler import CacheMaintenance
 from bot.services import Services
 from bot.slack.client import SlackChatClient, web_client
 from bot.store import build_store
-from bot.telemetry.audit import Audit
-from bot.telemetry.audit_log import build_audit_store
+from bot.telemetry.audit import Audit, build_audit_store
 from bot.telemetry.metrics import Metrics
 from bot.workspace.repo_cache import RepoCache
 from bot.workspace.workspaces import Workspaces

@@ -18,10 +18,12 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, Final
 
 from bot.store.base import StoreUnavailable
-from bot.telemetry.audit_log import AuditStore, iso_time
+from bot.telemetry.audit_log import AuditStore, JsonLinesAudit, iso_time
+from bot.telemetry.audit_redis import RedisAudit
 from tools.redaction import scrub_credentials
 
 log = logging.getLogger(__name__)
@@ -177,3 +179,13 @@ class Audit:
             log.warning("audit: event %s not recorded: %s", event, exc)
             return
         self._writer.put(line)
+
+
+def build_audit_store(
+    redis_url: str | None, workdir: Path, *, retention: float, max_events: int,
+    prefix: str = "tanka-bot:",
+) -> AuditStore:  # fmt: skip
+    """A Redis stream when `redis_url` is given, else JSON-lines files under `workdir/audit`."""
+    if redis_url:
+        return RedisAudit(redis_url, prefix=prefix, retention=retention, max_events=max_events)
+    return JsonLinesAudit(workdir / "audit", retention=retention, max_events=max_events)

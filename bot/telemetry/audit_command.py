@@ -14,7 +14,8 @@ from typing import Any, TextIO
 
 from bot.errors import UserError
 from bot.store.base import StoreUnavailable
-from bot.telemetry.audit_log import Event, build_audit_store
+from bot.telemetry.audit import build_audit_store
+from bot.telemetry.audit_log import Event
 
 
 def add_parser(sub: Any) -> None:

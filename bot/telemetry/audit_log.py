@@ -1,4 +1,5 @@
-"""Where the audit log is kept: a Redis stream with `REDIS_URL`, else JSON-lines files.
+"""Where the audit log is kept: JSON-lines files here, a Redis stream in audit_redis.py; the
+contract both keep. bot.telemetry.audit.build_audit_store chooses (Redis with `REDIS_URL`).
 
 One contract (`AuditStore`): `append` a batch of events, `read` them back oldest first with
 optional filters. An event is a JSON object `{"time", "channel", "thread", "user", "event",
@@ -155,15 +156,3 @@ def parse_line(line: str) -> Event | None:
     except ValueError:
         return None  # a line cut short by a crash
     return value if isinstance(value, dict) else None
-
-
-def build_audit_store(
-    redis_url: str | None, workdir: Path, *, retention: float, max_events: int,
-    prefix: str = "tanka-bot:",
-) -> AuditStore:  # fmt: skip
-    """A Redis stream when `redis_url` is given, else JSON-lines files under `workdir/audit`."""
-    if redis_url:
-        from bot.telemetry.audit_redis import RedisAudit
-
-        return RedisAudit(redis_url, prefix=prefix, retention=retention, max_events=max_events)
-    return JsonLinesAudit(workdir / "audit", retention=retention, max_events=max_events)
