@@ -24,7 +24,7 @@ import kubernetes_validate
 from tools.tanka.check.policy import PolicySet
 from tools.tanka.check.run import check_manifests, render
 from tools.tanka.check.schema import SchemaCatalog
-from tools.tanka.environments import EvalSettings
+from tools.tanka.env.loader import EvalSettings
 
 WORK = Path(__file__).parent / ".work" / "tanka_check"
 SAMPLE = 40  # objects given to bare kubernetes-validate (about 20 ms each)

@@ -23,10 +23,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tools.tanka.environments import EvalSettings
+from tools.tanka.env.loader import EvalSettings
 from tools.tanka.natives import helm_lib
 from tools.tanka.natives.exec import helm_template
-from tools.tanka.render import render_path
+from tools.tanka.pipeline.render import render_path
 
 WORK = Path(__file__).parent / ".work" / "tanka_helm"
 ROUNDS = 5

@@ -35,10 +35,10 @@ from pathlib import Path
 
 import _gojsonnet
 
-from tools.tanka.environments import EvalSettings, load_environment
+from tools.tanka.env.loader import EvalSettings, load_environment
 from tools.tanka.evaluation.pool import GO_RUNTIME_ENV
 from tools.tanka.goyaml.emit import show_output
-from tools.tanka.render import process_loaded, show
+from tools.tanka.pipeline.render import process_loaded, show
 
 ENV = "microservices"
 

@@ -50,8 +50,8 @@ def roundtrip(label: str, files: list[Path]) -> None:
 
 
 def tempo_end_to_end(tempo: Path) -> None:
-    from tools.tanka.environments import EvalSettings
-    from tools.tanka.render import export
+    from tools.tanka.env.loader import EvalSettings
+    from tools.tanka.pipeline.render import export
 
     root = tempo / "operations" / "jsonnet-compiled"
     settings = EvalSettings(confine=tempo, timeout=300)  # vendor/ links into the Tempo repo

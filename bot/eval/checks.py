@@ -1,10 +1,10 @@
 """Scoring a checkout against a task's `expect`: the first check that does not hold, and why.
 
 Environments are rendered by the in-process engine exactly as `tanka-bot tk show` renders them
-(tools.tanka.render.render_path, imports confined to the repository as bot.tk.cli does). A check
-that cannot be evaluated (the environment does not render, the object is missing) fails with that
-reason. The base side of `unchanged` is rendered from a pristine checkout of the same base commit,
-once per suite (BaseRenders), never from the run's own checkout.
+(tools.tanka.pipeline.render.render_path, imports confined to the repository as bot.tk.cli does). A
+check that cannot be evaluated (the environment does not render, the object is missing) fails with
+that reason. The base side of `unchanged` is rendered from a pristine checkout of the same base
+commit, once per suite (BaseRenders), never from the run's own checkout.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ class RenderFailed(Exception):
 
 def render(root: Path, env: str) -> Manifests:
     """The processed manifests of the environment at `env` in the checkout `root`."""
-    from tools.tanka.environments import EvalSettings
-    from tools.tanka.render import render_path
+    from tools.tanka.env.loader import EvalSettings
+    from tools.tanka.pipeline.render import render_path
 
     try:
         rendered = render_path(root / env, settings=EvalSettings(confine=root))

@@ -27,7 +27,7 @@ from bot.tk import status as tk_status
 from bot.tk import tool as tk_tool
 
 if TYPE_CHECKING:
-    from tools.tanka.environments import EvalSettings
+    from tools.tanka.env.loader import EvalSettings
 
 # Start-up: this module is imported by every `tanka-bot` command, so the engine's modules load
 # inside the handlers, and only the ones a command uses.
@@ -159,7 +159,7 @@ def eval_settings(path: str, *, in_process: bool = True) -> EvalSettings:
     project (the engine's default). Evaluation runs in this process (InProcessPool): a person
     running tk on their own checkout needs no sandbox from it, as `tk` has none, and starting a
     worker process would cost more than a whole evaluation of a small environment."""
-    from tools.tanka.environments import EvalSettings
+    from tools.tanka.env.loader import EvalSettings
     from tools.tanka.evaluation.pool import InProcessPool
 
     top = git_toplevel(Path(path).absolute())
@@ -178,8 +178,8 @@ def git_toplevel(start: Path) -> Path | None:
 
 
 def _env_list(args: argparse.Namespace) -> int:
-    from tools.tanka.environments import format_env_list, list_environments
-    from tools.tanka.selector import selector
+    from tools.tanka.env.loader import format_env_list, list_environments
+    from tools.tanka.env.selector import selector
 
     matches = selector(flags.selector_text(args))
     envs = list_environments(
@@ -195,7 +195,7 @@ def _env_list(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from tools.tanka.render import show
+    from tools.tanka.pipeline.render import show
 
     with env_path_errors(args.env_path):
         settings = flags.with_variables(eval_settings(args.env_path), args)

@@ -32,7 +32,7 @@ from tools.tanka.errors import MultipleEnvsError
 from tools.tanka.export import files as export_files
 
 if TYPE_CHECKING:
-    from tools.tanka.environments import EvalSettings
+    from tools.tanka.env.loader import EvalSettings
 
 DEFAULT_PARALLEL = 8  # tk's
 

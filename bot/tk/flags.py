@@ -17,9 +17,9 @@ import csv
 from dataclasses import replace
 
 from bot.errors import UserError
-from tools.tanka.environments import EvalSettings
+from tools.tanka.env.loader import EvalSettings
+from tools.tanka.env.selector import SelectorError, parse_selector
 from tools.tanka.evaluation.evaluate import str_code
-from tools.tanka.selector import SelectorError, parse_selector
 
 _KINDS = ("code", "str", "code-file", "str-file")
 

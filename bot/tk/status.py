@@ -25,8 +25,8 @@ def add_parser(cmds: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from bot.tk.cli import env_path_errors, eval_settings
-    from tools.tanka.environments import load_environment
-    from tools.tanka.render import process_loaded
+    from tools.tanka.env.loader import load_environment
+    from tools.tanka.pipeline.render import process_loaded
     from tools.tanka.status import format_status
 
     with env_path_errors(args.env_path):

@@ -91,8 +91,8 @@ def _importers(args: argparse.Namespace) -> int:
 
 def _jpath(args: argparse.Namespace) -> int:
     from bot.tk.cli import one_line
+    from tools.tanka.env.project import resolve_env_paths
     from tools.tanka.errors import TankaError
-    from tools.tanka.project import resolve_env_paths
 
     try:
         paths = resolve_env_paths(args.path)

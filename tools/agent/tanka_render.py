@@ -19,9 +19,9 @@ from tools.context import ToolContext
 from tools.errors import ToolError
 from tools.registry import Tool
 from tools.tanka.diff.revision import RevisionDiffer
-from tools.tanka.environments import EvalSettings, list_environments
+from tools.tanka.env.loader import EvalSettings, list_environments
+from tools.tanka.env.spec import Environment
 from tools.tanka.errors import TankaError
-from tools.tanka.spec import Environment
 
 
 class FindInput(BaseModel):
@@ -86,7 +86,7 @@ def _env_dir(ctx: ToolContext, given: str) -> Path:
 
 
 def show_environment(ctx: ToolContext, params: EnvInput) -> str:
-    from tools.tanka.render import show
+    from tools.tanka.pipeline.render import show
 
     path = _env_dir(ctx, params.env_path)
     try:

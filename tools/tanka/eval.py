@@ -14,17 +14,17 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from tools.tanka.environments import (
+from tools.tanka.env.loader import (
     ENV_EXT_VAR,
     INLINE_ENV_CODE,
     EvalSettings,
     static_environment,
 )
+from tools.tanka.env.project import SPEC_FILE, EnvPaths, resolve_env_paths
 from tools.tanka.errors import JsonnetError
 from tools.tanka.evaluation.evaluate import evaluate_snippet
 from tools.tanka.evaluation.scripts import pattern_script, probe_script
 from tools.tanka.gojson.encode import go_dumps_indent, sorted_maps
-from tools.tanka.project import SPEC_FILE, EnvPaths, resolve_env_paths
 
 
 def evaluate_path(

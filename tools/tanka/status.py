@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tools.tanka.spec import Environment
+from tools.tanka.env.spec import Environment
 
 
 def spec_fields(env: Environment) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.tanka.environments import (
+from tools.tanka.env.loader import (
     EvalSettings,
     find_envs,
     format_env_list,

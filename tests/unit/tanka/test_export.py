@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
+from tools.tanka.env.spec import Environment
 from tools.tanka.errors import TankaError
 from tools.tanka.export.files import DEFAULT_FORMAT, diff_key, file_name, write_export
 from tools.tanka.export.template import TemplateError
 from tools.tanka.goyaml.emit import dump_yaml
-from tools.tanka.spec import Environment
 
 BY_NS = '{{ .metadata.namespace | default "_cluster" }}/{{.kind}}-{{.metadata.name}}'
 DEPLOY = {

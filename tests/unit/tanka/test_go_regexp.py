@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from tools.tanka.errors import NativeError, TankaError
 from tools.tanka.natives.regex import escape_string_regex, regex_match, regex_subst
-from tools.tanka.targets import parse_targets
+from tools.tanka.pipeline.targets import parse_targets
 
 
 @pytest.mark.parametrize(
@@ -103,7 +103,7 @@ def test_re2_after_a_rego_policy_in_one_process() -> None:
         "from tools.tanka.check import rego\n"
         "import regopy\n"
         'regopy.Interpreter().query(\'x := regex.match("a+", "aa")\')\n'
-        "from tools.tanka.targets import parse_targets\n"
+        "from tools.tanka.pipeline.targets import parse_targets\n"
         "print(parse_targets(['deployment/.*']).keeps('Deployment/x'))\n"
     )
     argv = [sys.executable, "-c", script]

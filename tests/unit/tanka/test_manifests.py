@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tools.tanka.errors import TankaError
-from tools.tanka.manifests import (
+from tools.tanka.pipeline.extract import (
     ManifestSchemaError,
     PrimitiveReachedError,
     extract,

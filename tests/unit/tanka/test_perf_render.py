@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tools.tanka.environments import EvalSettings
+from tools.tanka.env.loader import EvalSettings
 from tools.tanka.errors import JsonnetError
 from tools.tanka.evaluation.pool import EvalPool
-from tools.tanka.render import export, in_parallel, render_entrypoint
+from tools.tanka.pipeline.render import export, in_parallel, render_entrypoint
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "tanka_diff"
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from tools.tanka.env.spec import Environment, ResourceDefaults
 from tools.tanka.errors import TankaError
-from tools.tanka.process import ProcessOptions, env_label, process
-from tools.tanka.spec import Environment, ResourceDefaults
+from tools.tanka.pipeline.process import ProcessOptions, env_label, process
 
 
 def obj(kind: str, name: str, **metadata: Any) -> dict[str, Any]:

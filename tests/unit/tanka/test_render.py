@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tools.tanka.errors import MultipleEnvsError, TankaError
-from tools.tanka.render import export, render_entrypoint, render_path, show
+from tools.tanka.pipeline.render import export, render_entrypoint, render_path, show
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "tanka_diff"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tools.tanka.selector import SelectorError, selector
-from tools.tanka.versions import VersionError, check_version, satisfies
+from tools.tanka.env.selector import SelectorError, selector
+from tools.tanka.env.versions import VersionError, check_version, satisfies
 
 LABELS = {"type": "static", "tier": "3", "app.kubernetes.io/name": "web"}
 

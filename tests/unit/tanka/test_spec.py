@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from tools.tanka.env.spec import parse_spec
 from tools.tanka.errors import SpecError
 from tools.tanka.gojson.encode import go_dumps, go_float
-from tools.tanka.spec import parse_spec
 
 NS = "environments/prod/main.jsonnet"
 

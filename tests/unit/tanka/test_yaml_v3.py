@@ -357,8 +357,8 @@ def test_tempo_configmaps_reemit_byte_identical() -> None:
 
 @pytest.mark.skipif(not TEMPO_ENVS.is_dir(), reason="set TANKA_TEMPO_CHECKOUT to a Tempo clone")
 def test_tempo_environments_export_byte_identical(tmp_path: Path) -> None:
-    from tools.tanka.environments import EvalSettings
-    from tools.tanka.render import export
+    from tools.tanka.env.loader import EvalSettings
+    from tools.tanka.pipeline.render import export
 
     settings = EvalSettings(confine=TEMPO, timeout=300)  # vendor/ links into the Tempo repo
     fmt = "{{.kind}}-{{or .metadata.name .metadata.generateName}}"

@@ -13,7 +13,7 @@ import pytest
 
 from bot.cli import main
 from tools.tanka.errors import MultipleEnvsError
-from tools.tanka.render import show
+from tools.tanka.pipeline.render import show
 
 CASES = Path(__file__).parents[2] / "fixtures" / "tanka_cases"
 

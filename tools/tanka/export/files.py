@@ -22,7 +22,7 @@ from tools.tanka.gojson.encode import go_string
 from tools.tanka.goyaml.emit import dump_yaml
 
 if TYPE_CHECKING:
-    from tools.tanka.spec import Environment
+    from tools.tanka.env.spec import Environment
 
 DEFAULT_FORMAT = "{{.apiVersion}}.{{.kind}}-{{or .metadata.name .metadata.generateName}}"
 DEFAULT_EXTENSION = "yaml"

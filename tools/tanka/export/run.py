@@ -28,17 +28,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.tanka.environments import (
+from tools.tanka.env.loader import (
     EvalSettings,
     LoadedEnvironment,
     list_environments,
     load_environment,
     peek_environment,
 )
+from tools.tanka.env.selector import selector as label_selector
+from tools.tanka.env.spec import Environment
 from tools.tanka.errors import ParallelError, TankaError
 from tools.tanka.export import files as export_files
-from tools.tanka.selector import selector as label_selector
-from tools.tanka.spec import Environment
 
 MERGE_NONE = ""
 MERGE_FAIL_ON_CONFLICTS = "fail-on-conflicts"
@@ -104,7 +104,7 @@ def export_environments(
     settings: EvalSettings,
 ) -> list[Path]:
     """tk's ExportEnvironments for already selected environments; the files written."""
-    from tools.tanka.render import in_parallel, process_loaded
+    from tools.tanka.pipeline.render import in_parallel, process_loaded
 
     out = Path(out_dir)
     empty = export_files.ensure_dir(out)

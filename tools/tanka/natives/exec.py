@@ -20,8 +20,8 @@ from typing import Any
 import yaml
 
 from tools.tanka.errors import NativeError
-from tools.tanka.manifests import schema_problems
 from tools.tanka.natives.parse_yaml import parse_yaml
+from tools.tanka.pipeline.extract import schema_problems
 
 EXEC_TIMEOUT = 120.0
 DEFAULT_NAME_FORMAT = '{{ print .kind "_" .metadata.name | snakecase }}'

@@ -15,15 +15,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from tools.tanka.diff.resources import RenderedEnv
-from tools.tanka.environments import EvalSettings, LoadedEnvironment, load_environment
+from tools.tanka.env.loader import EvalSettings, LoadedEnvironment, load_environment
+from tools.tanka.env.project import SPEC_FILE, resolve_env_paths
+from tools.tanka.env.spec import Environment
+from tools.tanka.env.versions import check_version
 from tools.tanka.errors import MultipleEnvsError, StaticAndInlineError
 from tools.tanka.evaluation.pool import default_pool
 from tools.tanka.goyaml.emit import dump_yaml, show_output
-from tools.tanka.manifests import extract
-from tools.tanka.process import ProcessOptions, process
-from tools.tanka.project import SPEC_FILE, resolve_env_paths
-from tools.tanka.spec import Environment
-from tools.tanka.versions import check_version
+from tools.tanka.pipeline.extract import extract
+from tools.tanka.pipeline.process import ProcessOptions, process
 
 if TYPE_CHECKING:
     from tools.redaction.mask import SecretMask

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tools.tanka.errors import TankaError
-from tools.tanka.targets import Targets, parse_targets
+from tools.tanka.pipeline.targets import Targets, parse_targets
 
 if TYPE_CHECKING:
-    from tools.tanka.spec import Environment
+    from tools.tanka.env.spec import Environment
 
 Manifest = dict[str, Any]
 

@@ -11,9 +11,11 @@ from tools.tanka.errors import MultipleEnvsError, NoMatchingEnvError, TankaError
 def extract_envs(data: Any) -> list[dict[str, Any]]:
     """The manifests of kind Environment (any case) in `data`, after extraction and unwrapping.
 
-    Uses tools.tanka.manifests (tk's extraction, validation and List unwrapping) when present.
+    Uses tools.tanka.pipeline.extract (tk's extraction, validation and List unwrapping) when
+    present.
     """
-    manifests = importlib.import_module("tools.tanka.manifests") if _has_manifests() else None
+    name = "tools.tanka.pipeline.extract"
+    manifests = importlib.import_module(name) if _has_manifests() else None
     if manifests is not None:
         found: list[dict[str, Any]] = list(manifests.extract_manifests(data))
     else:
@@ -23,7 +25,7 @@ def extract_envs(data: Any) -> list[dict[str, Any]]:
 
 def _has_manifests() -> bool:
     try:
-        importlib.import_module("tools.tanka.manifests")
+        importlib.import_module("tools.tanka.pipeline.extract")
     except ImportError:
         return False
     return True
