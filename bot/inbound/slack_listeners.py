@@ -39,7 +39,7 @@ def register(app: App, runner: Runner, svc: Services, *, bot_id: str = "") -> No
         except StoreUnavailable as exc:
             svc.metrics.errors.labels("store").inc()
             if isinstance(parsed, Mention | ThreadReply):
-                runner._post(parsed.key, STORE_DOWN.format(error=exc))
+                runner.post(parsed.key, STORE_DOWN.format(error=exc))
             return
         if not fresh:
             svc.metrics.deduplicated.inc()
@@ -104,4 +104,4 @@ def _answer_later(runner: Runner, channel: str, user: str, make: Callable[[], st
         text = make()
     except StoreUnavailable as exc:
         text = f"The session store is unavailable ({exc}); try again in a minute."
-    runner._ephemeral(channel, user, text)
+    runner.ephemeral(channel, user, text)

@@ -125,7 +125,7 @@ class Runner:
         def job() -> None:
             why = steer.refuse_command(self.svc, command)
             if why is not None:
-                self._ephemeral(command.channel, command.user, why)
+                self.ephemeral(command.channel, command.user, why)
                 return
             request = f"/tanka new-env {action.name}" + (
                 f" {action.instructions}" if action.instructions else ""
@@ -139,14 +139,14 @@ class Runner:
             except ChatError as exc:
                 log.warning("new-env: could not post in %s: %s", command.channel, exc)
                 note = f"I could not post in this channel ({exc}); invite me with /invite."
-                self._ephemeral(command.channel, command.user, note)
+                self.ephemeral(command.channel, command.user, note)
                 return
             key = ThreadKey(command.channel, ts)
             pending = Pending(command.user, new_env_prompt(action), request=request)
             self._guard(key, lambda: self._enqueue_and_drive(key, pending, new=True))
 
         if self.dispatcher.submit(job) is Admission.FULL:
-            self._ephemeral(command.channel, command.user, BUSY)
+            self.ephemeral(command.channel, command.user, BUSY)
 
     def wake(self, key: ThreadKey) -> None:
         """Run the thread's queued messages (for the sweep, when nobody else will)."""
@@ -185,7 +185,7 @@ class Runner:
         try:
             running = request_cancel(self.svc.store, key, self._cancel_local)
         except StoreUnavailable as exc:
-            self._post(key, STORE_DOWN.format(error=exc))
+            self.post(key, STORE_DOWN.format(error=exc))
             return
         if running:
             self.svc.audit.record(key.channel, key.thread_ts, user, "cancelled", {})
@@ -194,16 +194,16 @@ class Runner:
             if running
             else "Nothing is running in this thread."
         )
-        self._post(key, text)
+        self.post(key, text)
 
     # --- jobs (worker threads) ------------------------------------------------------------------
 
     def _submit(self, key: ThreadKey, job: Callable[[], None]) -> None:
         admission = self.dispatcher.submit(lambda: self._guard(key, job))
         if admission is Admission.QUEUED:
-            self._post(key, QUEUED)
+            self.post(key, QUEUED)
         elif admission is Admission.FULL:
-            self._post(key, BUSY)
+            self.post(key, BUSY)
 
     def _guard(self, key: ThreadKey, job: Callable[[], None]) -> None:
         """Run a job for a thread; the one place its errors become replies."""
@@ -213,10 +213,10 @@ class Runner:
             except StoreUnavailable as exc:
                 log.warning("store unavailable: %s", exc)
                 self.svc.metrics.errors.labels("store").inc()
-                self._post(key, STORE_DOWN.format(error=exc))
+                self.post(key, STORE_DOWN.format(error=exc))
             except (WorkspaceError, SessionCorrupt) as exc:
                 self.svc.metrics.errors.labels("workspace").inc()
-                self._post(key, f":warning: {exc}")
+                self.post(key, f":warning: {exc}")
             except ChatError as exc:
                 self.svc.metrics.errors.labels("slack").inc()
                 log.warning("Slack call failed: %s", exc)
@@ -224,7 +224,7 @@ class Runner:
                 self.svc.metrics.errors.labels("internal").inc()
                 log.exception("unexpected failure")
                 name = type(exc).__name__
-                self._post(key, f":warning: Something went wrong on my side ({name}); saved edits "
+                self.post(key, f":warning: Something went wrong on my side ({name}); saved edits "
                            "are kept. Reply to try again.")  # fmt: skip
 
     def _message(self, message: Mention | ThreadReply) -> None:
@@ -236,12 +236,12 @@ class Runner:
 
     def _enqueue_and_drive(self, key: ThreadKey, pending: Pending, *, new: bool) -> None:
         if not pending.text.strip() and new:
-            self._post(key, "What should I do? Mention me with a request, e.g. "
+            self.post(key, "What should I do? Mention me with a request, e.g. "
                             "`@tanka-bot raise loki's replicas to 3 in dev`.")  # fmt: skip
             return
         self.svc.store.push_pending(key, pending.dump())
         if not self._drive(key):
-            self._post(key, NOTED)
+            self.post(key, NOTED)
 
     def _drive(self, key: ThreadKey) -> bool:
         """Run turns for the thread's queued messages; False if another turn holds the thread."""
@@ -283,7 +283,7 @@ class Runner:
         else:
             session = Session.from_json(raw)
             if session.state == "running":
-                self._post(key, CUT_OFF)
+                self.post(key, CUT_OFF)
         masked, mask = self._masked(svc, key, session)
         for item in items:
             masked.audit.record(key.channel, key.thread_ts, item.user, "message",
@@ -316,7 +316,7 @@ class Runner:
         def work() -> None:
             raw = svc.store.load(key)
             if raw is None:
-                self._post(key, "This session has expired; mention me to start a new one.")
+                self.post(key, "This session has expired; mention me to start a new one.")
                 return
             session = Session.from_json(raw)
             masked, mask = self._masked(svc, key, session)
@@ -326,7 +326,7 @@ class Runner:
 
         if not self._holding(svc, key, work):
             svc.metrics.approvals.labels("refused").inc()
-            self._post(key, busy)
+            self.post(key, busy)
 
     def _rebase(self, message: Mention | ThreadReply) -> None:
         """`rebase` in a session thread (bot.handlers.rebase), under the thread's lease."""
@@ -349,7 +349,7 @@ class Runner:
                 svc.store.save(key, session.to_json(), updated=session.updated)
 
         if not self._holding(svc, key, work):
-            self._post(key, f"<@{message.user}> a turn is running in this thread; reply "
+            self.post(key, f"<@{message.user}> a turn is running in this thread; reply "
                             "`rebase` again when it has finished.")  # fmt: skip
 
     def _holding(self, svc: Services, key: ThreadKey, work: Callable[[], None]) -> bool:
@@ -421,16 +421,18 @@ class Runner:
         candidate = ThreadKey(channel, thread_ts)
         return candidate if self.svc.store.load(candidate) is not None else None
 
-    def _post(self, key: ThreadKey, text: str) -> None:
+    def post(self, key: ThreadKey, text: str) -> None:
+        """Best effort: `text` in the thread; a Slack failure is logged, never raised."""
         try:
             self.svc.chat.post(key.channel, text, thread_ts=key.thread_ts)
         except ChatError as exc:
             log.warning("could not post in thread %s: %s", key.id, exc)
 
     def _post_to_message(self, reaction: Reaction, text: str) -> None:
-        self._post(ThreadKey(reaction.channel, reaction.item_ts), text)
+        self.post(ThreadKey(reaction.channel, reaction.item_ts), text)
 
-    def _ephemeral(self, channel: str, user: str, text: str) -> None:
+    def ephemeral(self, channel: str, user: str, text: str) -> None:
+        """Best effort: `text` to `user` only; a Slack failure is logged, never raised."""
         try:
             self.svc.chat.ephemeral(channel, user, text)
         except ChatError as exc:
