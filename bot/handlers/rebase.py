@@ -12,7 +12,7 @@ A conflict is reported with the files' names and changes nothing.
 from __future__ import annotations
 
 from bot.domain.sessions import Session
-from bot.handlers.turn import _change, _propose
+from bot.handlers.turn import new_change, propose
 from bot.services import Services
 from tools.redaction import SecretMask
 
@@ -58,9 +58,9 @@ def rebase(svc: Services, session: Session, user: str, mask: SecretMask) -> None
     else:
         empty = not done.checkout.has_changes()
         post(svc, session, rebased_text(branch, done.old_base, done.new_base, empty=empty))
-        change = None if empty else _change(svc, session, done.checkout, mask)
+        change = None if empty else new_change(svc, session, done.checkout, mask)
         if change is not None:
-            _propose(svc, session, done.checkout, change)
+            propose(svc, session, done.checkout, change)
 
 
 def post(svc: Services, session: Session, text: str) -> None:

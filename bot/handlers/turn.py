@@ -104,7 +104,7 @@ def run_turn(
     change = changes.current()
     _answer(svc, session, result, seconds)
     if change is not None:
-        _propose(svc, session, checkout, change, review=reviewed.review, checks=changes.checks)
+        propose(svc, session, checkout, change, review=reviewed.review, checks=changes.checks)
 
 
 def _count(svc: Services, result: TurnResult, seconds: float) -> None:
@@ -151,7 +151,9 @@ def _answer(svc: Services, session: Session, result: TurnResult, seconds: float)
 Change = tuple[Proposal, RevisionDiff | None, str]
 
 
-def _change(svc: Services, session: Session, checkout: Checkout, mask: SecretMask) -> Change | None:
+def new_change(
+    svc: Services, session: Session, checkout: Checkout, mask: SecretMask
+) -> Change | None:
     """The checkout's change when it is new (differs from the base and the last proposal)."""
     key = session.key
     try:
@@ -232,7 +234,7 @@ class _Changes:
         except ToolError:
             tree = None
         if tree is None or tree != self._tree:
-            self._change = _change(self.svc, self.session, self.checkout, self.mask)
+            self._change = new_change(self.svc, self.session, self.checkout, self.mask)
             diff = self._change[1] if self._change is not None else None
             self.checks = _checks(self.svc, self.checkout, diff) if diff is not None else ""
             self._tree = tree
@@ -247,7 +249,7 @@ class _Changes:
         return ReviewInput(self.request, proposal.diff, rendered, self.checks)
 
 
-def _propose(
+def propose(
     svc: Services,
     session: Session,
     checkout: Checkout,

@@ -79,15 +79,15 @@ class RedisStore:
     """`Store` on Redis; thread-safe (redis-py's connection pool is)."""
 
     def __init__(self, url: str, *, prefix: str = "tanka-bot:") -> None:
-        self._client = _client(url)
+        self.client = _client(url)
         self._prefix = prefix
-        self._where = _address(self._client)
-        self._password = self._client.connection_pool.connection_kwargs.get("password") or ""
-        self._first_seen = self._client.register_script(_FIRST_SEEN)
-        self._acquire = self._client.register_script(_ACQUIRE)
-        self._renew = self._client.register_script(_RENEW)
-        self._release = self._client.register_script(_RELEASE)
-        self._add_member = self._client.register_script(_ADD_MEMBER)
+        self._where = _address(self.client)
+        self._password = self.client.connection_pool.connection_kwargs.get("password") or ""
+        self._first_seen = self.client.register_script(_FIRST_SEEN)
+        self._acquire = self.client.register_script(_ACQUIRE)
+        self._renew = self.client.register_script(_RENEW)
+        self._release = self.client.register_script(_RELEASE)
+        self._add_member = self.client.register_script(_ADD_MEMBER)
 
     def __repr__(self) -> str:
         return f"RedisStore({self._where}, prefix={self._prefix!r})"
@@ -95,21 +95,21 @@ class RedisStore:
     # sessions
 
     def load(self, key: ThreadKey) -> str | None:
-        with self._reachable():
+        with self.reachable():
             data = self._get(self._key("session", key.id))
         return None if data is None else data.decode()
 
     def save(self, key: ThreadKey, data: str, *, updated: float) -> None:
-        with self._reachable():
-            tx = self._client.pipeline(transaction=True)
+        with self.reachable():
+            tx = self.client.pipeline(transaction=True)
             tx.set(self._key("session", key.id), data.encode())
             tx.zadd(self._key("sessions"), {key.id: updated})
             tx.zadd(self._key("sessions", key.channel), {key.id: updated})
             tx.execute()
 
     def delete(self, key: ThreadKey) -> None:
-        with self._reachable():
-            tx = self._client.pipeline(transaction=True)
+        with self.reachable():
+            tx = self.client.pipeline(transaction=True)
             tx.delete(self._key("session", key.id), self._key("pending", key.id))
             tx.zrem(self._key("sessions"), key.id)
             tx.zrem(self._key("sessions", key.channel), key.id)
@@ -117,9 +117,9 @@ class RedisStore:
 
     def sessions(self, channel: str | None = None) -> list[tuple[ThreadKey, float]]:
         index = self._key("sessions") if channel is None else self._key("sessions", channel)
-        with self._reachable():
+        with self.reachable():
             rows = cast(
-                "list[tuple[bytes, float]]", self._client.zrange(index, 0, -1, withscores=True)
+                "list[tuple[bytes, float]]", self.client.zrange(index, 0, -1, withscores=True)
             )
         return [(ThreadKey.parse(member.decode()), score) for member, score in rows]
 
@@ -127,43 +127,43 @@ class RedisStore:
 
     def index_message(self, channel: str, ts: str, key: ThreadKey, ttl: float) -> None:
         px = ttl_millis(ttl)
-        with self._reachable():
-            self._client.set(self._message_key(channel, ts), key.id.encode(), px=px)
+        with self.reachable():
+            self.client.set(self._message_key(channel, ts), key.id.encode(), px=px)
 
     def thread_of(self, channel: str, ts: str) -> ThreadKey | None:
-        with self._reachable():
+        with self.reachable():
             value = self._get(self._message_key(channel, ts))
         return None if value is None else ThreadKey.parse(value.decode())
 
     def link_pull_request(self, repo: str, number: int, key: ThreadKey, ttl: float) -> None:
         px = ttl_millis(ttl)
-        with self._reachable():
-            self._client.set(self._pull_key(repo, number), key.id.encode(), px=px)
+        with self.reachable():
+            self.client.set(self._pull_key(repo, number), key.id.encode(), px=px)
 
     def thread_of_pull_request(self, repo: str, number: int) -> ThreadKey | None:
-        with self._reachable():
+        with self.reachable():
             value = self._get(self._pull_key(repo, number))
         return None if value is None else ThreadKey.parse(value.decode())
 
     def first_seen(self, token: str, ttl: float) -> bool:
         args: list[str | int] = [uuid.uuid4().hex, ttl_millis(ttl)]
-        with self._reachable():
+        with self.reachable():
             return bool(self._first_seen(keys=[self._key("seen", token)], args=args))
 
     # pending messages
 
     def push_pending(self, key: ThreadKey, item: str) -> None:
-        with self._reachable():
-            self._client.rpush(self._key("pending", key.id), item.encode())
+        with self.reachable():
+            self.client.rpush(self._key("pending", key.id), item.encode())
 
     def has_pending(self, key: ThreadKey) -> bool:
-        with self._reachable():
-            return bool(self._client.llen(self._key("pending", key.id)))
+        with self.reachable():
+            return bool(self.client.llen(self._key("pending", key.id)))
 
     def drain_pending(self, key: ThreadKey) -> list[str]:
         queue = self._key("pending", key.id)
-        with self._reachable():
-            tx = self._client.pipeline(transaction=True)
+        with self.reachable():
+            tx = self.client.pipeline(transaction=True)
             tx.lrange(queue, 0, -1)
             tx.delete(queue)
             items, _ = tx.execute()
@@ -174,59 +174,59 @@ class RedisStore:
     def add_member(self, name: str, member: str, ttl: float) -> bool:
         keys = [self._key("set", name), self._key("set-counter", name)]
         args: list[str | int] = [member, ttl_millis(ttl)]
-        with self._reachable():
+        with self.reachable():
             return bool(self._add_member(keys=keys, args=args))
 
     def remove_member(self, name: str, member: str) -> bool:
-        with self._reachable():
-            return bool(self._client.zrem(self._key("set", name), member))
+        with self.reachable():
+            return bool(self.client.zrem(self._key("set", name), member))
 
     def members(self, name: str) -> list[str]:
-        with self._reachable():
-            rows = cast("list[bytes]", self._client.zrange(self._key("set", name), 0, -1))
+        with self.reachable():
+            rows = cast("list[bytes]", self.client.zrange(self._key("set", name), 0, -1))
         return [row.decode() for row in rows]
 
     # blobs
 
     def put_blob(self, name: str, data: bytes, ttl: float | None) -> None:
         px = None if ttl is None else ttl_millis(ttl)
-        with self._reachable():
+        with self.reachable():
             # a plain SET also clears the TTL of a blob it replaces, as ttl=None asks
-            self._client.set(self._key("blob", name), bytes(data), px=px)
+            self.client.set(self._key("blob", name), bytes(data), px=px)
 
     def get_blob(self, name: str) -> bytes | None:
-        with self._reachable():
+        with self.reachable():
             return self._get(self._key("blob", name))
 
     def delete_blob(self, name: str) -> None:
-        with self._reachable():
-            self._client.delete(self._key("blob", name))
+        with self.reachable():
+            self.client.delete(self._key("blob", name))
 
     def ping(self) -> None:
-        with self._reachable():
-            self._client.ping()
+        with self.reachable():
+            self.client.ping()
 
     def close(self) -> None:
-        self._client.close()
+        self.client.close()
 
     # locks
 
     def acquire(self, name: str, owner: str, ttl: float) -> bool:
         args: list[str | int] = [owner, ttl_millis(ttl)]
-        with self._reachable():
+        with self.reachable():
             return bool(self._acquire(keys=[self._key("lock", name)], args=args))
 
     def renew(self, name: str, owner: str, ttl: float) -> bool:
         args: list[str | int] = [owner, ttl_millis(ttl)]
-        with self._reachable():
+        with self.reachable():
             return bool(self._renew(keys=[self._key("lock", name)], args=args))
 
     def release(self, name: str, owner: str) -> bool:
-        with self._reachable():
+        with self.reachable():
             return bool(self._release(keys=[self._key("lock", name)], args=[owner]))
 
     def holder(self, name: str) -> str | None:
-        with self._reachable():
+        with self.reachable():
             owner = self._get(self._key("lock", name))
         return None if owner is None else owner.decode()
 
@@ -234,7 +234,7 @@ class RedisStore:
 
     def _get(self, key: str) -> bytes | None:
         # the client is built without decode_responses, so values come back as bytes
-        return cast("bytes | None", self._client.get(key))
+        return cast("bytes | None", self.client.get(key))
 
     def _key(self, kind: str, name: str | None = None) -> str:
         return f"{self._prefix}{kind}" if name is None else f"{self._prefix}{kind}:{name}"
@@ -248,7 +248,7 @@ class RedisStore:
         return self._key("pull", f"{repo}#{number}")
 
     @contextmanager
-    def _reachable(self) -> Iterator[None]:
+    def reachable(self) -> Iterator[None]:
         try:
             yield
         except _OUTAGES as exc:

@@ -33,9 +33,9 @@ class RedisAudit:
     def append(self, lines: Sequence[str]) -> None:
         if not lines:
             return
-        client = self._store._client
+        client = self._store.client
         cutoff = int((self._clock() - self.retention) * 1000)
-        with self._store._reachable():
+        with self._store.reachable():
             pipe = client.pipeline(transaction=False)
             for line in lines:
                 pipe.xadd(self._key, {"e": line.encode()}, maxlen=self.max_events,
@@ -44,10 +44,10 @@ class RedisAudit:
             pipe.execute()
 
     def read(self, *, since: float | None = None, thread: str | None = None) -> Iterator[Event]:
-        client = self._store._client
+        client = self._store.client
         start = "-" if since is None else f"{max(int(since * 1000), 0)}-0"
         while True:
-            with self._store._reachable():
+            with self._store.reachable():
                 page = cast(
                     "list[tuple[bytes, dict[bytes, bytes]]]",
                     client.xrange(self._key, min=start, max="+", count=PAGE),

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from tools.agent.tanka_render import _env_dir, _fail, _settings
+from tools.agent.tanka_render import env_dir, eval_settings, tool_error
 from tools.context import ToolContext
 from tools.registry import Tool
 from tools.tanka.errors import TankaError
@@ -46,8 +46,8 @@ def _secrets(value: Any) -> Iterator[Mapping[str, Any]]:
 def evaluate(ctx: ToolContext, params: EvalInput) -> str:
     from tools.tanka.eval import eval_output, evaluate_path
 
-    path = _env_dir(ctx, params.path)
-    settings = _settings(ctx)
+    path = env_dir(ctx, params.path)
+    settings = eval_settings(ctx)
     try:
         whole = evaluate_path(path, settings=settings)
         learn_secret_values(_secrets(whole), ctx.secret_mask)
@@ -55,7 +55,7 @@ def evaluate(ctx: ToolContext, params: EvalInput) -> str:
         if params.expression:
             value = evaluate_path(path, params.expression, settings=settings)
     except TankaError as exc:
-        raise _fail(ctx, exc) from None
+        raise tool_error(ctx, exc) from None
     return eval_output(redact_deep(value))
 
 

@@ -40,12 +40,12 @@ def _differ(ctx: ToolContext) -> RevisionDiffer:
     return ctx.differ if ctx.differ is not None else RevisionDiffer()
 
 
-def _settings(ctx: ToolContext) -> EvalSettings:
+def eval_settings(ctx: ToolContext) -> EvalSettings:
     # The whole checkout, not just the Tanka project: vendored symlinks may point elsewhere in it.
     return EvalSettings(confine=ctx.root.resolve())
 
 
-def _fail(ctx: ToolContext, exc: Exception) -> ToolError:
+def tool_error(ctx: ToolContext, exc: Exception) -> ToolError:
     root = str(ctx.root.resolve())
     text = str(exc).replace(root + os.sep, "").replace(root, ".")
     return ToolError(text)
@@ -67,16 +67,16 @@ def find_environments(ctx: ToolContext, params: FindInput) -> str:
     if not path.exists():
         raise ToolError(f"{params.path} does not exist; give a directory of the repository")
     try:
-        envs = list_environments(path, settings=_settings(ctx))
+        envs = list_environments(path, settings=eval_settings(ctx))
     except TankaError as exc:
-        raise _fail(ctx, exc) from None
+        raise tool_error(ctx, exc) from None
     if not envs:
         return f"No Tanka environment (main.jsonnet in a Tanka project) below {params.path}."
     lines = [_describe(ctx, e) for e in envs]
     return f"{len(lines)} environment(s):\n" + "\n".join(lines)
 
 
-def _env_dir(ctx: ToolContext, given: str) -> Path:
+def env_dir(ctx: ToolContext, given: str) -> Path:
     path = sandbox.resolve(ctx.root, given)
     if not path.exists():
         raise ToolError(
@@ -88,11 +88,11 @@ def _env_dir(ctx: ToolContext, given: str) -> Path:
 def show_environment(ctx: ToolContext, params: EnvInput) -> str:
     from tools.tanka.pipeline.render import show
 
-    path = _env_dir(ctx, params.env_path)
+    path = env_dir(ctx, params.env_path)
     try:
-        text = show(path, redact=True, settings=_settings(ctx), mask=ctx.secret_mask)
+        text = show(path, redact=True, settings=eval_settings(ctx), mask=ctx.secret_mask)
     except TankaError as exc:
-        raise _fail(ctx, exc) from None
+        raise tool_error(ctx, exc) from None
     return text or f"{params.env_path} renders no resources."
 
 
@@ -102,7 +102,7 @@ def diff_environment(ctx: ToolContext, params: EnvInput) -> str:
     try:
         result = _differ(ctx).diff(ctx.root, ctx.base_commit or "HEAD", [rel], mask=ctx.secret_mask)
     except TankaError as exc:
-        raise _fail(ctx, exc) from None
+        raise tool_error(ctx, exc) from None
     base = result.base[:12]
     if result.errors:
         raise ToolError("\n".join(f"{e.env}: {e.error}" for e in result.errors))
