@@ -25,7 +25,7 @@ from bot.eval.tasks import (
     NoChanges,
     Unchanged,
 )
-from bot.tk.cli import one_line
+from bot.tk.common import one_line
 from tools.errors import ToolError
 from tools.sandbox import glob_match
 from tools.tanka.diff.resources import index_resources

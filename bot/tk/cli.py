@@ -10,8 +10,6 @@ errors become one UserError each, so the CLI prints a message and never a traceb
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,9 +23,10 @@ from bot.tk import flags
 from bot.tk import source as tk_source
 from bot.tk import status as tk_status
 from bot.tk import tool as tk_tool
+from bot.tk.common import env_path_errors, eval_settings, one_line
 
 if TYPE_CHECKING:
-    from tools.tanka.env.loader import EvalSettings
+    pass
 
 # Start-up: this module is imported by every `tanka-bot` command, so the engine's modules load
 # inside the handlers, and only the ones a command uses.
@@ -103,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         "show": _show,
         "diff": _diff,
         "check": _check,
-        "importers": run_importers,
+        "importers": tk_tool.run_importers,
     }
     handler = getattr(args, "tk_handler", None) or handlers[args.tk_command]
     with _user_errors():
@@ -148,35 +147,6 @@ def user_error(exc: Exception) -> UserError | None:
     return None
 
 
-def one_line(text: str) -> str:
-    """tk's multi-line texts (e.g. "Unable to identify the project root.\nTried ...") joined."""
-    return " ".join(line.strip() for line in text.splitlines() if line.strip())
-
-
-def eval_settings(path: str, *, in_process: bool = True) -> EvalSettings:
-    """Imports confined to the git repository holding `path` rather than the Tanka project, since
-    vendored symlinks may point elsewhere in the repository (Tempo's do); outside git, the
-    project (the engine's default). Evaluation runs in this process (InProcessPool): a person
-    running tk on their own checkout needs no sandbox from it, as `tk` has none, and starting a
-    worker process would cost more than a whole evaluation of a small environment."""
-    from tools.tanka.env.loader import EvalSettings
-    from tools.tanka.evaluation.pool import InProcessPool
-
-    top = git_toplevel(Path(path).absolute())
-    return EvalSettings(confine=top, pool=InProcessPool() if in_process else None)
-
-
-def git_toplevel(start: Path) -> Path | None:
-    """The working tree around `start` (a `.git` directory, or a worktree's `.git` file), as
-    `git rev-parse --show-toplevel` finds it, without starting git."""
-    while not start.is_dir() and start != start.parent:
-        start = start.parent
-    for candidate in (start, *start.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
-
-
 def _env_list(args: argparse.Namespace) -> int:
     from tools.tanka.env.loader import format_env_list, list_environments
     from tools.tanka.env.selector import selector
@@ -206,23 +176,6 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
-@contextmanager
-def env_path_errors(env_path: str) -> Iterator[None]:
-    """tk reads a path that does not exist as an environment name searched from `.`; say so
-    rather than that no project root was found."""
-    from tools.tanka.errors import NoBaseError, NoMatchingEnvError, NoRootError
-
-    try:
-        yield
-    except (NoBaseError, NoRootError, NoMatchingEnvError) as exc:
-        if os.path.exists(env_path):
-            raise
-        raise UserError(
-            f"{env_path}: no such directory, and no environment of that name below the "
-            "current directory; give an environment directory (see `tanka-bot tk env list`)"
-        ) from exc
-
-
 def _diff(args: argparse.Namespace) -> int:
     from bot.tk.diff import options_of, run_diff
 
@@ -239,27 +192,3 @@ def _check(args: argparse.Namespace) -> int:
     from bot.tk.check import run_check
 
     return run_check(env_paths=args.env_paths, output=args.output, cwd=Path.cwd())
-
-
-def run_importers(args: argparse.Namespace) -> int:
-    """tk's `tool importers` arguments: files relative to the working directory (checked first,
-    with tk's text); a relative `deleted:` path is taken both from the working directory and
-    from `--root`, since tk looks for both."""
-    from tools.tanka.imports.importers import DELETED_PREFIX, format_importers, importers
-
-    root = os.path.abspath(args.root)
-    files: list[str] = []
-    for given in args.files:
-        if not given.startswith(DELETED_PREFIX):
-            if not os.path.exists(given):
-                raise UserError(f"file {json.dumps(given, ensure_ascii=False)} does not exist")
-            files.append(os.path.abspath(given))
-            continue
-        path = given.removeprefix(DELETED_PREFIX)
-        if os.path.isabs(path):
-            files.append(DELETED_PREFIX + path)  # tk ignores these; we take them as given
-        elif path:
-            files.append(DELETED_PREFIX + os.path.abspath(path))
-            files.append(DELETED_PREFIX + os.path.normpath(os.path.join(root, path)))
-    sys.stdout.write(format_importers(importers(root, files)))
-    return 0

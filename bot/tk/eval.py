@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from bot.tk import flags
+from bot.tk.common import eval_settings
 
 
 def add_parser(cmds: Any) -> None:
@@ -21,7 +22,6 @@ def add_parser(cmds: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bot.tk.cli import eval_settings
     from tools.tanka.eval import eval_output, evaluate_path
 
     settings = flags.with_variables(eval_settings(args.path), args)

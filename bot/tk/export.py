@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.errors import UserError
 from bot.tk import flags
+from bot.tk.common import eval_settings
 from tools.tanka.errors import MultipleEnvsError
 from tools.tanka.export import files as export_files
 
@@ -84,7 +85,6 @@ def add_parser(cmds: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bot.tk.cli import eval_settings
     from tools.tanka.export.run import (
         ExportOptions,
         export_environments,

@@ -10,6 +10,7 @@ import sys
 from typing import Any
 
 from bot.tk import flags
+from bot.tk.common import env_path_errors, eval_settings
 
 
 def add_parser(cmds: Any) -> None:
@@ -24,7 +25,6 @@ def add_parser(cmds: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bot.tk.cli import env_path_errors, eval_settings
     from tools.tanka.env.loader import load_environment
     from tools.tanka.pipeline.render import process_loaded
     from tools.tanka.status import format_status

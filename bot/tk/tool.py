@@ -8,6 +8,7 @@ Helm charts writes files and downloads, so it stays tk's.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 
 from bot.errors import UserError
 from bot.tk import charts
+from bot.tk.common import git_toplevel, one_line
 
 
 def add_parser(cmds: Any) -> None:
@@ -52,7 +54,7 @@ def add_parser(cmds: Any) -> None:
         "files", nargs="+", metavar="FILE", help="changed files; deleted:FILE if gone"
     )
     importers.add_argument("--root", default=".", help="repository root to search (default: .)")
-    importers.set_defaults(tk_handler=_importers)
+    importers.set_defaults(tk_handler=run_importers)
     count = tools.add_parser(
         "importers-count",
         help="for each file in DIR, the number of environments that import it",
@@ -83,14 +85,31 @@ def _importers_count(args: argparse.Namespace) -> int:
     return 0
 
 
-def _importers(args: argparse.Namespace) -> int:
-    from bot.tk.cli import run_importers
+def run_importers(args: argparse.Namespace) -> int:
+    """tk's `tool importers` arguments: files relative to the working directory (checked first,
+    with tk's text); a relative `deleted:` path is taken both from the working directory and
+    from `--root`, since tk looks for both."""
+    from tools.tanka.imports.importers import DELETED_PREFIX, format_importers, importers
 
-    return run_importers(args)
+    root = os.path.abspath(args.root)
+    files: list[str] = []
+    for given in args.files:
+        if not given.startswith(DELETED_PREFIX):
+            if not os.path.exists(given):
+                raise UserError(f"file {json.dumps(given, ensure_ascii=False)} does not exist")
+            files.append(os.path.abspath(given))
+            continue
+        path = given.removeprefix(DELETED_PREFIX)
+        if os.path.isabs(path):
+            files.append(DELETED_PREFIX + path)  # tk ignores these; we take them as given
+        elif path:
+            files.append(DELETED_PREFIX + os.path.abspath(path))
+            files.append(DELETED_PREFIX + os.path.normpath(os.path.join(root, path)))
+    sys.stdout.write(format_importers(importers(root, files)))
+    return 0
 
 
 def _jpath(args: argparse.Namespace) -> int:
-    from bot.tk.cli import one_line
     from tools.tanka.env.project import resolve_env_paths
     from tools.tanka.errors import TankaError
 
@@ -113,7 +132,6 @@ REBUILD_EXIT = 16  # tk's exit status for "Rebuild required"
 
 
 def _imports(args: argparse.Namespace) -> int:
-    from bot.tk.cli import git_toplevel, one_line
     from tools.tanka.errors import TankaError
     from tools.tanka.imports.transitive import format_imports, transitive_imports
 
