@@ -20,7 +20,9 @@ from typing import Any
 
 import yaml
 
+from tools.tanka.env.loader import EvalSettings
 from tools.tanka.goyaml.emit import dump_yaml, show_output
+from tools.tanka.pipeline.render import export
 
 
 class _GoLoader(yaml.SafeLoader):
@@ -50,9 +52,6 @@ def roundtrip(label: str, files: list[Path]) -> None:
 
 
 def tempo_end_to_end(tempo: Path) -> None:
-    from tools.tanka.env.loader import EvalSettings
-    from tools.tanka.pipeline.render import export
-
     root = tempo / "operations" / "jsonnet-compiled"
     settings = EvalSettings(confine=tempo, timeout=300)  # vendor/ links into the Tempo repo
     for env in ("microservices", "microservices-with-extras"):

@@ -157,7 +157,7 @@ def tempo(compiled: Path, runs: int, tmp: Path) -> None:
 
 def generated(envs: int, tmp: Path) -> None:
     sys.path.insert(0, str(Path(__file__).parent))
-    import tanka_diff  # bench/tanka_diff.py: the same generated repository
+    import tanka_diff  # noqa: PLC0415 - bench/tanka_diff.py: the same generated repository
 
     repo = tanka_diff.build(envs)
     cold = tmp / "generated"

@@ -30,8 +30,10 @@ from bot.agent.prompts import system_prompt
 from bot.compose import budgets_from_settings, mcp_hub, with_mcp_tools
 from bot.config import ConfigError, Settings
 from bot.git.askpass import TokenCredentials
+from bot.inbound.github_receiver import WebhookReceiver
 from bot.inbound.http import HealthApp, Readiness
 from bot.inbound.slack_listeners import register
+from bot.inbound.slack_signature import SignatureGate
 from bot.policy.groups import GroupCache
 from bot.runtime.channels import Channels
 from bot.runtime.dispatch import Dispatcher
@@ -97,7 +99,7 @@ class Service:
 
 
 def _provider(settings: Settings) -> LLMProvider:
-    from bot.compose import build_provider
+    from bot.compose import build_provider  # noqa: PLC0415 - the model SDKs load only for the configured provider
 
     return build_provider(settings)
 
@@ -148,7 +150,7 @@ def build_service(
 
     def code_host_for(target: Settings) -> Callable[[], Any]:
         def code_host() -> Any:
-            from bot.github.code_host import build_code_host
+            from bot.github.code_host import build_code_host  # noqa: PLC0415 - PyGithub loads only when a GitHub token or App is configured
 
             return build_code_host(target)
 
@@ -206,7 +208,7 @@ def build_service(
 
 def serve(settings: Settings, *, host: str, port: int, socket_mode: bool) -> int:
     """Run until SIGTERM or SIGINT; then finish running turns (up to the turn timeout)."""
-    from waitress.server import create_server
+    from waitress.server import create_server  # noqa: PLC0415 - only the transport the settings choose is loaded
 
     service = build_service(settings, socket_mode=socket_mode)
     service.start_jobs(sweep_interval=min(max(settings.session_ttl / 4, 10.0), 300.0))
@@ -216,7 +218,7 @@ def serve(settings: Settings, *, host: str, port: int, socket_mode: bool) -> int
     server = create_server(app, host=host, port=port, threads=16, ident="tanka-bot")
     socket_handler = None
     if socket_mode:
-        from slack_bolt.adapter.socket_mode import SocketModeHandler
+        from slack_bolt.adapter.socket_mode import SocketModeHandler  # noqa: PLC0415 - only the transport the settings choose is loaded
 
         socket_handler = SocketModeHandler(service.bolt, _secret(settings.slack_app_token))
         socket_handler.connect()  # type: ignore[no-untyped-call]
@@ -250,8 +252,6 @@ def serve(settings: Settings, *, host: str, port: int, socket_mode: bool) -> int
 
 def github_webhook(service: Service) -> Any:
     """The `POST /github/webhook` app, or None (404) when GITHUB_WEBHOOK_SECRET is unset."""
-    from bot.inbound.github_receiver import WebhookReceiver
-
     secret = service.svc.settings.github_webhook_secret
     if secret is None or not secret.get_secret_value():
         return None
@@ -260,8 +260,6 @@ def github_webhook(service: Service) -> Any:
 
 
 def _verified(handler: SlackRequestHandler, service: Service) -> Any:
-    from bot.inbound.slack_signature import SignatureGate
-
     secret = _secret(service.svc.settings.slack_signing_secret)
     return SignatureGate(handler, secret, service.svc.metrics)
 

@@ -33,15 +33,15 @@ def _parser(chat_deps: ChatDeps | None) -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=3000, help="port to listen on (3000)")
     serve.add_argument("--socket-mode", action="store_true", help="use Slack Socket Mode")
 
-    from bot.chat import arguments as chat
-    from bot.eval import arguments as eval_arguments
-    from bot.tk import cli as tk_cli
+    from bot.chat import arguments as chat  # noqa: PLC0415 - start-up: each subcommand loads only its own modules
+    from bot.eval import arguments as eval_arguments  # noqa: PLC0415 - start-up: each subcommand loads only its own modules
+    from bot.tk import cli as tk_cli  # noqa: PLC0415 - start-up: each subcommand loads only its own modules
 
     chat.add_parser(sub, chat_deps)
     tk_cli.add_parser(sub)
     eval_arguments.add_parser(sub)
 
-    from bot.telemetry import audit_command as audit_cli
+    from bot.telemetry import audit_command as audit_cli  # noqa: PLC0415 - start-up: each subcommand loads only its own modules
 
     audit_cli.add_parser(sub)
     return parser
@@ -54,7 +54,7 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
 
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
-        from importlib.metadata import PackageNotFoundError, version
+        from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415 - start-up: each subcommand loads only its own modules
 
         try:
             found = version("tanka-bot")
@@ -65,12 +65,12 @@ class _Version(argparse.Action):
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from bot.config import load_settings
+    from bot.config import load_settings  # noqa: PLC0415 - start-up: each subcommand loads only its own modules
 
     settings = load_settings()
     settings.require(settings.missing_for_serve(socket_mode=args.socket_mode))
-    from bot.app import serve
-    from bot.telemetry.logs import configure_json_logging
+    from bot.app import serve  # noqa: PLC0415 - start-up: each subcommand loads only its own modules
+    from bot.telemetry.logs import configure_json_logging  # noqa: PLC0415 - start-up: each subcommand loads only its own modules
 
     configure_json_logging(logging.DEBUG if args.verbose else logging.INFO)
     # slack_sdk and urllib3 log request details at debug level; keep them out of the service log.

@@ -33,16 +33,16 @@ def build_provider(settings: Settings) -> LLMProvider:
     settings.require(settings.missing_for_provider())
     model = settings.model_id
     if settings.provider == "anthropic":
-        from bot.agent.providers.anthropic import AnthropicProvider
+        from bot.agent.providers.anthropic import AnthropicProvider  # noqa: PLC0415 - each provider's SDK loads only when it is the configured one
 
         key = _secret(settings.anthropic_api_key, "ANTHROPIC_API_KEY")
         return AnthropicProvider(key, model, base_url=settings.anthropic_base_url)
     if settings.provider == "gemini":
-        from bot.agent.providers.gemini import GeminiProvider
+        from bot.agent.providers.gemini import GeminiProvider  # noqa: PLC0415 - each provider's SDK loads only when it is the configured one
 
         key = _secret(settings.gemini_key, "GEMINI_API_KEY")
         return GeminiProvider(key, model, base_url=settings.gemini_base_url)
-    from bot.agent.providers.openai import OpenAIProvider
+    from bot.agent.providers.openai import OpenAIProvider  # noqa: PLC0415 - each provider's SDK loads only when it is the configured one
 
     key = _secret(settings.openai_api_key, "OPENAI_API_KEY")
     return OpenAIProvider(key, model, base_url=settings.openai_base_url)
@@ -63,7 +63,7 @@ def mcp_hub(settings: Settings, *, on_call: CallObserver | None = None) -> McpHu
     """
     if settings.mcp is None:
         return None
-    from bot.mcp.hub import McpHub  # the SDK loads only when servers are configured
+    from bot.mcp.hub import McpHub  # noqa: PLC0415 - the SDK loads only when servers are configured
 
     hub = McpHub(settings.mcp, on_call=on_call)
     hub.start()
@@ -73,7 +73,7 @@ def mcp_hub(settings: Settings, *, on_call: CallObserver | None = None) -> McpHu
 def with_mcp_tools(registry: ToolRegistry, hub: McpHub | None) -> ToolRegistry:
     """`registry` offering the hub's tools too (`mcp__<server>__<tool>`), as listed each turn."""
     if hub is not None:
-        from bot.mcp.tools import McpTools
+        from bot.mcp.tools import McpTools  # noqa: PLC0415 - each provider's SDK loads only when it is the configured one
 
         registry.add_source(McpTools(hub))
     return registry

@@ -174,7 +174,7 @@ class Settings(BaseSettings):
     def _check_kubernetes_version(cls, value: str | None) -> str | None:
         if not value:
             return None
-        from tools.tanka.check.schema import resolve_version, version_problem
+        from tools.tanka.check.schema import resolve_version, version_problem  # noqa: PLC0415 - the schema package loads only when a Kubernetes version is set
 
         problem = version_problem(value)
         if problem is not None:

@@ -88,7 +88,7 @@ class HttpMcpServer:
     """The same tools over streamable HTTP (uvicorn on a thread); requires a bearer token."""
 
     def __init__(self, token: str = "", name: str = "ops") -> None:
-        import uvicorn
+        import uvicorn  # noqa: PLC0415 - uvicorn loads only when the fake serves over HTTP
 
         self.token = token
         self.port = free_port()

@@ -41,6 +41,6 @@ class _Handler:
         self.deps = deps
 
     def __call__(self, args: argparse.Namespace) -> int:
-        from bot.chat.command import ChatDeps, run_chat
+        from bot.chat.command import ChatDeps, run_chat  # noqa: PLC0415 - `tanka-bot --help` stays fast: chat's modules load when chat runs
 
         return run_chat(args, self.deps or ChatDeps())

@@ -68,9 +68,9 @@ class ChatChanges:
 
 
 def _render(root: Path, base: str, mask: SecretMask, differ: RevisionDiffer | None) -> str:
-    from tools.tanka.diff.groups import group_envs, grouped_text
-    from tools.tanka.diff.revision import RevisionDiffer, rendered_change
-    from tools.tanka.errors import TankaError
+    from tools.tanka.diff.groups import group_envs, grouped_text  # noqa: PLC0415 - the diff engine loads on the first change shown
+    from tools.tanka.diff.revision import RevisionDiffer, rendered_change  # noqa: PLC0415 - the diff engine loads on the first change shown
+    from tools.tanka.errors import TankaError  # noqa: PLC0415 - the diff engine loads on the first change shown
 
     try:
         diff = rendered_change(root, base, mask, differ=differ or RevisionDiffer())

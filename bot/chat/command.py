@@ -28,6 +28,7 @@ from bot.agent.agent import Agent
 from bot.agent.conversation import Conversation
 from bot.agent.messages import LLMProvider
 from bot.agent.prompts import system_prompt
+from bot.chat.approve import ChatApproval, attach
 from bot.chat.changes import ChatChanges
 from bot.chat.ignores import check_global_ignores
 from bot.chat.masked import MaskedWriter
@@ -35,6 +36,8 @@ from bot.chat.repl import ChatSession, LineReader, repl, report, run_in_foregrou
 from bot.compose import budgets_from_settings, mcp_hub, with_mcp_tools
 from bot.config import Settings, load_settings
 from bot.errors import BotError, UserError
+from bot.git.askpass import TokenCredentials
+from bot.workspace.repo_cache import RepoCache
 from tools.catalog import default_registry
 from tools.context import PullRequestSource, ToolContext
 from tools.git import run_git
@@ -52,13 +55,13 @@ _URL = re.compile(r"^([a-z][a-z0-9+.-]*://|[^/\s]+@[^/\s]+:)", re.IGNORECASE)
 
 
 def _build_provider(settings: Settings) -> LLMProvider:
-    from bot.compose import build_provider  # SDKs load only when chat really runs
+    from bot.compose import build_provider  # noqa: PLC0415 - SDKs load only when chat really runs
 
     return build_provider(settings)
 
 
 def _build_code_host(settings: Settings) -> ClosableHost | None:
-    from bot.github.code_host import build_code_host  # PyGithub loads only when /approve runs
+    from bot.github.code_host import build_code_host  # noqa: PLC0415 - PyGithub loads only when /approve runs
 
     return build_code_host(settings)
 
@@ -157,8 +160,8 @@ def _session(
 
 def _differ(settings: Settings) -> RevisionDiffer:
     """One differ for the chat: the agent's tanka_diff and the printed diffs share its caches."""
-    from tools.tanka.diff.base_tree import BaseTrees
-    from tools.tanka.diff.revision import RevisionDiffer
+    from tools.tanka.diff.base_tree import BaseTrees  # noqa: PLC0415 - the diff engine loads only when a change is rendered
+    from tools.tanka.diff.revision import RevisionDiffer  # noqa: PLC0415 - the diff engine loads only when a change is rendered
 
     # Base trees under the work directory, not /tmp: it may be small or shared.
     return RevisionDiffer(trees=BaseTrees(settings.workdir / "base-trees"))
@@ -176,8 +179,6 @@ def _approval(
     session: ChatSession, settings: Settings, deps: ChatDeps, remote_url: str | None
 ) -> ChatApproval:
     """Wire /approve into the session: the diffs it prints are the proposals it remembers."""
-    from bot.chat.approve import ChatApproval, attach
-
     ctx, out = session.ctx, session.out
     changes = session.changes or ChatChanges(ctx.root, ctx.base_commit, ctx.secret_mask, ctx.differ)
     approval = ChatApproval(
@@ -224,9 +225,6 @@ def scratch_checkout(url: str, settings: Settings) -> Path:
     The user's repository is never touched; the checkout stays after exit so its changes can be
     inspected (its path is printed), and a later chat reuses the cache.
     """
-    from bot.git.askpass import TokenCredentials
-    from bot.workspace.repo_cache import RepoCache
-
     token = settings.github_token
     credentials = TokenCredentials(token.get_secret_value) if token is not None else None
     name = f"chat-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
@@ -272,7 +270,7 @@ def pull_request_source(settings: Settings, root: Path) -> PullRequestSource | N
         except GitError:
             origin = ""
         settings = settings.model_copy(update={"repo_url": origin or None})
-    from bot.github.code_host import build_code_host
+    from bot.github.code_host import build_code_host  # noqa: PLC0415 - the diff engine loads only when a change is rendered
 
     try:
         return build_code_host(settings)

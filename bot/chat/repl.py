@@ -168,7 +168,7 @@ class LineReader:
 
     def _setup_readline(self) -> object | None:
         try:
-            import readline
+            import readline  # noqa: PLC0415 - readline is optional (absent on some platforms)
         except ImportError:  # not every Python build has it; plain input() still works
             return None
         if self._history is not None:
@@ -192,7 +192,7 @@ class LineReader:
     def close(self) -> None:
         if self._readline is None or self._history is None:
             return
-        import readline
+        import readline  # noqa: PLC0415 - readline is optional (absent on some platforms)
 
         with contextlib.suppress(OSError):
             self._history.parent.mkdir(parents=True, exist_ok=True)

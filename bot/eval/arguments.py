@@ -40,6 +40,6 @@ def add_parser(sub: Any, deps: EvalDeps | None = None) -> None:
 
 
 def _run(args: argparse.Namespace, deps: EvalDeps | None) -> int:
-    from bot.eval.command import EvalDeps, run_eval
+    from bot.eval.command import EvalDeps, run_eval  # noqa: PLC0415 - `tanka-bot --help` stays fast: eval's modules load when eval runs
 
     return run_eval(args, deps or EvalDeps())

@@ -29,7 +29,9 @@ from bot.tk.common import one_line
 from tools.errors import ToolError
 from tools.sandbox import glob_match
 from tools.tanka.diff.resources import index_resources
+from tools.tanka.env.loader import EvalSettings
 from tools.tanka.errors import TankaError
+from tools.tanka.pipeline.render import render_path
 
 Manifests = tuple[Mapping[str, Any], ...]
 _MISSING = object()
@@ -41,9 +43,6 @@ class RenderFailed(Exception):
 
 def render(root: Path, env: str) -> Manifests:
     """The processed manifests of the environment at `env` in the checkout `root`."""
-    from tools.tanka.env.loader import EvalSettings
-    from tools.tanka.pipeline.render import render_path
-
     try:
         rendered = render_path(root / env, settings=EvalSettings(confine=root))
     except (TankaError, ToolError, OSError) as exc:

@@ -34,13 +34,15 @@ from tools.catalog import default_registry
 from tools.context import ToolContext
 from tools.redaction import SecretMask
 from tools.registry import ToolRegistry
+from tools.tanka.diff.base_tree import BaseTrees
+from tools.tanka.diff.revision import RevisionDiffer
 
 # The shipped suite: evals/ at the top of the source tree this package belongs to.
 DEFAULT_TASKS = Path(__file__).resolve().parents[2] / "evals"
 
 
 def _build_provider(settings: Settings) -> LLMProvider:
-    from bot.compose import build_provider  # SDKs load only when a model is really asked
+    from bot.compose import build_provider  # noqa: PLC0415 - SDKs load only when a model is really asked
 
     return build_provider(settings)
 
@@ -103,9 +105,6 @@ def run_eval(args: argparse.Namespace, deps: EvalDeps) -> int:
 
 def _context(settings: Settings, root: Path, base: str, folder: Path) -> ToolContext:
     """A run's ToolContext, as `tanka-bot chat` builds one, with its own diff caches."""
-    from tools.tanka.diff.base_tree import BaseTrees
-    from tools.tanka.diff.revision import RevisionDiffer
-
     return ToolContext(
         root=root,
         protected_paths=settings.protected_paths,

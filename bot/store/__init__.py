@@ -22,7 +22,7 @@ def build_store(redis_url: str | None, *, prefix: str = "tanka-bot:") -> Store:
     """
     if redis_url:
         # imported here so the memory-only path does not load redis-py
-        from bot.store.redis import RedisStore
+        from bot.store.redis import RedisStore  # noqa: PLC0415 - the memory-only path does not load redis-py
 
         return RedisStore(redis_url, prefix=prefix)
     return MemoryStore()

@@ -57,7 +57,7 @@ def line(event: Event) -> str:
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    from bot.config import load_settings
+    from bot.config import load_settings  # noqa: PLC0415 - pydantic settings load only when the command runs
 
     out = out or sys.stdout
     settings = load_settings()

@@ -29,7 +29,7 @@ def add_charts(tool_cmds: Any) -> None:
 
 
 def run_status(args: argparse.Namespace) -> int:
-    from tools.tanka import chartfile as cf
+    from tools.tanka import chartfile as cf  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
 
     path = Path(args.path) / cf.FILENAME
     if not path.is_file():

@@ -14,9 +14,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from bot.config import load_settings
 from bot.errors import UserError
+from bot.tk.diff import default_base
 from tools.tanka.check import CheckOptions, CheckReport, CheckSetupError, check_environments
 from tools.tanka.diff.base_tree import RevisionError, git
+from tools.tanka.imports.changed import affected_now
 
 EXIT_BROKEN = 2
 
@@ -28,8 +31,6 @@ class CheckUsageError(UserError):
 
 
 def run_check(*, env_paths: Sequence[str], output: str, cwd: Path) -> int:
-    from bot.config import load_settings
-
     settings = load_settings()
     options = CheckOptions(
         policy_dir=settings.policy_dir, kubernetes_version=settings.kubernetes_version
@@ -78,8 +79,5 @@ def _root(cwd: Path, *, explicit: bool) -> Path:
 
 
 def _affected(root: Path, base_branch: str) -> list[str]:
-    from bot.tk.diff import default_base
-    from tools.tanka.imports.changed import affected_now
-
     base = default_base(root, base_branch)
     return [str(root / rel) for rel in affected_now(root, base)]

@@ -24,6 +24,8 @@ from bot.tk import source as tk_source
 from bot.tk import status as tk_status
 from bot.tk import tool as tk_tool
 from bot.tk.common import env_path_errors, eval_settings, one_line
+from tools.errors import ToolError
+from tools.tanka.errors import JsonnetError, NoMatchingEnvError, ParallelError, TankaError
 
 if TYPE_CHECKING:
     pass
@@ -123,10 +125,8 @@ def _user_errors() -> Iterator[None]:
 
 def user_error(exc: Exception) -> UserError | None:
     """The UserError an engine failure is shown as; None for anything else (a bug)."""
-    from tools.errors import ToolError
-    from tools.tanka.errors import JsonnetError, NoMatchingEnvError, ParallelError, TankaError
-    from tools.tanka.imports.importers import ImportersError
-    from tools.tanka.source.fmt import FormatError, FormatterUnavailable
+    from tools.tanka.imports.importers import ImportersError  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
+    from tools.tanka.source.fmt import FormatError, FormatterUnavailable  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
 
     if isinstance(exc, UserError):
         return exc
@@ -148,8 +148,8 @@ def user_error(exc: Exception) -> UserError | None:
 
 
 def _env_list(args: argparse.Namespace) -> int:
-    from tools.tanka.env.loader import format_env_list, list_environments
-    from tools.tanka.env.selector import selector
+    from tools.tanka.env.loader import format_env_list, list_environments  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
+    from tools.tanka.env.selector import selector  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
 
     matches = selector(flags.selector_text(args))
     envs = list_environments(
@@ -165,7 +165,7 @@ def _env_list(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from tools.tanka.pipeline.render import show
+    from tools.tanka.pipeline.render import show  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
 
     with env_path_errors(args.env_path):
         settings = flags.with_variables(eval_settings(args.env_path), args)
@@ -177,7 +177,7 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from bot.tk.diff import options_of, run_diff
+    from bot.tk.diff import options_of, run_diff  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
 
     return run_diff(
         base=args.base,
@@ -189,6 +189,6 @@ def _diff(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from bot.tk.check import run_check
+    from bot.tk.check import run_check  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
 
     return run_check(env_paths=args.env_paths, output=args.output, cwd=Path.cwd())

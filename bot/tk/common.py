@@ -31,8 +31,8 @@ def eval_settings(path: str, *, in_process: bool = True) -> EvalSettings:
     running tk on their own checkout needs no sandbox from it, as `tk` has none, and starting a
     worker process would cost more than a whole evaluation of a small environment."""
     # The engine loads the Jsonnet VM: only the commands that evaluate pay for it.
-    from tools.tanka.env.loader import EvalSettings
-    from tools.tanka.evaluation.pool import InProcessPool
+    from tools.tanka.env.loader import EvalSettings  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
+    from tools.tanka.evaluation.pool import InProcessPool  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
 
     top = git_toplevel(Path(path).absolute())
     return EvalSettings(confine=top, pool=InProcessPool() if in_process else None)

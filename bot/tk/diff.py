@@ -21,6 +21,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from bot.config import load_settings
 from bot.errors import UserError
 from bot.tk import flags
 from tools.tanka.diff.base_tree import RevisionError, git
@@ -49,8 +50,6 @@ def configured_base_branch(environ: Mapping[str, str] | None = None) -> str:
     loading pydantic-settings costs more than a diff of a small environment."""
     env = os.environ if environ is None else environ
     if env.get("TANKA_BOT_CONFIG"):
-        from bot.config import load_settings
-
         return load_settings(env).base_branch
     return env.get("TANKA_BOT_BASE_BRANCH") or DEFAULT_BASE_BRANCH
 

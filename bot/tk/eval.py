@@ -22,7 +22,7 @@ def add_parser(cmds: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tools.tanka.eval import eval_output, evaluate_path
+    from tools.tanka.eval import eval_output, evaluate_path  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
 
     settings = flags.with_variables(eval_settings(args.path), args)
     sys.stdout.write(eval_output(evaluate_path(args.path, args.eval, settings=settings)))

@@ -24,6 +24,7 @@ import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from bot.errors import UserError
@@ -85,7 +86,7 @@ def add_parser(cmds: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tools.tanka.export.run import (
+    from tools.tanka.export.run import (  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
         ExportOptions,
         export_environments,
         merge_strategy,
@@ -110,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             envs = select_environments(args.env_paths, options, settings)
         except MultipleEnvsError:
-            from tools.tanka.export.run import MULTIPLE_ENVS_HINT
+            from tools.tanka.export.run import MULTIPLE_ENVS_HINT  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
 
             print(MULTIPLE_ENVS_HINT, file=sys.stdout)
             raise
@@ -140,9 +141,8 @@ def _workers(settings: EvalSettings, parallel: int) -> Iterator[EvalSettings]:
     if parallel < 2:  # one at a time: the in-process evaluation
         yield settings
         return
-    from dataclasses import replace
 
-    from tools.tanka.evaluation.pool import EvalPool
+    from tools.tanka.evaluation.pool import EvalPool  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
 
     pool = EvalPool(size=parallel)
     try:

@@ -25,9 +25,9 @@ def add_parser(cmds: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tools.tanka.env.loader import load_environment
-    from tools.tanka.pipeline.render import process_loaded
-    from tools.tanka.status import format_status
+    from tools.tanka.env.loader import load_environment  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
+    from tools.tanka.pipeline.render import process_loaded  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
+    from tools.tanka.status import format_status  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
 
     with env_path_errors(args.env_path):
         settings = flags.with_variables(eval_settings(args.env_path), args)

@@ -17,6 +17,7 @@ from typing import Any
 from bot.errors import UserError
 from bot.tk import charts
 from bot.tk.common import git_toplevel, one_line
+from tools.tanka.errors import TankaError
 
 
 def add_parser(cmds: Any) -> None:
@@ -76,7 +77,7 @@ def add_parser(cmds: Any) -> None:
 
 
 def _importers_count(args: argparse.Namespace) -> int:
-    from tools.tanka.imports.count import count_importers, format_counts
+    from tools.tanka.imports.count import count_importers, format_counts  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
 
     counts = count_importers(
         args.root, args.dir, recursive=args.recursive, filename_regex=args.filename_regex
@@ -89,7 +90,7 @@ def run_importers(args: argparse.Namespace) -> int:
     """tk's `tool importers` arguments: files relative to the working directory (checked first,
     with tk's text); a relative `deleted:` path is taken both from the working directory and
     from `--root`, since tk looks for both."""
-    from tools.tanka.imports.importers import DELETED_PREFIX, format_importers, importers
+    from tools.tanka.imports.importers import DELETED_PREFIX, format_importers, importers  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
 
     root = os.path.abspath(args.root)
     files: list[str] = []
@@ -110,8 +111,7 @@ def run_importers(args: argparse.Namespace) -> int:
 
 
 def _jpath(args: argparse.Namespace) -> int:
-    from tools.tanka.env.project import resolve_env_paths
-    from tools.tanka.errors import TankaError
+    from tools.tanka.env.project import resolve_env_paths  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
 
     try:
         paths = resolve_env_paths(args.path)
@@ -132,8 +132,7 @@ REBUILD_EXIT = 16  # tk's exit status for "Rebuild required"
 
 
 def _imports(args: argparse.Namespace) -> int:
-    from tools.tanka.errors import TankaError
-    from tools.tanka.imports.transitive import format_imports, transitive_imports
+    from tools.tanka.imports.transitive import format_imports, transitive_imports  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
 
     top = git_toplevel(Path(args.path).absolute())
     try:
@@ -161,7 +160,7 @@ def _imports(args: argparse.Namespace) -> int:
 
 def _changed_in(top: Path, commit: str) -> list[str]:
     """The files `commit` changed (tk's `git diff-tree --no-commit-id --name-only -r`)."""
-    from tools.gitrun import Git, GitError
+    from tools.gitrun import Git, GitError  # noqa: PLC0415 - tk start-up: git's helpers load when used
 
     if commit.startswith("-"):
         raise UserError(f"--check {commit!r}: give a commit, not an option")

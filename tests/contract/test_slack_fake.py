@@ -23,6 +23,8 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 from slack_sdk.signature import SignatureVerifier
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import connect
 
 from fakes import slack_events as events
 from fakes.slack_events import JSON, SlackEventSender
@@ -522,9 +524,6 @@ def test_socket_mode_urls_need_the_app_token_and_a_fresh_ticket(
         client.apps_connections_open(app_token=slack.bot_token)
     url = client.apps_connections_open(app_token=slack.app_token)["url"]
     assert url.startswith(f"{slack.socket_mode.url}/link/?ticket=")
-
-    from websockets.exceptions import InvalidStatus
-    from websockets.sync.client import connect
 
     with connect(url) as ws:
         hello = json.loads(ws.recv(timeout=5))

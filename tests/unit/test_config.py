@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import ConfigError, load_settings
+from bot.config import ConfigError, _describe, load_settings
 
 
 def test_defaults_match_the_contract() -> None:
@@ -112,8 +112,6 @@ def test_github_app_key_forms_are_exclusive() -> None:
 
 
 def test_invalid_secret_values_are_not_echoed() -> None:
-    from bot.config import _describe
-
     secret = {"loc": ("REDIS_URL",), "msg": "bad", "input": "redis://:hunter2@host"}
     plain = {"loc": ("TANKA_BOT_MAX_STEPS",), "msg": "bad", "input": "lots"}
     assert "hunter2" not in _describe(secret)

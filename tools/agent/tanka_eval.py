@@ -44,7 +44,7 @@ def _secrets(value: Any) -> Iterator[Mapping[str, Any]]:
 
 
 def evaluate(ctx: ToolContext, params: EvalInput) -> str:
-    from tools.tanka.eval import eval_output, evaluate_path
+    from tools.tanka.eval import eval_output, evaluate_path  # noqa: PLC0415 - the engine loads on the first call, not when the catalog is built
 
     path = env_dir(ctx, params.path)
     settings = eval_settings(ctx)

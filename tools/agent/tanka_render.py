@@ -86,7 +86,7 @@ def env_dir(ctx: ToolContext, given: str) -> Path:
 
 
 def show_environment(ctx: ToolContext, params: EnvInput) -> str:
-    from tools.tanka.pipeline.render import show
+    from tools.tanka.pipeline.render import show  # noqa: PLC0415 - the engine loads on the first call, not when the catalog is built
 
     path = env_dir(ctx, params.env_path)
     try:

@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 
 def load_sdk() -> ModuleType:
     try:
-        import openai
+        import openai  # noqa: PLC0415 - the openai extra is optional
     except ImportError as exc:
         raise UserError(
             "TANKA_BOT_PROVIDER=openai needs the openai package; "

@@ -24,6 +24,7 @@ from bot.agent.events import (
     UsageEvent,
 )
 from bot.agent.messages import ModelRequest, ModelResponse, Usage
+from bot.agent.subagents import Lineage, SubAgentScope
 from fakes.scripted_provider import ScriptedProvider, call, last_results, reply, tools
 from tests.unit.agent.helpers import FakeClock, Gate, NoInput, Recorder, RecordingSleep, context
 from tools.agent.explore import TOOLS as EXPLORE
@@ -352,8 +353,6 @@ def test_tools_outside_the_read_only_set_are_unknown_to_a_sub_agent(tmp_path: Pa
 
 
 def _scope_at_depth(a: Agent, tmp_path: Path, depth: int) -> SubAgents:
-    from bot.agent.subagents import Lineage, SubAgentScope
-
     lineage = Lineage(
         provider=a.provider,
         registry=a.registry,

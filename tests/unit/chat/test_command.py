@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import logging
 import os
 import signal
 import threading
@@ -23,6 +24,7 @@ from fakes.scripted_provider import ScriptedProvider, Step, call, reply, tools
 from tests.git import git
 from tools.files import TOOLS as FILE_TOOLS
 from tools.git import TOOLS as GIT_TOOLS
+from tools.github import TOOLS as GITHUB_TOOLS
 from tools.registry import ToolRegistry
 
 # The reviewer is off: these tests script every model call (tests/scenarios/test_chat_review.py
@@ -249,9 +251,6 @@ def test_empty_prompt_is_refused(
 def test_github_pr_list_uses_the_checkouts_origin(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from fakes.github_server import FakeGitHub
-    from tools.github import TOOLS as GITHUB_TOOLS
-
     git(repo, "remote", "add", "origin", "git@github.com:acme/infra.git")
     with FakeGitHub(tokens=("ghs-dummy",)) as github:
         github.add_repo("acme", "infra")
@@ -524,7 +523,6 @@ def test_chat_closes_its_pull_request_source(
 ) -> None:
     # The github_pr_list source is a GitHub client with a log filter on PyGithub's logger; a chat
     # that never closes it leaves one filter (holding the token) and one HTTP session per run.
-    import logging
 
     repo, _ = published_repo
     requester = logging.getLogger("github.Requester")

@@ -5,12 +5,14 @@ crash and restart, timeout, garbage output, huge output, unknown tools, a missin
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from mcp.types import Tool as McpTool
 
 from bot.inbound.http import Readiness
 from bot.mcp.config import McpConfig, load_mcp_config
@@ -82,8 +84,6 @@ def calls() -> Calls:
 def hub(
     tmp_path_factory: pytest.TempPathFactory, http_server: HttpMcpServer, calls: Calls
 ) -> Iterator[McpHub]:
-    import os
-
     environ = {**os.environ, "OPS_TOKEN": "tok-123", "ANTHROPIC_API_KEY": BOT_SECRET}
     hub = McpHub(config(tmp_path_factory.mktemp("mcp"), http_server.url, environ), on_call=calls)
     hub.start()
@@ -166,8 +166,6 @@ def test_results_are_truncated_and_masked_like_every_tool(
 
 
 def test_an_unknown_tool_is_an_error_naming_the_server(hub: McpHub, tmp_path: Path) -> None:
-    from mcp.types import Tool as McpTool
-
     listing = next(li for li in hub.listings() if li.server.name == "ops")
     ghost = McpTool(name="nope", input_schema={"type": "object"})
     outcome = make_tool(hub, listing.server, ghost).invoke(ctx(tmp_path), {})

@@ -4,6 +4,7 @@ read back oldest first with the `since` and `thread` filters."""
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from pathlib import Path
 
@@ -32,8 +33,6 @@ def audit_store(request: pytest.FixtureRequest, tmp_path: Path) -> AuditStore:
 
 
 def test_events_come_back_in_order_and_filtered(audit_store: AuditStore) -> None:
-    import time
-
     now = time.time()
     audit_store.append([event(now - 60, "1.1", "session_started"), event(now - 30, "2.2")])
     audit_store.append([event(now, "1.1", "proposal")])

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tools.tanka.errors import EvalMemoryError, EvalTimeoutError, JsonnetError
+from tools.tanka.errors import EvalCrashedError, EvalMemoryError, EvalTimeoutError, JsonnetError
 from tools.tanka.evaluation.evaluate import evaluate_file, str_code
-from tools.tanka.evaluation.pool import EvalPool
+from tools.tanka.evaluation.pool import EvalPool, _Worker
+from tools.tanka.evaluation.worker import EvalRequest
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "tanka"
 
@@ -118,10 +119,6 @@ def test_parallel_evaluations_share_the_pool(tmp_path: Path, pool: EvalPool) -> 
 def test_a_worker_that_died_while_idle_is_a_crash_error_not_a_broken_pipe(
     tmp_path: Path,
 ) -> None:
-    from tools.tanka.errors import EvalCrashedError
-    from tools.tanka.evaluation.pool import _Worker
-    from tools.tanka.evaluation.worker import EvalRequest
-
     worker = _Worker()
     try:
         worker.process.kill()  # e.g. the kernel's OOM killer, between two calls

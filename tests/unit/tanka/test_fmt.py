@@ -21,6 +21,7 @@ from tools.tanka.source.fmt import (
     format_paths,
     format_source,
 )
+from tools.tanka.source.formatter import cli_formatter
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "tanka_tools" / "fmt"
 MESSY = (FIXTURES / "messy.jsonnet").read_text()
@@ -189,8 +190,6 @@ def test_a_missing_path_is_a_clear_error(tmp_path: Path) -> None:
 def test_the_jsonnetfmt_binary_gets_a_scrubbed_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tools.tanka.source.formatter import cli_formatter
-
     fake = tmp_path / "jsonnetfmt"
     fake.write_text("#!/bin/sh\nenv\n")
     fake.chmod(0o755)

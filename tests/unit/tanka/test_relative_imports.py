@@ -20,6 +20,7 @@ import pytest
 from bot.cli import main
 from tests.unit.tanka.test_importers_tk_cases import TREE, T
 from tools.tanka.evaluation.importer import Importer, ImportRefused
+from tools.tanka.imports.graph import ImportScanner, search_path
 
 
 @pytest.fixture
@@ -125,8 +126,6 @@ def test_the_import_analysis_does_not_look_through_a_symlink_out(
 ) -> None:
     """The importers/imports analysis resolves as the evaluator: a vendored symlink leading out
     of the project is skipped, and nothing outside is stat'ed or read."""
-    from tools.tanka.imports.graph import ImportScanner, search_path
-
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     (outside / "x.libsonnet").write_text("import 'y.libsonnet'")

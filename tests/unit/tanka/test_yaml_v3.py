@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.goyaml import load
+from tools.tanka.env.loader import EvalSettings
 from tools.tanka.errors import NativeError
 from tools.tanka.evaluation.evaluate import evaluate_file
 from tools.tanka.evaluation.pool import EvalPool
@@ -27,6 +28,7 @@ from tools.tanka.goyaml.emit import dump_yaml
 from tools.tanka.goyaml.keys import key_less, sorted_keys
 from tools.tanka.goyaml.v3 import dump_yaml_v3
 from tools.tanka.natives.parse_yaml import manifest_yaml_from_json
+from tools.tanka.pipeline.render import export
 
 TEMPO = Path(os.environ.get("TANKA_TEMPO_CHECKOUT", "/nonexistent"))
 TEMPO_ENVS = TEMPO / "operations" / "jsonnet-compiled"
@@ -357,9 +359,6 @@ def test_tempo_configmaps_reemit_byte_identical() -> None:
 
 @pytest.mark.skipif(not TEMPO_ENVS.is_dir(), reason="set TANKA_TEMPO_CHECKOUT to a Tempo clone")
 def test_tempo_environments_export_byte_identical(tmp_path: Path) -> None:
-    from tools.tanka.env.loader import EvalSettings
-    from tools.tanka.pipeline.render import export
-
     settings = EvalSettings(confine=TEMPO, timeout=300)  # vendor/ links into the Tempo repo
     fmt = "{{.kind}}-{{or .metadata.name .metadata.generateName}}"
     for env in ("microservices", "microservices-with-extras"):

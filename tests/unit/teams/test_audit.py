@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import threading
@@ -103,8 +104,6 @@ def test_the_cli_prints_a_line_per_event_or_json_with_filters(
     monkeypatch.setattr("os.environ", {"TANKA_BOT_WORKDIR": str(tmp_path)})
 
     def cli(*argv: str) -> str:
-        import argparse
-
         out = io.StringIO()
         args = argparse.Namespace(since=None, thread=None, json=False)
         for name, value in zip(argv[::2], argv[1::2], strict=True):

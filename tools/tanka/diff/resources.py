@@ -98,7 +98,7 @@ def unified_diff(name: str, old: str, new: str, sides: tuple[str, str] | None = 
     1a2b3c4d5e6f" and "working tree"), `--- name<TAB>old side` / `+++ name<TAB>new side`, the
     place `diff -u` puts a file's date, and no header line.
     """
-    import difflib  # loaded here: `tk show` imports this module for RenderedEnv alone
+    import difflib  # noqa: PLC0415 - loaded here: `tk show` imports this module for RenderedEnv alone
 
     if sides is None:
         header_old, header_new, when_old, when_new = f"LIVE-{name}", f"MERGED-{name}", "", ""
@@ -129,7 +129,7 @@ def diff_manifests(
 ) -> list[ResourceDiff]:
     """The resources that differ between two renders of one environment, sorted by key;
     `sides` names the two renders in each unified diff (unified_diff)."""
-    from tools.tanka.redact import redact_against
+    from tools.tanka.redact import redact_against  # noqa: PLC0415 - `tk show` imports this module for RenderedEnv alone
 
     before, after = index_resources(old), index_resources(new)
     changes: list[ResourceDiff] = []

@@ -36,6 +36,7 @@ from tools.tanka.diff.resources import (
     full_text,
     summarize,
 )
+from tools.tanka.env.loader import EvalSettings
 from tools.tanka.env.project import DEFAULT_ENTRYPOINT
 from tools.tanka.errors import TankaError
 from tools.tanka.evaluation.pool import default_pool
@@ -45,6 +46,7 @@ from tools.tanka.imports.changed import (
     base_index,
     changed_files,
 )
+from tools.tanka.pipeline.render import manifest_yaml, render_entrypoint
 from tools.tanka.redact import learn_secret_values
 
 if TYPE_CHECKING:
@@ -60,9 +62,6 @@ def render_in_repository(
 ) -> Sequence[RenderedEnv]:
     """The engine's renderer, with imports confined to the whole repository rather than the
     Tanka project: vendored symlinks may point elsewhere in the repo (Tempo's do)."""
-    from tools.tanka.env.loader import EvalSettings
-    from tools.tanka.pipeline.render import render_entrypoint
-
     settings = EvalSettings(
         confine=repository,
         ext_vars=dict(options.ext_vars),
@@ -125,7 +124,6 @@ class RevisionDiffer:
         self.cache = cache or RenderCache()
         if renderer is None or dump is None:
             # The engine's renderer and YAML emitter, unless a caller brings its own.
-            from tools.tanka.pipeline.render import manifest_yaml
 
             renderer, dump = renderer or render_in_repository, dump or manifest_yaml
         self.renderer: Renderer = renderer

@@ -47,9 +47,9 @@ class EvalReply:
 
 def evaluate(request: EvalRequest) -> EvalReply:
     """Run one evaluation in this process (no limits); the worker loop wraps it."""
-    import _gojsonnet
+    import _gojsonnet  # noqa: PLC0415 - the Jsonnet VM loads in the worker, not in the parent that imports EvalRequest
 
-    from tools.tanka.natives.functions import native_callbacks
+    from tools.tanka.natives.functions import native_callbacks  # noqa: PLC0415 - the Jsonnet VM loads in the worker, not in the parent that imports EvalRequest
 
     importer = Importer(
         [Path(p) for p in request.jpath],

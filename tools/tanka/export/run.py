@@ -39,6 +39,7 @@ from tools.tanka.env.selector import selector as label_selector
 from tools.tanka.env.spec import Environment
 from tools.tanka.errors import ParallelError, TankaError
 from tools.tanka.export import files as export_files
+from tools.tanka.pipeline.render import in_parallel, process_loaded
 
 MERGE_NONE = ""
 MERGE_FAIL_ON_CONFLICTS = "fail-on-conflicts"
@@ -104,8 +105,6 @@ def export_environments(
     settings: EvalSettings,
 ) -> list[Path]:
     """tk's ExportEnvironments for already selected environments; the files written."""
-    from tools.tanka.pipeline.render import in_parallel, process_loaded
-
     out = Path(out_dir)
     empty = export_files.ensure_dir(out)
     if not empty and options.merge_strategy == MERGE_NONE:

@@ -19,7 +19,9 @@ from typing import Any
 
 import yaml
 
+from tools.tanka.chartfile import missing_chart_hint
 from tools.tanka.errors import NativeError
+from tools.tanka.natives import helm_lib
 from tools.tanka.natives.parse_yaml import parse_yaml
 from tools.tanka.pipeline.extract import schema_problems
 
@@ -83,14 +85,11 @@ def helm_template(
     opts = _options(opts_json, fn, "charts", "helm#optscalledfrom-unset")
     path = _target(opts, chart, confine)
     if not os.path.exists(path):
-        from tools.tanka.chartfile import missing_chart_hint
-
         raise NativeError(
             f"helmTemplate: Failed to find a chart at '{path}': stat {path}: no such file or "
             "directory. See https://tanka.dev/helm#failed-to-find-chart"
             + missing_chart_hint(path, confine)
         )
-    from tools.tanka.natives import helm_lib
 
     # Both paths name the chart as the calling file does, and give Helm's message alone.
     command = f"`helm template {name} {chart}`"
@@ -193,8 +192,6 @@ def _go_print(value: Any) -> str:
 
 
 def _custom_names(name_format: str, docs: list[dict[str, Any]], fn: str) -> list[str]:
-    from tools.tanka.natives import helm_lib
-
     if not helm_lib.available():
         raise NativeError(
             f"{fn}: a custom opts.nameFormat needs Helm's template engine (helm-python-sdk), "

@@ -14,6 +14,9 @@ from typing import Any
 
 from tools.tanka.errors import NativeError, TankaError
 from tools.tanka.gojson import decode as go_decode
+from tools.tanka.natives.exec import helm_template, kustomize_build
+from tools.tanka.natives.parse_yaml import manifest_yaml_from_json as manifest
+from tools.tanka.natives.parse_yaml import parse_yaml as parse
 from tools.tanka.natives.regex import escape_string_regex, regex_match, regex_subst
 from tools.tanka.natives.shim import PARAMS, SAFE_PREFIX
 
@@ -95,21 +98,16 @@ def _text(value: Any, name: str) -> str:
 
 def parse_yaml(text: str) -> Any:
     """parse_yaml.parse_yaml, loading PyYAML only when an evaluation calls it (start-up)."""
-    from tools.tanka.natives.parse_yaml import parse_yaml as parse
-
     return parse(text)
 
 
 def manifest_yaml_from_json(text: str) -> str:
     """parse_yaml.manifest_yaml_from_json, loaded on first call like parse_yaml."""
-    from tools.tanka.natives.parse_yaml import manifest_yaml_from_json as manifest
-
     return manifest(text)
 
 
 def _exec_functions(confine: str) -> dict[str, NativeFn]:
     """helmTemplate and kustomizeBuild, refusing charts and kustomizations outside `confine`."""
-    from tools.tanka.natives.exec import helm_template, kustomize_build
 
     def helm(name: str, chart: str, opts_json: str) -> Any:
         return helm_template(name, chart, opts_json, confine=confine)

@@ -18,10 +18,14 @@ from __future__ import annotations
 import functools
 import json
 import re
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from tools.tanka.errors import NativeError
+from tools.tanka.natives.parse_yaml import parse_yaml
 
 # Helm's releaseutil.InstallOrder: known kinds in this order, unknown kinds after them by name.
 INSTALL_ORDER = (
@@ -103,7 +107,7 @@ class HelmLibraryError(Exception):
 def available() -> bool:
     """Whether Helm's library can be loaded here (the package and its native library)."""
     try:
-        import helm_python  # noqa: F401
+        import helm_python  # noqa: PLC0415, F401
     except (ImportError, OSError):
         return False
     return True
@@ -113,8 +117,8 @@ def template(name: str, chart: str, opts: dict[str, Any]) -> str:
     """The `helm template` output for `chart` (a local directory or archive) with tk's options
     (lower-cased keys: values, namespace, apiversions, kubeversion, includecrds, skiptests,
     nohooks)."""
-    import helm_python as helm
-    from helm_python import _native
+    import helm_python as helm  # noqa: PLC0415 - helm-python-sdk is optional; tk's helm binary is the fallback
+    from helm_python import _native  # noqa: PLC0415 - helm-python-sdk is optional; tk's helm binary is the fallback
 
     helm.disable_logging()
     kube_version = kube_version_of(opts.get("kubeversion"))
@@ -221,9 +225,6 @@ def _hook_events(path: str, doc: str) -> set[str] | None:
 
 def yaml_error(stream: str) -> str | None:
     """`TEMPLATE: ERROR` for the first document of a `helm template` stream that is not YAML."""
-    from tools.tanka.errors import NativeError
-    from tools.tanka.natives.parse_yaml import parse_yaml
-
     for chunk in stream.split("---\n# Source: ")[1:]:
         path, _, body = chunk.partition("\n")
         try:
@@ -256,9 +257,7 @@ def format_names(name_format: str, manifests: list[dict[str, Any]]) -> list[str]
 
 def _render_one(template_text: str, values: dict[str, Any]) -> str:
     """One template rendered by Helm's engine in a throwaway chart, with `values`."""
-    import tempfile
-
-    import helm_python as helm
+    import helm_python as helm  # noqa: PLC0415 - helm-python-sdk is optional; tk's helm binary is the fallback
 
     helm.disable_logging()
     with tempfile.TemporaryDirectory(prefix="tanka-bot-engine-") as tmp:

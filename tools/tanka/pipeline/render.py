@@ -21,9 +21,11 @@ from tools.tanka.env.spec import Environment
 from tools.tanka.env.versions import check_version
 from tools.tanka.errors import MultipleEnvsError, StaticAndInlineError
 from tools.tanka.evaluation.pool import default_pool
+from tools.tanka.export import files as export_files
 from tools.tanka.goyaml.emit import dump_yaml, show_output
 from tools.tanka.pipeline.extract import extract
 from tools.tanka.pipeline.process import ProcessOptions, process
+from tools.tanka.redact import learn_secret_values, redact_all
 
 if TYPE_CHECKING:
     from tools.redaction.mask import SecretMask
@@ -124,8 +126,6 @@ def show(
 ) -> str:
     """`tk show --dangerous-allow-redirect` output; `redact` hides Secret values (agent tools),
     and `mask` learns them, to hide them wherever else they appear."""
-    from tools.tanka.redact import learn_secret_values, redact_all
-
     rendered = render_path(env_path, name=name, targets=targets, settings=settings)
     if mask is not None:
         learn_secret_values(rendered.manifests, mask)
@@ -142,8 +142,6 @@ def export(
     settings: EvalSettings | None = None,
 ) -> list[Path]:
     """`tk export OUT_DIR ENV_PATH...`: one file per manifest plus manifest.json; the files."""
-    from tools.tanka.export import files as export_files
-
     envs = in_parallel(lambda p: load_environment(p, settings=settings), env_paths, settings)
     jobs = [(loaded.env, process_loaded(loaded)) for loaded in envs]
     return export_files.write_export(

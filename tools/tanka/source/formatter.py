@@ -99,7 +99,7 @@ def _format_with_cli(binary: str) -> FormatFn:
 
 def _shared_library() -> FormatFn | None:
     try:
-        import _gojsonnet
+        import _gojsonnet  # noqa: PLC0415 - the native formatter is optional; jsonnetfmt is the fallback
 
         return _SharedLibrary(_gojsonnet.__file__)
     except (ImportError, OSError, AttributeError):

@@ -53,7 +53,7 @@ def lint_in_child(
 
 
 def main() -> None:
-    from tools.tanka.evaluation.worker import cap_memory
+    from tools.tanka.evaluation.worker import cap_memory  # noqa: PLC0415 - the memory cap comes from the evaluation worker; loaded in the child only
 
     job = json.load(sys.stdin)
     cap_memory(int(job["memory_mb"]))

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from tools.tanka.source.jsonnet import ast
+from tools.tanka.source.jsonnet.context import add_context
 from tools.tanka.source.jsonnet.errors import ParseError, StaticError
 from tools.tanka.source.jsonnet.lexer import Token, TokenKind, lex
 from tools.tanka.source.jsonnet.strings import string_unescape
@@ -744,8 +745,6 @@ def parse_tokens(tokens: list[Token]) -> ast.Node:
 
 def snippet_to_raw_ast(file_name: str, text: str) -> ast.Node:
     """The raw (not desugared) tree of `text`, with contexts; raises ParseError."""
-    from tools.tanka.source.jsonnet.context import add_context
-
     with deep_recursion():
         try:
             node = parse_tokens(lex(file_name, text))
