@@ -19,6 +19,7 @@ test: $(STAMP)
 	$(BIN)/ruff check bot tools fakes tests bench
 	$(BIN)/ruff format --check bot tools fakes tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/deptry .
 	$(BIN)/pytest -q $(PYTEST_ARGS)
 
