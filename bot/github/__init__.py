@@ -1,5 +1,6 @@
 """GitHub as the code host: authentication (token or App), the PyGithub adapter, its typed
 errors, the owner/name of the repository, and keeping tokens out of logs.
 
-The only package that imports PyGithub.
+Outbound only (the webhook receiver is bot.inbound's). The only package that imports PyGithub;
+may import bot.config and bot.errors.
 """

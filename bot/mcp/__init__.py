@@ -3,5 +3,5 @@
     hub = McpHub(settings.mcp); hub.start()
     registry.add_source(McpTools(hub))      # tools named mcp__<server>__<tool>
 
-The only user of the `mcp` SDK (tests/test_architecture.py).
+The only user of the `mcp` SDK (an import-linter contract in pyproject.toml).
 """

@@ -2,4 +2,6 @@
 branch name and PR text, and the pipeline that commits, pushes and opens the pull request.
 
 The only code that publishes; it runs outside the model's reach.
+
+May import bot.git, bot.github and bot.domain; called by bot.handlers (and bot.chat's /approve).
 """

@@ -1,4 +1,6 @@
-"""Slack at the edge: payloads turned into domain values (pure), the Web API client, message
-rendering (pure) and the Bolt listeners. The only package (with bot.app) that imports slack_sdk
-or slack_bolt; handlers see only the small `ChatClient` port.
+"""Slack as an outbound adapter: the Web API client (`ChatClient`), message rendering (pure)
+and the client that masks secrets in everything it posts.
+
+Receiving from Slack is bot.inbound's. May import only bot.domain; the only package (with
+bot.inbound's gates and bot.app) that imports slack_sdk.
 """

@@ -4,6 +4,8 @@ dedupe tokens, queued messages, saved patches (blobs) and lease locks.
 One contract (`SessionStore`, `Locker`, together `Store`) with two backends: process memory for
 a single replica, Redis when several replicas share the work. Nothing here knows Slack: keys are
 `ThreadKey`s and plain strings, sessions are opaque JSON text, blobs opaque bytes.
+
+An adapter: may import only bot.domain; the only package that imports redis-py.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ def build_store(redis_url: str | None, *, prefix: str = "tanka-bot:") -> Store:
     not here. `prefix` namespaces every Redis key, so several bots can share one Redis.
     """
     if redis_url:
-        # imported here so the memory-only path does not load redis-py
         from bot.store.redis import RedisStore  # noqa: PLC0415 - the memory-only path does not load redis-py
 
         return RedisStore(redis_url, prefix=prefix)
