@@ -42,13 +42,12 @@ def status_message(svc: Services, channel: str) -> str:
     entries = svc.store.sessions(channel)
     # Newest first, and only as many as are shown: each line costs a store read and a permalink.
     for key, updated in sorted(entries, key=lambda e: e[1], reverse=True)[:MAX_LISTED]:
-        raw = svc.store.load(key)
-        if raw is None:
-            continue
         try:
-            session = Session.from_json(raw)
+            session = svc.sessions.get(key)
         except SessionCorrupt:
             lines.append(f"• {key.thread_ts}: unreadable session record")
+            continue
+        if session is None:
             continue
         lines.append(_line(svc, session, now - updated))
     if not lines:

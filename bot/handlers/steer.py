@@ -39,7 +39,7 @@ def refuse_message(svc: Services, message: Mention | ThreadReply) -> bool:
         return True  # a thread in a channel that is not served: nothing of ours
     if not mention:
         try:
-            in_session = svc.store.load(key) is not None
+            in_session = svc.sessions.exists(key)
         except StoreUnavailable as exc:
             log.warning("a reply was refused and not answered, the store is down: %s", exc)
             return True

@@ -316,4 +316,4 @@ def propose(
 
 def _save(svc: Services, session: Session) -> None:
     session.updated = svc.clock()
-    svc.store.save(session.key, session.to_json(), updated=session.updated)
+    svc.sessions.put(session)

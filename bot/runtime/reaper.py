@@ -10,7 +10,7 @@ import logging
 from collections.abc import Callable
 
 from bot.domain.ports import ChatError
-from bot.domain.sessions import Session, SessionCorrupt
+from bot.domain.sessions import SessionCorrupt
 from bot.domain.thread import ThreadKey
 from bot.runtime.lease import Lease, lock_name
 from bot.services import Services
@@ -74,10 +74,9 @@ class Reaper:
         if not lease.acquire():
             return 0  # a turn runs: the session is not idle after all
         try:
-            raw = self.svc.store.load(lease.key)
-            if raw is None:
+            session = self.svc.sessions.get(lease.key)
+            if session is None:
                 return 0
-            session = Session.from_json(raw)
             self.svc.workspaces.discard(session)
             self.svc.store.delete(lease.key)
             hours = self.svc.settings.session_ttl / 3600
@@ -91,20 +90,19 @@ class Reaper:
         lease = self._lease(key)
         if self.svc.store.holder(lock_name(lease.key)) is not None:
             return 0  # a live turn
-        raw = self.svc.store.load(lease.key)
-        if raw is None or Session.from_json(raw).state != "running":
+        stored = self.svc.sessions.get(lease.key)
+        if stored is None or stored.state != "running":
             return 0
         if not lease.acquire():
             return 0
         try:
-            raw = self.svc.store.load(lease.key)
-            if raw is None:
+            session = self.svc.sessions.get(lease.key)
+            if session is None:
                 return 0
-            session = Session.from_json(raw)
             if session.state != "running":
                 return 0  # another replica reported it first
             session.state = "idle"
-            self.svc.store.save(lease.key, session.to_json(), updated=session.updated)
+            self.svc.sessions.put(session)
             self.svc.chat.post(session.channel, CUT_OFF, thread_ts=session.thread_ts)
             return 1
         finally:

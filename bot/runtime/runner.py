@@ -229,7 +229,7 @@ class Runner:
 
     def _message(self, message: Mention | ThreadReply) -> None:
         key = message.key
-        exists = self.svc.store.load(key) is not None
+        exists = self.svc.sessions.exists(key)
         if not exists and isinstance(message, ThreadReply):
             return  # a conversation between people in a thread the bot is not part of
         self._enqueue_and_drive(key, Pending(message.user, message.text), new=not exists)
@@ -267,8 +267,8 @@ class Runner:
 
     def _turn(self, key: ThreadKey, items: list[Pending], lease: Lease) -> None:
         svc = self.channels(key.channel) or self.svc
-        raw = svc.store.load(key)
-        if raw is None:
+        stored = svc.sessions.get(key)
+        if stored is None:
             first = items[0]
             now = svc.clock()
             session = Session(
@@ -281,7 +281,7 @@ class Runner:
                              {"request": session.request, "repo": svc.settings.repo_url or "",
                               "base_branch": session.base_branch})  # fmt: skip
         else:
-            session = Session.from_json(raw)
+            session = stored
             if session.state == "running":
                 self.post(key, CUT_OFF)
         masked, mask = self._masked(svc, key, session)
@@ -295,18 +295,17 @@ class Runner:
         finally:
             session.state = "idle"
             session.updated = svc.clock()
-            svc.store.save(key, session.to_json(), updated=session.updated)
+            svc.sessions.put(session)
 
     def _approve(self, key: ThreadKey, reaction: Reaction) -> None:
         svc = self.channels(key.channel) or self.svc
         if not reaction.added:
             # A withdrawal only takes the approval out of the store's set: it needs no lease, so
             # it is never lost to a running turn. The session is read, not written.
-            raw = svc.store.load(key)
-            if raw is not None:
-                session = Session.from_json(raw)
-                masked, mask = self._masked(svc, key, session)
-                withdraw(masked, session, reaction, mask.apply)
+            stored = svc.sessions.get(key)
+            if stored is not None:
+                masked, mask = self._masked(svc, key, stored)
+                withdraw(masked, stored, reaction, mask.apply)
             return
         busy = (
             f"<@{reaction.user}> a turn is running in this thread; approve again when it "
@@ -314,15 +313,14 @@ class Runner:
         )
 
         def work() -> None:
-            raw = svc.store.load(key)
-            if raw is None:
+            session = svc.sessions.get(key)
+            if session is None:
                 self.post(key, "This session has expired; mention me to start a new one.")
                 return
-            session = Session.from_json(raw)
             masked, mask = self._masked(svc, key, session)
             approve(masked, session, reaction, mask.apply)
             session.updated = svc.clock()
-            svc.store.save(key, session.to_json(), updated=session.updated)
+            svc.sessions.put(session)
 
         if not self._holding(svc, key, work):
             svc.metrics.approvals.labels("refused").inc()
@@ -332,21 +330,20 @@ class Runner:
         """`rebase` in a session thread (bot.handlers.rebase), under the thread's lease."""
         key = message.key
         svc = self.channels(key.channel) or self.svc
-        if svc.store.load(key) is None:
+        if not svc.sessions.exists(key):
             self._message(message)  # not a session: an ordinary request, or people talking
             return
 
         def work() -> None:
-            raw = svc.store.load(key)
-            if raw is None:
+            session = svc.sessions.get(key)
+            if session is None:
                 return
-            session = Session.from_json(raw)
             masked, mask = self._masked(svc, key, session)
             try:
                 rebase.rebase(masked, session, message.user, mask)
             finally:  # a clean rebase has stored the new patch: the session must follow
                 session.updated = svc.clock()
-                svc.store.save(key, session.to_json(), updated=session.updated)
+                svc.sessions.put(session)
 
         if not self._holding(svc, key, work):
             self.post(key, f"<@{message.user}> a turn is running in this thread; reply "
@@ -419,7 +416,7 @@ class Runner:
         if thread_ts is None:
             return None
         candidate = ThreadKey(channel, thread_ts)
-        return candidate if self.svc.store.load(candidate) is not None else None
+        return candidate if self.svc.sessions.exists(candidate) else None
 
     def post(self, key: ThreadKey, text: str) -> None:
         """Best effort: `text` in the thread; a Slack failure is logged, never raised."""

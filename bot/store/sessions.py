@@ -1,0 +1,30 @@
+"""The stored sessions as `Session` values: the one place that turns them into JSON and back.
+
+    svc.sessions.get(key)   # Session | None; SessionCorrupt when the record cannot be read
+    svc.sessions.put(session)
+
+The store underneath keeps a session as opaque JSON text (bot.store.base.SessionStore);
+StoreUnavailable passes through unchanged.
+"""
+
+from __future__ import annotations
+
+from bot.domain.sessions import Session
+from bot.domain.thread import ThreadKey
+from bot.store.base import SessionStore
+
+
+class Sessions:
+    def __init__(self, store: SessionStore) -> None:
+        self._store = store
+
+    def get(self, key: ThreadKey) -> Session | None:
+        raw = self._store.load(key)
+        return None if raw is None else Session.from_json(raw)
+
+    def exists(self, key: ThreadKey) -> bool:
+        """Whether the thread has a session (its record is not parsed)."""
+        return self._store.load(key) is not None
+
+    def put(self, session: Session) -> None:
+        self._store.save(session.key, session.to_json(), updated=session.updated)
