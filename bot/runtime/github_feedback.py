@@ -1,0 +1,42 @@
+"""GitHub's news on the bot's pull requests (checks, reviews, comments, merges) into their
+threads. News nobody in the thread asked for: failures are logged, never replied."""
+
+from __future__ import annotations
+
+import logging
+
+from bot.domain.pr_events import GitHubEvent, PullRequestEvent, subject
+from bot.handlers import ci
+from bot.runtime.dispatch import Admission
+from bot.runtime.threads import Threads
+from bot.telemetry.logs import thread_context
+
+log = logging.getLogger(__name__)
+
+
+def accept(threads: Threads, event: GitHubEvent) -> None:
+    """A verified, first-seen GitHub event (bot.inbound.github_receiver has acked it)."""
+    svc = threads.svc
+
+    def report(item: PullRequestEvent) -> None:
+        key = ci.thread_of(svc, item)
+        if key is None:
+            return  # a pull request the bot did not open
+        masked, _ = threads.masked(svc, key)
+        with thread_context(key.id):
+            news = {"event": type(event).__name__, "pr": item.pr.number}
+            masked.audit.record(key.channel, key.thread_ts, "", "github_event", news)
+            ci.handle(masked, key, item)
+
+    def job() -> None:
+        try:
+            for item in ci.pull_request_events(svc, event):
+                report(item)
+        except Exception:  # news nobody in the thread asked for: logged, never replied
+            svc.metrics.errors.labels("github").inc()
+            log.exception("GitHub event %s on %s not reported", type(event).__name__,
+                          subject(event))  # fmt: skip
+
+    if threads.dispatcher.submit(job) is Admission.FULL:
+        log.warning("GitHub event %s on %s dropped: the pool is full", type(event).__name__,
+                    subject(event))  # fmt: skip

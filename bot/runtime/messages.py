@@ -1,0 +1,99 @@
+"""A mention or a thread reply: a turn on the session (created on the first request), a cancel,
+or `rebase`."""
+
+from __future__ import annotations
+
+from bot.domain.commands import is_cancel, is_rebase
+from bot.domain.requests import Mention, ThreadReply
+from bot.domain.sessions import Session
+from bot.domain.thread import ThreadKey
+from bot.handlers import ci, rebase, steer
+from bot.handlers.turn import run_turn
+from bot.publish.pr_text import branch_name
+from bot.runtime.lease import Lease
+from bot.runtime.queue import Pending, prompt
+from bot.runtime.threads import Threads
+
+CUT_OFF = (
+    ":warning: The previous turn in this thread was cut off (the bot restarted or crashed). "
+    "Edits saved up to that point are kept; continuing from there."
+)
+
+
+def accept(threads: Threads, message: Mention | ThreadReply) -> None:
+    key = message.key
+    if steer.refuse_message(threads.svc, message):  # teams: who may steer, which channels
+        return
+    if is_cancel(message.text):
+        threads.cancel(key, message.user)
+        return
+    if is_rebase(message.text):
+        threads.submit(key, lambda: _rebase(threads, message))
+        return
+    threads.submit(key, lambda: _message(threads, message))
+
+
+def _message(threads: Threads, message: Mention | ThreadReply) -> None:
+    key = message.key
+    exists = threads.svc.sessions.exists(key)
+    if not exists and isinstance(message, ThreadReply):
+        return  # a conversation between people in a thread the bot is not part of
+    threads.enqueue_and_drive(key, Pending(message.user, message.text), new=not exists)
+
+
+def turn(threads: Threads, key: ThreadKey, items: list[Pending], lease: Lease) -> None:
+    """One turn on the thread's queued messages, under its lease (`Threads.drive`)."""
+    svc = threads.channels(key.channel) or threads.svc
+    stored = svc.sessions.get(key)
+    if stored is None:
+        first = items[0]
+        now = svc.clock()
+        session = Session(
+            channel=key.channel, thread_ts=key.thread_ts, requester=first.user,
+            request=first.request or first.text, created=now, updated=now,
+            base_branch=svc.settings.base_branch,
+            branch=branch_name(key.thread_ts, first.request or first.text),
+        )  # fmt: skip
+        svc.audit.record(key.channel, key.thread_ts, first.user, "session_started",
+                         {"request": session.request, "repo": svc.settings.repo_url or "",
+                          "base_branch": session.base_branch})  # fmt: skip
+    else:
+        session = stored
+        if session.state == "running":
+            threads.post(key, CUT_OFF)
+    masked, mask = threads.masked(svc, key, session)
+    for item in items:
+        masked.audit.record(key.channel, key.thread_ts, item.user, "message",
+                            {"text": item.text})  # fmt: skip
+    # After a failing CI run or a change request, the turn starts from what GitHub said.
+    context = ci.fix_context(svc, session, mask.apply)
+    try:
+        run_turn(masked, session, context + prompt(session, items), lease.token, mask)
+    finally:
+        session.state = "idle"
+        session.updated = svc.clock()
+        svc.sessions.put(session)
+
+
+def _rebase(threads: Threads, message: Mention | ThreadReply) -> None:
+    """`rebase` in a session thread (bot.handlers.rebase), under the thread's lease."""
+    key = message.key
+    svc = threads.channels(key.channel) or threads.svc
+    if not svc.sessions.exists(key):
+        _message(threads, message)  # not a session: an ordinary request, or people talking
+        return
+
+    def work() -> None:
+        session = svc.sessions.get(key)
+        if session is None:
+            return
+        masked, mask = threads.masked(svc, key, session)
+        try:
+            rebase.rebase(masked, session, message.user, mask)
+        finally:  # a clean rebase has stored the new patch: the session must follow
+            session.updated = svc.clock()
+            svc.sessions.put(session)
+
+    if not threads.holding(svc, key, work):
+        threads.post(key, f"<@{message.user}> a turn is running in this thread; reply "
+                              "`rebase` again when it has finished.")  # fmt: skip

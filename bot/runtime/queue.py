@@ -1,0 +1,30 @@
+"""A thread's queue: messages that wait for the thread's next turn, and how a turn reads them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from bot.domain.sessions import Session
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    user: str
+    text: str
+    request: str = ""  # the session's title-worthy request, when it differs from `text`
+
+    def dump(self) -> str:
+        return json.dumps({"user": self.user, "text": self.text, "request": self.request})
+
+    @classmethod
+    def load(cls, raw: str) -> Pending:
+        data = json.loads(raw)
+        return cls(str(data["user"]), str(data["text"]), str(data.get("request", "")))
+
+
+def prompt(session: Session, items: list[Pending]) -> str:
+    """The turn's prompt: the requester's own message as is, others' messages signed."""
+    if len(items) == 1 and items[0].user == session.requester:
+        return items[0].text
+    return "\n\n".join(f"<@{i.user}> wrote: {i.text}" for i in items)
