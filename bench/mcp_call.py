@@ -31,7 +31,7 @@ from bot.mcp.tools import McpTools
 from tools.catalog import default_registry
 from tools.context import ToolContext
 from tools.registry import ToolRegistry
-from tools.subagents import SubAgentTask
+from tools.subagent_port import SubAgentTask
 
 REPO = Path(__file__).resolve().parents[1]
 CALLS = 300

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from tools import files, git, github
-from tools.agent import explore as explore_tools
-from tools.agent import jb as jb_tools
-from tools.agent import tanka as tanka_tools
-from tools.agent import tanka_check as tanka_check_tools
-from tools.agent import tanka_eval as tanka_eval_tools
-from tools.agent import tanka_render as tanka_render_tools
+from tools.engine_tools import explore as explore_tools
+from tools.engine_tools import jb as jb_tools
+from tools.engine_tools import tanka as tanka_tools
+from tools.engine_tools import tanka_check as tanka_check_tools
+from tools.engine_tools import tanka_eval as tanka_eval_tools
+from tools.engine_tools import tanka_render as tanka_render_tools
 from tools.registry import Tool, ToolRegistry
 
 

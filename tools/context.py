@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # the Tanka engine loads only when a rendered diff is asked for
-    from tools.subagents import SubAgents
+    from tools.subagent_port import SubAgents
     from tools.tanka.diff.revision import RevisionDiffer
 
 from tools.redaction.mask import SecretMask

@@ -54,7 +54,7 @@ class Tool(Generic[InputT]):
     # model's; the input model then only has to accept what that schema describes.
     schema: Mapping[str, Any] | None = None
     # Declared read-only by its source (an MCP tool annotated readOnlyHint); built-in tools are
-    # classified by name in tools/subagents.py.
+    # classified by name in tools/subagent_port.py.
     read_only: bool = False
 
     def spec(self) -> ToolSpec:

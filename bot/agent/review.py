@@ -6,7 +6,7 @@
 
 After a turn that changed files, the front end's `describe()` gives the request, the git diff,
 the rendered diff and the tanka_check findings; a sub-agent with the read-only review tools
-(tools/subagents.py) checks them and ends with a verdict line. On "problems" the agent gets the
+(tools/subagent_port.py) checks them and ends with a verdict line. On "problems" the agent gets the
 findings and may revise once; if the revision changed files the reviewer looks again, so the
 proposal shows the final state and the review of it. The reviewer counts in the turn's budget and
 its progress shows as "review: <tool> ..." like any sub-agent's.
@@ -29,7 +29,7 @@ from bot.agent.events import Observer, ignore
 from bot.agent.messages import Message
 from tools.context import ToolContext
 from tools.errors import ToolError
-from tools.subagents import REVIEW_TOOLS, SubAgentTask
+from tools.subagent_port import REVIEW_TOOLS, SubAgentTask
 
 REVIEW_MAX_STEPS = 15
 PART_LIMIT = 24_000  # characters of each diff shown to the reviewer; it can read more with tools

@@ -6,7 +6,7 @@ The loop gives every tool call a `SubAgentScope` (as `ctx.subagents`); a tool ca
 - exists only while the call runs: when the call returns, or the turn is cancelled, the scope
   cancels every sub-agent it started, and a scope that has returned refuses to start another;
 - nests at most `MAX_DEPTH` deep (the main agent is depth 0), refused with a ToolError;
-- is offered read-only tools only (tools/subagents.py), whatever the task asks for;
+- is offered read-only tools only (tools/subagent_port.py), whatever the task asks for;
 - reports its events to the parent's observer in order, tagged with its id and depth, its tool
   calls named "<label>: <tool>" so every front end shows where a call ran;
 - counts each model call in its parent's budget (and up to the turn's): tokens and steps add up,
@@ -30,7 +30,7 @@ from bot.agent.turn import ProviderFactory, ScopeFactory, Turn, TurnSettings
 from tools.context import ToolContext
 from tools.errors import ToolError
 from tools.registry import Tool, ToolRegistry
-from tools.subagents import (
+from tools.subagent_port import (
     EXPLORE_TOOLS,
     MAX_DEPTH,
     MCP_PREFIX,
@@ -129,7 +129,7 @@ def subagent_registry(registry: ToolRegistry, task: SubAgentTask, depth: int) ->
 
 
 class SubAgentScope:
-    """`ctx.subagents` during one tool call of `parent` (tools.subagents.SubAgents)."""
+    """`ctx.subagents` during one tool call of `parent` (tools.subagent_port.SubAgents)."""
 
     def __init__(self, parent: Parent, ctx: ToolContext) -> None:
         self._parent = parent

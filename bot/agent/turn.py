@@ -43,7 +43,7 @@ from bot.agent.retry import RetryPolicy, call_with_retries
 from bot.agent.worker import run_abandonable
 from tools.context import ToolContext
 from tools.registry import ToolOutcome, ToolRegistry, ToolSpec
-from tools.subagents import SubAgents
+from tools.subagent_port import SubAgents
 
 # Sleep on the turn's cancel token; True when the sleep was cut short by a cancellation.
 Sleeper = Callable[[CancelToken, float], bool]

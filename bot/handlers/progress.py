@@ -15,7 +15,7 @@ from collections.abc import Callable
 from bot.agent.events import Event, ToolCallEvent, ToolResultEvent, UsageEvent
 from bot.domain.ports import ChatClient, ChatError
 from bot.slack import blocks
-from tools.subagents import WRITING_TOOLS  # after each of these, the patch is saved
+from tools.subagent_port import WRITING_TOOLS  # after each of these, the patch is saved
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from tools.subagents import MCP_PREFIX
+from tools.subagent_port import MCP_PREFIX
 
 MAX_NAME = 64
 _HASH = 8

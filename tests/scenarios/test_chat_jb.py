@@ -22,8 +22,8 @@ from tests.scenarios.conftest import Chat
 from tests.scenarios.models import AnthropicModel, Call
 from tests.scenarios.project import DEV_MAIN, make_project
 from tests.unit.jb.conftest import Server
-from tools.agent.jb import make_tools
 from tools.catalog import all_tools
+from tools.engine_tools.jb import make_tools
 from tools.registry import ToolRegistry
 
 LIBS = "github.com/acme/jsonnet-libs"

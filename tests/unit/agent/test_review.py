@@ -11,7 +11,7 @@ from bot.agent.review import ReviewInput, parse_review, run_reviewed_turn
 from bot.slack import blocks
 from fakes.scripted_provider import ScriptedProvider, call, reply, tools
 from tests.unit.agent.helpers import FakeClock, Recorder, RecordingSleep, context
-from tools.agent.explore import TOOLS as EXPLORE
+from tools.engine_tools.explore import TOOLS as EXPLORE
 from tools.files import TOOLS as FILE_TOOLS
 from tools.registry import ToolRegistry
 

@@ -27,13 +27,13 @@ from bot.agent.messages import ModelRequest, ModelResponse, Usage
 from bot.agent.subagents import Lineage, SubAgentScope
 from fakes.scripted_provider import ScriptedProvider, call, last_results, reply, tools
 from tests.unit.agent.helpers import FakeClock, Gate, NoInput, Recorder, RecordingSleep, context
-from tools.agent.explore import TOOLS as EXPLORE
 from tools.catalog import default_registry
 from tools.context import ToolContext
+from tools.engine_tools.explore import TOOLS as EXPLORE
 from tools.errors import ToolError
 from tools.files import TOOLS as FILE_TOOLS
 from tools.registry import Tool, ToolRegistry
-from tools.subagents import (
+from tools.subagent_port import (
     READ_ONLY_TOOLS,
     WRITING_TOOLS,
     SubAgentReport,

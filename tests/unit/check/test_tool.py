@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from tools.agent.tanka_check import TOOLS
 from tools.catalog import default_registry
 from tools.context import ToolContext
+from tools.engine_tools.tanka_check import TOOLS
 from tools.registry import ToolOutcome, ToolRegistry
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_check" / "repo"

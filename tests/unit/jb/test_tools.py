@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from tests.unit.jb.conftest import Server
-from tools.agent.jb import TOOLS, make_tools
 from tools.context import ToolContext
+from tools.engine_tools.jb import TOOLS, make_tools
 from tools.registry import ToolRegistry
 
 LIB = "github.com/acme/libs"

@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from tools.agent.tanka_eval import TOOLS
 from tools.context import ToolContext
+from tools.engine_tools.tanka_eval import TOOLS
 from tools.registry import ToolOutcome, ToolRegistry
 
 CASES = Path(__file__).parents[2] / "fixtures" / "tanka_cases"

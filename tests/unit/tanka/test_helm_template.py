@@ -191,7 +191,7 @@ def test_custom_name_format_is_go_template_with_sprig_and_dollar_is_the_manifest
 AGENT_SHOW = """
 import sys
 from pathlib import Path
-from tools.agent.tanka_render import TOOLS
+from tools.engine_tools.tanka_render import TOOLS
 from tools.context import ToolContext
 from tools.registry import ToolRegistry
 root = Path(sys.argv[1])

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from tests.git import git
-from tools.agent.tanka_render import TOOLS
 from tools.context import ToolContext
+from tools.engine_tools.tanka_render import TOOLS
 from tools.registry import ToolOutcome, ToolRegistry
 from tools.tanka.diff.base_tree import BaseTrees
 from tools.tanka.diff.revision import RevisionDiffer

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tools.agent.tanka import TOOLS
 from tools.context import ToolContext
+from tools.engine_tools.tanka import TOOLS
 from tools.registry import ToolOutcome, ToolRegistry
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "tanka_tools"

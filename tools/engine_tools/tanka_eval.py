@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from tools.agent.tanka_render import env_dir, eval_settings, tool_error
 from tools.context import ToolContext
+from tools.engine_tools.tanka_render import env_dir, eval_settings, tool_error
 from tools.registry import Tool
 from tools.tanka.errors import TankaError
 from tools.tanka.redact import is_secret, learn_secret_values, redact_deep

@@ -1,7 +1,7 @@
 """`explore(question)`: a read-only sub-agent answers a question about the repository.
 
 The main agent keeps its own context small: the sub-agent reads, searches and renders as much as
-it needs (with the read-only tools of tools/subagents.py and read-only MCP tools) and only its
+it needs (with the read-only tools of tools/subagent_port.py and read-only MCP tools) and only its
 short answer comes back as the tool result. Its progress shows as "explore: <tool> ..." and its
 tokens count in the turn (bot.agent.subagents).
 """
@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from tools.context import ToolContext
 from tools.errors import ToolError
 from tools.registry import Tool
-from tools.subagents import SubAgentTask
+from tools.subagent_port import SubAgentTask
 
 # An exploration that needs more model calls than this should be split into narrower questions.
 EXPLORE_MAX_STEPS = 20
