@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from tools.tanka.diff.base_tree import BaseTrees
+from tools.tanka.base_tree import BaseTrees
 from tools.tanka.diff.revision import RevisionDiff, RevisionDiffer
 
 T = TypeVar("T")

@@ -21,8 +21,8 @@ from typing import Any
 import yaml
 
 from tools.tanka.env.loader import EvalSettings
+from tools.tanka.export.run import export
 from tools.tanka.goyaml.emit import dump_yaml, show_output
-from tools.tanka.pipeline.render import export
 
 
 class _GoLoader(yaml.SafeLoader):

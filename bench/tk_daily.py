@@ -131,7 +131,7 @@ def tempo(compiled: Path, runs: int, tmp: Path) -> None:
         once(f"automatic tk diff, warm ({i + 1})", diff, clone, cold)
     selection = (
         "from pathlib import Path; import time\n"
-        "from tools.tanka.diff.base_tree import BaseTrees, resolve_commit\n"
+        "from tools.tanka.base_tree import BaseTrees, resolve_commit\n"
         "from tools.tanka.imports.changed import affected_entrypoints, base_index, "
         "changed_files\n"
         "repo = Path('.').resolve(); trees = BaseTrees(); commit = resolve_commit(repo, 'HEAD')\n"

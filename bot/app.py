@@ -48,7 +48,7 @@ from bot.telemetry.metrics import Metrics
 from bot.workspace.repo_cache import RepoCache
 from bot.workspace.workspaces import Workspaces
 from tools.catalog import default_registry
-from tools.tanka.diff.base_tree import BaseTrees
+from tools.tanka.base_tree import BaseTrees
 from tools.tanka.diff.revision import RevisionDiffer
 
 if TYPE_CHECKING:

@@ -160,7 +160,7 @@ def _session(
 
 def _differ(settings: Settings) -> RevisionDiffer:
     """One differ for the chat: the agent's tanka_diff and the printed diffs share its caches."""
-    from tools.tanka.diff.base_tree import BaseTrees  # noqa: PLC0415 - the diff engine loads only when a change is rendered
+    from tools.tanka.base_tree import BaseTrees  # noqa: PLC0415 - the diff engine loads only when a change is rendered
     from tools.tanka.diff.revision import RevisionDiffer  # noqa: PLC0415 - the diff engine loads only when a change is rendered
 
     # Base trees under the work directory, not /tmp: it may be small or shared.

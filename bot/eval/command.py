@@ -34,7 +34,7 @@ from tools.catalog import default_registry
 from tools.context import ToolContext
 from tools.redaction import SecretMask
 from tools.registry import ToolRegistry
-from tools.tanka.diff.base_tree import BaseTrees
+from tools.tanka.base_tree import BaseTrees
 from tools.tanka.diff.revision import RevisionDiffer
 
 # The shipped suite: evals/ at the top of the source tree this package belongs to.

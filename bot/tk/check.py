@@ -17,8 +17,8 @@ from pathlib import Path
 from bot.config import load_settings
 from bot.errors import UserError
 from bot.tk.diff import default_base
+from tools.tanka.base_tree import RevisionError, git
 from tools.tanka.check import CheckOptions, CheckReport, CheckSetupError, check_environments
-from tools.tanka.diff.base_tree import RevisionError, git
 from tools.tanka.imports.changed import affected_now
 
 EXIT_BROKEN = 2

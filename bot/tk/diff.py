@@ -24,7 +24,7 @@ from pathlib import Path
 from bot.config import load_settings
 from bot.errors import UserError
 from bot.tk import flags
-from tools.tanka.diff.base_tree import RevisionError, git
+from tools.tanka.base_tree import RevisionError, git
 from tools.tanka.diff.groups import group_envs, grouped_summary
 from tools.tanka.diff.render_cache import DEFAULT_OPTIONS, RenderOptions
 from tools.tanka.diff.resources import EnvDiff, first_line, summarize, totals

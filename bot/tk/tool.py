@@ -111,7 +111,7 @@ def run_importers(args: argparse.Namespace) -> int:
 
 
 def _jpath(args: argparse.Namespace) -> int:
-    from tools.tanka.env.project import resolve_env_paths  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
+    from tools.tanka.project import resolve_env_paths  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
 
     try:
         paths = resolve_env_paths(args.path)

@@ -20,11 +20,11 @@ from tools.tanka.env.loader import (
     EvalSettings,
     static_environment,
 )
-from tools.tanka.env.project import SPEC_FILE, EnvPaths, resolve_env_paths
 from tools.tanka.errors import JsonnetError
 from tools.tanka.evaluation.evaluate import evaluate_snippet
 from tools.tanka.evaluation.scripts import pattern_script, probe_script
 from tools.tanka.gojson.encode import go_dumps_indent, sorted_maps
+from tools.tanka.project import SPEC_FILE, EnvPaths, resolve_env_paths
 
 
 def evaluate_path(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.git import git
-from tools.tanka.diff.base_tree import BaseTrees
+from tools.tanka.base_tree import BaseTrees
 from tools.tanka.imports.changed import affected_entrypoints, base_index, changed_files
 from tools.tanka.imports.index import ImportIndex, build_index
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tools.tanka.errors import TankaError
-from tools.tanka.pipeline.extract import (
+from tools.tanka.manifests import (
     ManifestSchemaError,
     PrimitiveReachedError,
     extract,

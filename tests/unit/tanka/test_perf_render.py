@@ -13,7 +13,8 @@ import pytest
 from tools.tanka.env.loader import EvalSettings
 from tools.tanka.errors import JsonnetError
 from tools.tanka.evaluation.pool import EvalPool
-from tools.tanka.pipeline.render import export, in_parallel, render_entrypoint
+from tools.tanka.export.run import export
+from tools.tanka.pipeline.render import in_parallel, render_entrypoint
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "tanka_diff"
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.tanka.env.project import find_base, find_root, resolve_env_paths
 from tools.tanka.errors import NoBaseError, NoRootError, PathNotFoundError
+from tools.tanka.project import find_base, find_root, resolve_env_paths
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "tanka"
 STATIC = FIXTURES / "static"

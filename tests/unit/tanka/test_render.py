@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from tools.tanka.errors import MultipleEnvsError, TankaError
-from tools.tanka.pipeline.render import export, render_entrypoint, render_path, show
+from tools.tanka.export.run import export
+from tools.tanka.pipeline.render import render_entrypoint, render_path, show
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "tanka_diff"
 

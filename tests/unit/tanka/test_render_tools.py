@@ -12,7 +12,7 @@ from tests.git import git
 from tools.context import ToolContext
 from tools.engine_tools.tanka_render import TOOLS
 from tools.registry import ToolOutcome, ToolRegistry
-from tools.tanka.diff.base_tree import BaseTrees
+from tools.tanka.base_tree import BaseTrees
 from tools.tanka.diff.revision import RevisionDiffer
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "repo"

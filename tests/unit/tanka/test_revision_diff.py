@@ -14,15 +14,16 @@ import pytest
 
 from tests.git import git
 from tools.redaction import REDACTED, SecretMask
-from tools.tanka.diff.base_tree import BaseTrees, RevisionError
+from tools.tanka.base_tree import BaseTrees, RevisionError
 from tools.tanka.diff.render_cache import RenderCache, RenderOptions
-from tools.tanka.diff.resources import Change, RenderedEnv
+from tools.tanka.diff.resources import Change
 from tools.tanka.diff.revision import (
     EnvPathError,
     RevisionDiffer,
     render_in_repository,
     rendered_change,
 )
+from tools.tanka.pipeline.rendered import RenderedEnv
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "repo"
 SECRET_VALUES = ("UFJPRFBBU1NXT1JE", "prod-token-value", "TkVXUEFTUw==", "new-token")

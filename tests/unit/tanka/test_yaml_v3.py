@@ -24,11 +24,11 @@ from tools.tanka.env.loader import EvalSettings
 from tools.tanka.errors import NativeError
 from tools.tanka.evaluation.evaluate import evaluate_file
 from tools.tanka.evaluation.pool import EvalPool
+from tools.tanka.export.run import export
 from tools.tanka.goyaml.emit import dump_yaml
 from tools.tanka.goyaml.keys import key_less, sorted_keys
 from tools.tanka.goyaml.v3 import dump_yaml_v3
 from tools.tanka.natives.parse_yaml import manifest_yaml_from_json
-from tools.tanka.pipeline.render import export
 
 TEMPO = Path(os.environ.get("TANKA_TEMPO_CHECKOUT", "/nonexistent"))
 TEMPO_ENVS = TEMPO / "operations" / "jsonnet-compiled"

@@ -12,10 +12,10 @@ import pytest
 
 from bot.cli import main
 from tests.git import git
-from tools.tanka.diff.base_tree import BaseTrees
+from tools.tanka.base_tree import BaseTrees
 from tools.tanka.diff.render_cache import RenderOptions
-from tools.tanka.diff.resources import RenderedEnv
 from tools.tanka.diff.revision import RevisionDiffer
+from tools.tanka.pipeline.rendered import RenderedEnv
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "repo"
 DEV_VARS = """function(replicas='1') {

@@ -24,10 +24,10 @@ from tools.tanka.check.report import CheckReport, EnvResult
 from tools.tanka.check.schema import SchemaCatalog
 from tools.tanka.check.secrets import scrub
 from tools.tanka.env.loader import EvalSettings, load_environment
-from tools.tanka.env.project import DEFAULT_ENTRYPOINT, SPEC_FILE, resolve_env_paths
 from tools.tanka.env.spec import Environment
 from tools.tanka.errors import MultipleEnvsError, TankaError
 from tools.tanka.pipeline.render import in_parallel, process_loaded
+from tools.tanka.project import DEFAULT_ENTRYPOINT, SPEC_FILE, resolve_env_paths
 
 DEFAULT_POLICY_DIR = "policy"
 # The repository's extra JSON Schemas (CRDs) live next to its policies.

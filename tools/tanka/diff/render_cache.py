@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from tools.tanka.diff.resources import RenderedEnv
+from tools.tanka.pipeline.rendered import RenderedEnv
 
 DEFAULT_MAX_ENTRIES = 512
 

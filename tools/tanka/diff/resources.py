@@ -10,11 +10,14 @@ values are redacted on both sides before anything is rendered (redact.py).
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+
+from tools.tanka.redact import redact_against
 
 Manifest = Mapping[str, Any]
 Dump = Callable[[Manifest], str]  # one manifest -> its YAML document (yaml_emit.dump_yaml)
@@ -75,15 +78,6 @@ def index_resources(manifests: Sequence[Manifest]) -> dict[ResourceKey, Manifest
 
 
 @dataclass(frozen=True, slots=True)
-class RenderedEnv:
-    """One environment's processed manifests, in tk's output order (render.py makes them)."""
-
-    name: str  # metadata.name: the base relative to the project root, or the inline name
-    inline: bool
-    manifests: tuple[Manifest, ...]
-
-
-@dataclass(frozen=True, slots=True)
 class ResourceDiff:
     key: ResourceKey
     change: Change
@@ -98,8 +92,6 @@ def unified_diff(name: str, old: str, new: str, sides: tuple[str, str] | None = 
     1a2b3c4d5e6f" and "working tree"), `--- name<TAB>old side` / `+++ name<TAB>new side`, the
     place `diff -u` puts a file's date, and no header line.
     """
-    import difflib  # noqa: PLC0415 - loaded here: `tk show` imports this module for RenderedEnv alone
-
     if sides is None:
         header_old, header_new, when_old, when_new = f"LIVE-{name}", f"MERGED-{name}", "", ""
     else:
@@ -129,8 +121,6 @@ def diff_manifests(
 ) -> list[ResourceDiff]:
     """The resources that differ between two renders of one environment, sorted by key;
     `sides` names the two renders in each unified diff (unified_diff)."""
-    from tools.tanka.redact import redact_against  # noqa: PLC0415 - `tk show` imports this module for RenderedEnv alone
-
     before, after = index_resources(old), index_resources(new)
     changes: list[ResourceDiff] = []
     for key in sorted(before.keys() | after.keys()):

@@ -24,20 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tools.tanka.base_tree import BaseTrees, resolve_commit, write_atomically
 from tools.tanka.diff import render_cache
-from tools.tanka.diff.base_tree import BaseTrees, resolve_commit, write_atomically
 from tools.tanka.diff.render_cache import DEFAULT_OPTIONS, RenderCache, Rendered, RenderOptions
-from tools.tanka.diff.resources import (
-    Change,
-    Dump,
-    EnvDiff,
-    RenderedEnv,
-    diff_manifests,
-    full_text,
-    summarize,
-)
+from tools.tanka.diff.resources import Change, Dump, EnvDiff, diff_manifests, full_text, summarize
 from tools.tanka.env.loader import EvalSettings
-from tools.tanka.env.project import DEFAULT_ENTRYPOINT
 from tools.tanka.errors import TankaError
 from tools.tanka.evaluation.pool import default_pool
 from tools.tanka.imports.changed import (
@@ -47,6 +38,8 @@ from tools.tanka.imports.changed import (
     changed_files,
 )
 from tools.tanka.pipeline.render import manifest_yaml, render_entrypoint
+from tools.tanka.pipeline.rendered import RenderedEnv
+from tools.tanka.project import DEFAULT_ENTRYPOINT
 from tools.tanka.redact import learn_secret_values
 
 if TYPE_CHECKING:

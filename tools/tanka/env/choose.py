@@ -11,10 +11,10 @@ from tools.tanka.errors import MultipleEnvsError, NoMatchingEnvError, TankaError
 def extract_envs(data: Any) -> list[dict[str, Any]]:
     """The manifests of kind Environment (any case) in `data`, after extraction and unwrapping.
 
-    Uses tools.tanka.pipeline.extract (tk's extraction, validation and List unwrapping) when
+    Uses tools.tanka.manifests (tk's extraction, validation and List unwrapping) when
     present.
     """
-    name = "tools.tanka.pipeline.extract"
+    name = "tools.tanka.manifests"
     manifests = importlib.import_module(name) if _has_manifests() else None
     if manifests is not None:
         found: list[dict[str, Any]] = list(manifests.extract_manifests(data))
@@ -25,7 +25,7 @@ def extract_envs(data: Any) -> list[dict[str, Any]]:
 
 def _has_manifests() -> bool:
     try:
-        importlib.import_module("tools.tanka.pipeline.extract")
+        importlib.import_module("tools.tanka.manifests")
     except ImportError:
         return False
     return True

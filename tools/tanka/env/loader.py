@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from tools.tanka.env.choose import extract_envs, select_env
-from tools.tanka.env.project import DEFAULT_ENTRYPOINT, SPEC_FILE, EnvPaths, resolve_env_paths
 from tools.tanka.env.spec import Environment, parse_spec, parse_spec_value
 from tools.tanka.errors import (
     JsonnetError,
@@ -30,6 +29,7 @@ from tools.tanka.evaluation.evaluate import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT, 
 from tools.tanka.evaluation.pool import EvalPool, default_pool
 from tools.tanka.evaluation.scripts import Mode, eval_script, probe_script
 from tools.tanka.gojson.encode import go_dumps
+from tools.tanka.project import DEFAULT_ENTRYPOINT, SPEC_FILE, EnvPaths, resolve_env_paths
 
 ENV_EXT_VAR = "tanka.dev/environment"
 INLINE_ENV_CODE = (

@@ -13,11 +13,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tools.tanka.env.project import absolute, find_base, find_root, fs_dir
 from tools.tanka.errors import JsonnetError, TankaError
 from tools.tanka.evaluation.pool import EvalPool, default_pool
 from tools.tanka.evaluation.worker import EvalRequest
 from tools.tanka.gojson.encode import go_string
+from tools.tanka.project import absolute, find_base, find_root, fs_dir
 
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MEMORY_MB = 2048

@@ -160,3 +160,22 @@ def _delete_exported(
         (out / file).unlink(missing_ok=True)
     if not options.skip_manifest:
         export_files.update_manifest_json(out, {}, deleted)
+
+
+def export(
+    out_dir: str | os.PathLike[str],
+    env_paths: Sequence[str | os.PathLike[str]],
+    *,
+    format: str | None = None,
+    extension: str | None = None,
+    settings: EvalSettings | None = None,
+) -> list[Path]:
+    """`tk export OUT_DIR ENV_PATH...`: one file per manifest plus manifest.json; the files."""
+    envs = in_parallel(lambda p: load_environment(p, settings=settings), env_paths, settings)
+    jobs = [(loaded.env, process_loaded(loaded)) for loaded in envs]
+    return export_files.write_export(
+        Path(out_dir),
+        jobs,
+        format=format or export_files.DEFAULT_FORMAT,
+        extension=extension or export_files.DEFAULT_EXTENSION,
+    )

@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.tanka.diff.base_tree import BaseTrees, git, resolve_commit
+from tools.tanka.base_tree import BaseTrees, git, resolve_commit
 from tools.tanka.imports.importers import (
     envs_reading,
     find_entrypoints,

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.tanka.diff.base_tree import write_atomically
+from tools.tanka.base_tree import write_atomically
 from tools.tanka.imports.graph import (
     FileSystemSnapshot,
     ImportScanner,

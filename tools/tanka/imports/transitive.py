@@ -20,10 +20,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.tanka.env.project import resolve_env_paths
 from tools.tanka.errors import TankaError
 from tools.tanka.gojson.encode import go_string
 from tools.tanka.imports.graph import default_scanner, search_path
+from tools.tanka.project import resolve_env_paths
 
 
 @dataclass(frozen=True, slots=True)

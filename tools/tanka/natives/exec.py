@@ -21,9 +21,9 @@ import yaml
 
 from tools.tanka.chartfile import missing_chart_hint
 from tools.tanka.errors import NativeError
+from tools.tanka.manifests import schema_problems
 from tools.tanka.natives import helm_lib
 from tools.tanka.natives.parse_yaml import parse_yaml
-from tools.tanka.pipeline.extract import schema_problems
 
 EXEC_TIMEOUT = 120.0
 DEFAULT_NAME_FORMAT = '{{ print .kind "_" .metadata.name | snakecase }}'

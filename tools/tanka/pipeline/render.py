@@ -3,7 +3,7 @@
 `load_environment` (environments.py) evaluates; `extract` (manifests.py) walks the output for
 manifests as tk does; `process` (process.py) injects namespaces and labels, applies resource
 defaults and target filters and sorts; goyaml/emit.py prints them byte-identical to tk; export/
-names and writes the files.
+names and writes the files (export/run.py's `export` is `tk export OUT_DIR ENV_PATH...`).
 """
 
 from __future__ import annotations
@@ -11,20 +11,18 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from tools.tanka.diff.resources import RenderedEnv
 from tools.tanka.env.loader import EvalSettings, LoadedEnvironment, load_environment
-from tools.tanka.env.project import SPEC_FILE, resolve_env_paths
 from tools.tanka.env.spec import Environment
 from tools.tanka.env.versions import check_version
 from tools.tanka.errors import MultipleEnvsError, StaticAndInlineError
 from tools.tanka.evaluation.pool import default_pool
-from tools.tanka.export import files as export_files
 from tools.tanka.goyaml.emit import dump_yaml, show_output
-from tools.tanka.pipeline.extract import extract
+from tools.tanka.manifests import extract
 from tools.tanka.pipeline.process import ProcessOptions, process
+from tools.tanka.pipeline.rendered import RenderedEnv
+from tools.tanka.project import SPEC_FILE, resolve_env_paths
 from tools.tanka.redact import learn_secret_values, redact_all
 
 if TYPE_CHECKING:
@@ -33,7 +31,7 @@ if TYPE_CHECKING:
 Manifest = Mapping[str, Any]
 T = TypeVar("T")
 R = TypeVar("R")
-__all__ = ["RenderedEnv", "export", "manifest_yaml", "render_entrypoint", "render_path", "show"]
+__all__ = ["RenderedEnv", "manifest_yaml", "render_entrypoint", "render_path", "show"]
 
 
 def process_loaded(loaded: LoadedEnvironment, targets: Sequence[str] = ()) -> list[dict[str, Any]]:
@@ -131,22 +129,3 @@ def show(
         learn_secret_values(rendered.manifests, mask)
     manifests = redact_all(rendered.manifests) if redact else list(rendered.manifests)
     return show_output(manifests)
-
-
-def export(
-    out_dir: str | os.PathLike[str],
-    env_paths: Sequence[str | os.PathLike[str]],
-    *,
-    format: str | None = None,
-    extension: str | None = None,
-    settings: EvalSettings | None = None,
-) -> list[Path]:
-    """`tk export OUT_DIR ENV_PATH...`: one file per manifest plus manifest.json; the files."""
-    envs = in_parallel(lambda p: load_environment(p, settings=settings), env_paths, settings)
-    jobs = [(loaded.env, process_loaded(loaded)) for loaded in envs]
-    return export_files.write_export(
-        Path(out_dir),
-        jobs,
-        format=format or export_files.DEFAULT_FORMAT,
-        extension=extension or export_files.DEFAULT_EXTENSION,
-    )
