@@ -1,6 +1,7 @@
 """The approve reaction: check who, which proposal and that it is unchanged; count it against
 the proposal's approval rules (bot.policy); publish when the last required approval arrives.
-Removing the reaction withdraws the approval.
+Removing the reaction withdraws the approval, whichever of the add and the removal is handled
+first: the store keeps each person's latest mark by Slack's event time.
 
 Approvals are members of a set in the store, one per proposal, so every replica counts the same
 ones; publishing runs inside the thread's lease, so of two approvals arriving together on two
@@ -99,10 +100,15 @@ def approve(
         record = check_approval(svc, session, reaction)
         number = session.proposals.index(record) + 1
         name = approvals_key(session, record)
-        svc.store.add_member(name, user, svc.settings.session_ttl)
+        svc.store.add_member(name, user, svc.settings.session_ttl, at=reaction.at)
+        standing = svc.store.members(name)
+        if user not in standing:  # a later removal of this reaction was handled first
+            raise Refused(
+                "you removed this reaction after adding it, so the approval does not count; "
+                "react again to approve"
+            )
         reqs = requirements(svc, record)
-        counted = policy.tally(reqs, svc.store.members(name), session.requester,
-                               svc.groups.members)  # fmt: skip
+        counted = policy.tally(reqs, standing, session.requester, svc.groups.members)
         if not counted.complete:
             svc.metrics.approvals.labels("accepted").inc()
             _audit(svc, session, user, "counted", counted=counted, number=number)
@@ -172,9 +178,14 @@ def withdraw(
     if record is None:
         return
     name = approvals_key(session, record)
-    if not svc.store.remove_member(name, user):
-        return  # it never counted (refused, or already withdrawn)
     number = session.proposals.index(record) + 1
+    # Recorded even when it did not count: its add may not have been handled yet (Slack does
+    # not order deliveries), and this later mark keeps it from counting when it is.
+    if not svc.store.remove_member(name, user, svc.settings.session_ttl, at=reaction.at):
+        svc.audit.record(key.channel, key.thread_ts, user, "approval",
+                         {"accepted": False, "withdrawn": True, "proposal": number,
+                          "why": "withdrawn; it did not count"})  # fmt: skip
+        return
     svc.metrics.approvals.labels("withdrawn").inc()
     counted = policy.tally(requirements(svc, record), svc.store.members(name),
                            session.requester, svc.groups.members)  # fmt: skip
