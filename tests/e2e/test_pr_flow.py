@@ -4,6 +4,8 @@ into the thread, a fix turn that sees the failing check's output, and its commit
 from __future__ import annotations
 
 import json
+import uuid
+from dataclasses import replace
 from pathlib import Path
 
 from fakes import github_webhooks as hooks
@@ -136,8 +138,15 @@ def test_forged_repeated_and_foreign_deliveries_change_nothing(tmp_path: Path) -
         comment = hooks.issue_comment(repo, pull, by="dave", body="one")
         sender.send("issue_comment", comment)
         s.wait_text(root.ts, "> one")
-        # Everything in the thread since: exactly the CI message and the comment.
-        assert len(s.slack.bot_messages(CHANNEL, root.ts)) == before + 2
+        # The same signed comment replayed under a new delivery id is dropped (the comment's
+        # own id); under an empty one it is refused.
+        sent = sender.sent[-1]
+        assert sender.redeliver(replace(sent, delivery=str(uuid.uuid4()))) == 200
+        assert sender.redeliver(replace(sent, delivery="")) == 400
+        sender.send("issue_comment", hooks.issue_comment(repo, pull, by="dave", body="two"))
+        s.wait_text(root.ts, "> two")
+        # Everything in the thread since: exactly the CI message and the two comments.
+        assert len(s.slack.bot_messages(CHANNEL, root.ts)) == before + 3
         assert all(m.thread_root == root.ts for m in s.slack.bot_messages(CHANNEL))
         assert "refused a GitHub webhook" in (s.bot.log() if s.bot else "")
 
@@ -166,7 +175,12 @@ def test_commit_statuses_from_an_external_ci_reach_the_thread_and_the_fix_turn(
         message = s.wait_text(root.ts, "CI failed")
         assert f"<{url}|ci/jenkins>" in message.text
         assert len(_ci_messages(s, root.ts)) == 1
-        assert sender.send("status", pending) == 202  # a late pending never takes it back
+        # A pending set before the failure but delivered after it never takes it back (the very
+        # same delivery again would be a replay, dropped by its status id).
+        late = hooks.status(repo, pull.head_sha, "ci/jenkins", "pending",
+                            branches=(pull.head,), status_id=9)  # fmt: skip
+        assert sender.send("status", late) == 202
+        assert sender.send("status", pending) == 200
         requests_before = s.model.request_count()
         s.model.answer("Looking at the kubeconform failure.")
         s.reply(root.ts, "what failed?")
