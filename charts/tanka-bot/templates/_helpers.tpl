@@ -83,9 +83,17 @@ REDIS_URL
 {{- end -}}
 {{- end -}}
 
+{{/* The bot's secret settings: each may come from a file named by NAME_FILE. */}}
+{{- define "tanka-bot.secretSettings" -}}
+SLACK_BOT_TOKEN SLACK_SIGNING_SECRET SLACK_APP_TOKEN GITHUB_TOKEN GITHUB_APP_PRIVATE_KEY ANTHROPIC_API_KEY GEMINI_API_KEY GOOGLE_API_KEY OPENAI_API_KEY REDIS_URL GITHUB_WEBHOOK_SECRET
+{{- end -}}
+
+{{/* Where secretsAsFiles mounts the token Secret's keys and Redis's URL. */}}
+{{- define "tanka-bot.secretsDir" -}}/run/secrets/tanka-bot{{- end -}}
+
 {{/* Every refusal in one place, included by the Deployment so it runs on every render. */}}
 {{- define "tanka-bot.validate" -}}
-{{- $secretKeys := list "SLACK_BOT_TOKEN" "SLACK_SIGNING_SECRET" "SLACK_APP_TOKEN" "GITHUB_TOKEN" "GITHUB_APP_PRIVATE_KEY" "ANTHROPIC_API_KEY" "GEMINI_API_KEY" "GOOGLE_API_KEY" "OPENAI_API_KEY" "REDIS_URL" "GITHUB_WEBHOOK_SECRET" -}}
+{{- $secretKeys := splitList " " (include "tanka-bot.secretSettings" .) -}}
 {{- range $key, $_ := .Values.config -}}
 {{- if has (upper $key) $secretKeys -}}
 {{- fail (printf "config.%s is a secret: put it under `secrets` or in `existingSecret`, never in the ConfigMap" $key) -}}
