@@ -35,7 +35,11 @@ class Refused(Exception):
 
 
 def approvals_key(session: Session, record: ProposalRecord) -> str:
-    return f"approvals:{session.key.id}:{record.ts}"
+    return _approvals_name(session, record.ts)
+
+
+def _approvals_name(session: Session, ts: str) -> str:
+    return f"approvals:{session.key.id}:{ts}"
 
 
 def requirements(svc: Services, record: ProposalRecord) -> tuple[policy.Requirement, ...]:
@@ -174,14 +178,15 @@ def withdraw(
     """The approve reaction was removed: the approval no longer counts."""
     key = session.key
     user = reaction.user
+    # Recorded even when it did not count, and before the proposal is looked up: its add may
+    # not have been handled yet (Slack does not order deliveries), nor the turn that posted the
+    # proposal have saved it (this runs without the thread's lease). This later mark keeps
+    # that add from counting when it is handled.
+    name = _approvals_name(session, reaction.item_ts)
+    counts = svc.store.remove_member(name, user, svc.settings.session_ttl, at=reaction.at)
     record = next((p for p in session.proposals if p.ts == reaction.item_ts), None)
-    if record is None:
-        return
-    name = approvals_key(session, record)
-    number = session.proposals.index(record) + 1
-    # Recorded even when it did not count: its add may not have been handled yet (Slack does
-    # not order deliveries), and this later mark keeps it from counting when it is.
-    if not svc.store.remove_member(name, user, svc.settings.session_ttl, at=reaction.at):
+    number = session.proposals.index(record) + 1 if record is not None else 0
+    if not counts or record is None:
         svc.audit.record(key.channel, key.thread_ts, user, "approval",
                          {"accepted": False, "withdrawn": True, "proposal": number,
                           "why": "withdrawn; it did not count"})  # fmt: skip
