@@ -79,6 +79,10 @@ FAILURES: dict[str, tuple[dict[str, Any], str]] = {
         "config.SLACK_BOT_TOKEN is a secret",
     ),
     "redis-url-in-secrets": ({"secrets": {"REDIS_URL": REDIS_URL}}, "set redis.url"),
+    "redis-url-in-existing-secret-keys": (
+        {"existingSecret": "x", "existingSecretKeys": ["REDIS_URL"]},
+        "set redis.existingSecret",
+    ),
     "grace-not-above-turn-timeout": (
         {"terminationGracePeriodSeconds": 600},
         "must be longer than TANKA_BOT_TURN_TIMEOUT (600)",

@@ -102,6 +102,9 @@ SLACK_BOT_TOKEN SLACK_SIGNING_SECRET SLACK_APP_TOKEN GITHUB_TOKEN GITHUB_APP_PRI
 {{- if hasKey .Values.secrets "REDIS_URL" -}}
 {{- fail "secrets.REDIS_URL: set redis.url (or redis.existingSecret) instead, so the chart knows Redis is configured" -}}
 {{- end -}}
+{{- if has "REDIS_URL" .Values.existingSecretKeys -}}
+{{- fail "existingSecretKeys: REDIS_URL: set redis.existingSecret (and redis.existingSecretKey) instead, so the chart knows Redis is configured" -}}
+{{- end -}}
 {{- if and (gt (int .Values.replicaCount) 1) (not (include "tanka-bot.hasRedis" .)) -}}
 {{- fail (printf "replicaCount is %d but no Redis is configured: each pod would keep its own sessions, locks and dedupe keys. Set redis.url, redis.existingSecret or redis.bundled.enabled=true, or use replicaCount=1" (int .Values.replicaCount)) -}}
 {{- end -}}
