@@ -75,14 +75,21 @@ class WebhookReceiver:
         replay = replay_key(event, payload)
         if replay is not None:
             tokens.append(f"github-payload:{replay}")
+        # Every token is recorded (no short cut), so either key stops a replay.
+        fresh: list[bool] = []
         try:
-            # Every token is recorded (a list, not a short cut), so either key stops a replay.
-            if not all([self.store.first_seen(t, DELIVERY_TTL) for t in tokens]):  # noqa: C419
-                self.metrics.deduplicated.inc()
-                return reply(start, "200 OK", b"already delivered\n")
+            for token in tokens:
+                fresh.append(self.store.first_seen(token, DELIVERY_TTL))
         except StoreUnavailable as exc:
-            log.warning("GitHub delivery %s not taken, the store is down: %s", delivery, exc)
-            return reply(start, "503 Service Unavailable", b"store unavailable; redeliver later\n")
+            if not fresh:
+                log.warning("GitHub delivery %s not taken, the store is down: %s", delivery, exc)
+                return reply(start, "503 Service Unavailable",
+                             b"store unavailable; redeliver later\n")  # fmt: skip
+            # A key is recorded already, so a redelivery would be dropped: take this one now.
+            log.warning("GitHub delivery %s: the store failed midway: %s", delivery, exc)
+        if not all(fresh):
+            self.metrics.deduplicated.inc()
+            return reply(start, "200 OK", b"already delivered\n")
         self.metrics.events.labels(f"github:{event or 'unknown'}").inc()
         try:
             events = parse(event, payload)

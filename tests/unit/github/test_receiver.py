@@ -143,6 +143,26 @@ def test_a_store_outage_is_a_503_so_the_delivery_shows_as_failed() -> None:
     assert taken == []
 
 
+def test_a_store_failing_after_one_key_was_recorded_still_takes_the_delivery() -> None:
+    """A redelivery would be dropped by the key already recorded: a 503 would lose the news."""
+
+    class FailsSecond(MemoryStore):
+        calls = 0
+
+        def first_seen(self, token: str, ttl: float) -> bool:
+            self.calls += 1
+            if self.calls == 2:
+                raise StoreUnavailable("Redis at redis:6379 is unavailable: reset")
+            return super().first_seen(token, ttl)
+
+    store = FailsSecond()
+    receiver, taken = _receiver(store)
+    body = json.dumps(COMMENT).encode()
+    assert _call(receiver, _request(body, delivery="d-1"))[0] == 202
+    assert len(taken) == 1
+    assert _call(receiver, _request(body, delivery="d-1")) == (200, "already delivered\n")
+
+
 def test_the_path_is_404_without_a_secret_and_post_only_with_one() -> None:
     receiver, _ = _receiver()
     without = HealthApp(None, Metrics(), slack=None)  # type: ignore[arg-type]
