@@ -86,6 +86,7 @@ def _fmt(args: argparse.Namespace) -> int:
 
 
 def _lint(args: argparse.Namespace) -> int:
+    from bot.tk.cli import git_toplevel
     from tools.tanka.source.lint import lint_paths
 
     if args.parallelism <= 0:
@@ -93,7 +94,17 @@ def _lint(args: argparse.Namespace) -> int:
     missing = [p for p in args.paths if not os.path.exists(p)]
     if missing:
         raise UserError(f"{missing[0]}: no such file or directory; give existing files or dirs")
-    diagnostics = lint_paths(args.paths, root=Path.cwd(), excludes=excludes(args.exclude))
+    # Imports are confined as `tk show` confines them (bot/tk/cli.py eval_settings): to the git
+    # work tree holding each path, since a project's vendored symlinks may point elsewhere in it
+    # (Tempo's do); outside git, to the file's project.
+    by_work_tree: dict[Path | None, list[str]] = {}
+    for path in args.paths:
+        by_work_tree.setdefault(git_toplevel(Path(path).absolute()), []).append(path)
+    diagnostics = [
+        found
+        for work_tree, paths in by_work_tree.items()
+        for found in lint_paths(paths, root=work_tree, excludes=excludes(args.exclude))
+    ]
     for diagnostic in diagnostics:
         print(diagnostic)
     return 1 if diagnostics else 0

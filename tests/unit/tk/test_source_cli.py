@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
+from tests.git import git
 
 MESSY = "{a:1}\n"
 TIDY = "{ a: 1 }\n"
@@ -84,8 +85,50 @@ def test_lint_takes_excludes_and_checks_parallelism(
     (tree / "lib" / "broken.libsonnet").write_text("{ a: }\n")
     code, out, _ = run(capsys, "lint", "-n", "8", ".")
     assert code == 1
-    assert out.startswith("lib/broken.libsonnet:1:6: error:")
+    assert "broken.libsonnet:1:6: error:" in out
     assert run(capsys, "lint", "-e", "lib/broken.libsonnet", "-e", "vendor/**", ".") == (0, "", "")
     code, _, err = run(capsys, "lint", "-n", "0", ".")
     assert code == 1
     assert "parallelism must be greater than 0" in err
+
+
+@pytest.fixture
+def project_in_work_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Tempo's layout: a Tanka project two levels down a git work tree, whose vendor/ holds a
+    symlink to a sibling of the project (vendor/microservices -> ../../jsonnet/microservices);
+    the user runs tk from the project directory."""
+    work_tree = tmp_path / "repo"
+    shared = work_tree / "operations" / "jsonnet" / "microservices"
+    shared.mkdir(parents=True)
+    (shared / "tempo.libsonnet").write_text("{ replicas: 3 }\n")
+    project = work_tree / "operations" / "jsonnet-compiled"
+    (project / "vendor").mkdir(parents=True)
+    (project / "jsonnetfile.json").write_text("{}\n")
+    (project / "vendor" / "microservices").symlink_to("../../jsonnet/microservices")
+    (project / "microservices").mkdir()
+    (project / "microservices" / "main.jsonnet").write_text(
+        "local tempo = import 'microservices/tempo.libsonnet';\n{ tempo: tempo }\n"
+    )
+    git(work_tree, "init", "-q")
+    monkeypatch.chdir(project)
+    return project
+
+
+def test_lint_from_a_project_directory_follows_vendor_symlinks_inside_the_work_tree(
+    project_in_work_tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "lint", "microservices/main.jsonnet") == (0, "", "")
+
+
+def test_lint_still_refuses_a_vendor_symlink_out_of_the_work_tree(
+    project_in_work_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "tempo.libsonnet").write_text("{}\n")
+    link = project_in_work_tree / "vendor" / "microservices"
+    link.unlink()
+    link.symlink_to(outside)
+    code, out, _ = run(capsys, "lint", "microservices/main.jsonnet")
+    assert code == 1
+    assert "the path leaves the repository" in out
