@@ -85,7 +85,10 @@ def test_lint_takes_excludes_and_checks_parallelism(
     (tree / "lib" / "broken.libsonnet").write_text("{ a: }\n")
     code, out, _ = run(capsys, "lint", "-n", "8", ".")
     assert code == 1
-    assert "broken.libsonnet:1:6: error:" in out
+    assert out == (
+        f'{tree.resolve()}/lib/broken.libsonnet:1:6-7 Unexpected: "}}" while parsing terminal\n'
+        "\n{ a: }\n\n\n"
+    )
     assert run(capsys, "lint", "-e", "lib/broken.libsonnet", "-e", "vendor/**", ".") == (0, "", "")
     code, _, err = run(capsys, "lint", "-n", "0", ".")
     assert code == 1
@@ -132,3 +135,38 @@ def test_lint_still_refuses_a_vendor_symlink_out_of_the_work_tree(
     code, out, _ = run(capsys, "lint", "microservices/main.jsonnet")
     assert code == 1
     assert "the path leaves the repository" in out
+
+
+def test_lint_prints_what_tk_prints(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # tk's own case (pkg/jsonnet/lint_test.go at grafana/tanka 9cbf2517, testdata/lintingError):
+    # jsonnet-lint's text with the file's absolute path on stdout, then tk's error, exit 1.
+    project = tmp_path / "lintingError"
+    project.mkdir()
+    (project / "jsonnetfile.json").write_text("{}")
+    (project / "main.jsonnet").write_text("local unused = 'test';\n{}\n")
+    code, out, err = run(capsys, "lint", str(project))
+    assert out == (
+        f"{project.resolve()}/main.jsonnet:1:7-22 Unused variable: unused\n"
+        "\n"
+        "local unused = 'test';\n"
+        "\n"
+        "\n"
+    )
+    assert (code, err) == (1, "tanka-bot: error: Linting has failed for at least one file\n")
+    (project / "main.jsonnet").write_text("{}\n")
+    assert run(capsys, "lint", str(project)) == (0, "", "")
+
+
+def test_lint_reports_an_imported_file_that_does_not_analyse_at_the_import_as_go_jsonnet(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # go-jsonnet's getImports: the imported file's error text, located at the import.
+    (tree / "lib" / "main.jsonnet").write_text("(import 'bad.libsonnet') + {}\n")
+    (tree / "lib" / "bad.libsonnet").write_text("{\n  a: nope,\n}\n")
+    code, out, _ = run(capsys, "lint", "lib/main.jsonnet")
+    assert code == 1
+    lib = tree.resolve() / "lib"
+    assert out == (
+        f"{lib}/main.jsonnet:1:2-24 {lib}/bad.libsonnet:2:6-10 Unknown variable: nope\n"
+        "\n(import 'bad.libsonnet') + {}\n\n\n"
+    )
