@@ -3,8 +3,9 @@
 A change to a shared library can touch hundreds of environments generated from the same code;
 most of their diffs are byte-identical. Grouping keeps a proposal readable: the summary counts
 environments and resources per group, and each distinct diff is shown once. Two environments
-share a group when their per-resource unified diffs, their render error and their
-appear/disappear change are all equal. Groups keep the order of their first environment.
+share a group when their per-resource unified diffs, their render error (and whether it
+already failed at the base) and their appear/disappear change are all equal. Groups keep the
+order of their first environment.
 """
 
 from __future__ import annotations
@@ -42,7 +43,10 @@ class EnvGroup:
         first = self.first
         if len(self.envs) == 1:
             return first.summary()
-        if first.error is not None:
+        if first.already_failing:
+            head = f"{len(self.envs)} environments: already failing at the base: "
+            head += first.base_failure
+        elif first.error is not None:
             head = f"{len(self.envs)} environments: cannot render: {first.error}"
         else:
             counts = ", ".join(f"{first.count(c)} {c.value}" for c in Change)
@@ -61,11 +65,12 @@ def named(names: Sequence[str], limit: int = ENVS_NAMED) -> str:
 
 def group_envs(envs: Sequence[EnvDiff]) -> list[EnvGroup]:
     """The environments with changes or errors, grouped by identical diff."""
-    groups: dict[tuple[str | None, Change | None, str], list[EnvDiff]] = {}
+    groups: dict[tuple[bool, str | None, Change | None, str], list[EnvDiff]] = {}
     for env in envs:
         if not env.has_changes and env.error is None:
             continue
-        groups.setdefault((env.error, env.env_change, env.unified()), []).append(env)
+        key = (env.already_failing, env.error, env.env_change, env.unified())
+        groups.setdefault(key, []).append(env)
     return [EnvGroup(tuple(members)) for members in groups.values()]
 
 

@@ -173,10 +173,15 @@ class EnvDiff:
     def has_changes(self) -> bool:
         return bool(self.resources)
 
+    @property
+    def base_failure(self) -> str:
+        """Why an environment already failing at the base fails: its error's first line."""
+        return first_line((self.error or "").removeprefix("working tree: "))
+
     def summary(self) -> str:
         """One headline plus one line per changed resource."""
         if self.already_failing:
-            return f"{self.env}: already failing at the base: {first_line(self.error or '')}"
+            return f"{self.env}: already failing at the base: {self.base_failure}"
         if self.error is not None:
             return f"{self.env}: cannot render: {self.error}"
         counts = ", ".join(f"{self.count(c)} {c.value}" for c in Change)
