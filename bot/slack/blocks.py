@@ -97,7 +97,7 @@ def env_summary(env: EnvDiff) -> str:
 
 
 def group_summary(group: EnvGroup) -> str:
-    """A summary line for a group of environments with one identical diff."""
+    """A summary line for a group of environments with the same diff."""
     if len(group.envs) == 1:
         return env_summary(group.first)
     first = group.first
@@ -124,7 +124,11 @@ def proposal(view: ProposalView) -> Rendered:
         f"{len(affected)} environment(s) affected"
     )
     if len(groups) < len(affected):
-        head += f", in {len(groups)} group(s) with identical rendered diffs"
+        resources = sum(len(e.resources) for e in affected)
+        head += (
+            f" ({resources} resource(s) changed), in {len(groups)} group(s) with the same "
+            "rendered diff but for each environment's own values (name, namespace, spec.json)"
+        )
     if failing:
         head += f"; {failing} environment{'s' if failing > 1 else ''} already failing at the "
         head += "base (not compared)"

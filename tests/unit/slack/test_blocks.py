@@ -318,7 +318,11 @@ def test_environments_with_identical_diffs_are_one_group() -> None:
     envs += [distinct("environments/odd")]
     rendered = proposal(view(envs=envs))
     summary = rendered.blocks[0]["text"]["text"]
-    assert "76 environment(s) affected, in 2 group(s) with identical rendered diffs" in summary
+    assert summary.startswith(
+        "*Proposal 1*: 1 file(s) changed, 76 environment(s) affected (76 resource(s) changed), "
+        "in 2 group(s) with the same rendered diff but for each environment's own values (name, "
+        "namespace, spec.json)\n"
+    )
     assert "• *75 environments* (`environments/gen-000`, `environments/gen-001`," in summary
     assert "and 70 more): 0 added, 1 changed, 0 removed each" in summary
     assert "• `environments/odd`: 0 added, 1 changed, 0 removed" in summary
@@ -374,8 +378,9 @@ def test_environments_failing_at_the_base_group_apart_from_ones_the_change_break
     now = [EnvDiff(f"environments/new-{i}", error=error) for i in range(2)]
     summary = proposal(view(envs=[*before, *now])).blocks[0]["text"]["text"]
     assert summary.splitlines() == [
-        "*Proposal 1*: 1 file(s) changed, 2 environment(s) affected, in 1 group(s) with "
-        "identical rendered diffs; 3 environments already failing at the base (not compared)",
+        "*Proposal 1*: 1 file(s) changed, 2 environment(s) affected (0 resource(s) changed), in 1 "
+        "group(s) with the same rendered diff but for each environment's own values (name, "
+        "namespace, spec.json); 3 environments already failing at the base (not compared)",
         "• *2 environments* (`environments/new-0`, `environments/new-1`): cannot render: "
         "working tree: RUNTIME ERROR: boom",
         "• *3 environments* (`environments/old-0`, `environments/old-1`, `environments/old-2`): "

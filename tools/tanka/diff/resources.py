@@ -74,6 +74,11 @@ def index_resources(manifests: Sequence[Manifest]) -> dict[ResourceKey, Manifest
     return out
 
 
+# An environment's own values, as (field, value): what environments generated from one template
+# differ in (metadata.name, spec.namespace, spec.apiServer, ...); see groups.py.
+Identity = tuple[tuple[str, str], ...]
+
+
 @dataclass(frozen=True, slots=True)
 class RenderedEnv:
     """One environment's processed manifests, in tk's output order (render.py makes them)."""
@@ -81,6 +86,7 @@ class RenderedEnv:
     name: str  # metadata.name: the base relative to the project root, or the inline name
     inline: bool
     manifests: tuple[Manifest, ...]
+    identity: Identity = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +171,8 @@ class EnvDiff:
     env_change: Change | None = None
     # Both revisions fail to render (`error` is the working tree's): not the change's doing.
     already_failing: bool = False
+    # Its own values (its label's directory, spec.json's): groups.py reads diffs without them.
+    identity: Identity = ()
 
     def count(self, change: Change) -> int:
         return sum(1 for r in self.resources if r.change is change)
