@@ -107,7 +107,9 @@ def lint_paths(
     for file in files:
         linter.lint_file(file)
     linter.run_static()
-    return sorted(set(linter.found))
+    # Each linted file's findings in go-jsonnet's order (as tk prints them), files in the order
+    # they were found; a finding two files share (in a file both import) once.
+    return list(dict.fromkeys(d for found in linter.found.values() for d in found))
 
 
 def format_diagnostics(diagnostics: Sequence[Diagnostic]) -> str:
@@ -196,7 +198,7 @@ class _Linter:
         self._fs = FileSystemSnapshot()
         # Files imported by many of the linted files are parsed once per run, not per file.
         self._trees = TreeCache()
-        self.found: list[Diagnostic] = []
+        self.found: dict[Path, list[Diagnostic]] = {}  # by linted file
         self._clean: list[tuple[Path, Path, tuple[Path, ...]]] = []  # parsed: (file, root, search)
 
     def shown(self, path: Path, root: Path) -> str:
@@ -207,19 +209,20 @@ class _Linter:
     def lint_file(self, file: Path) -> None:
         root, search = jpath_for(file, self._root)
         shown = self.shown(file, root)
+        found = self.found.setdefault(file, [])
         try:
             text = file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            self.found.append(Diagnostic(shown, 1, 1, f"cannot read the file: {exc}"))
+            found.append(Diagnostic(shown, 1, 1, f"cannot read the file: {exc}"))
             return
         importer = _ProjectImporter(root, search, self._fs, self._absolute)
         try:
             findings = lint_findings([Snippet(shown, text)], importer, trees=self._trees)
         except (RecursionError, MemoryError) as exc:
             message = f"too deep or too large for the linter ({type(exc).__name__}); not checked"
-            self.found.append(Diagnostic(shown, 1, 1, message, "warning", "syntax"))
+            found.append(Diagnostic(shown, 1, 1, message, "warning", "syntax"))
             return
-        self.found.extend(_from_finding(f, shown) for f in findings)
+        found.extend(_from_finding(f, shown) for f in findings)
         if not any(f.kind in ("parse", "static") for f in findings):
             self._clean.append((file, root, search))
 
@@ -227,21 +230,22 @@ class _Linter:
         try:
             results = run_static_checks(self._clean, timeout=STATIC_TIMEOUT)
         except ToolError as exc:
-            self.found.extend(
-                Diagnostic(
-                    self.shown(f, r), 1, 1, f"static check not run: {exc}", "warning", "static"
+            for f, r, _ in self._clean:
+                message = f"static check not run: {exc}"
+                self.found[f].append(
+                    Diagnostic(self.shown(f, r), 1, 1, message, "warning", "static")
                 )
-                for f, r, _ in self._clean
-            )
             return
-        known = {(d.path, d.line, d.column, d.message) for d in self.found}
+        known = {
+            (d.path, d.line, d.column, d.message) for found in self.found.values() for d in found
+        }
         for (file, root, _), error in zip(self._clean, results, strict=True):
             if error is not None and "couldn't open import" not in error:
                 found = _from_runtime(
                     error, self.shown(file, root), None if self._absolute else root
                 )
                 if (found.path, found.line, found.column, found.message) not in known:
-                    self.found.append(found)
+                    self.found[file].append(found)
 
 
 def _parse_located(text: str, fallback: str, check: str, root: Path | None = None) -> Diagnostic:
