@@ -2,8 +2,9 @@
 kustomizeBuild's default object keys and `tk export --format` names depend on them byte for byte.
 
 The table is xstrings' own TestToSnakeCaseAndToKebabCase (convert_test.go at huandu/xstrings
-6ae33fe8028ca830b1d07eebeee74e2399b5027e, tag v1.4.0; tk pins v1.5.0, whose snake case is the
-same code), with the kebab expectations derived from it as that test derives them.
+6ae33fe8028ca830b1d07eebeee74e2399b5027e, tag v1.4.0), with the kebab expectations derived from
+it as that test derives them. tk pins xstrings v1.5.0, which Helm's library (helm-python-sdk)
+embeds too: generated strings are checked against it.
 """
 
 from __future__ import annotations
