@@ -74,6 +74,11 @@ def index_resources(manifests: Sequence[Manifest]) -> dict[ResourceKey, Manifest
     return out
 
 
+# An environment's own values, as (field, value): what environments generated from one template
+# differ in (metadata.name, spec.namespace, spec.apiServer, ...); see groups.py.
+Identity = tuple[tuple[str, str], ...]
+
+
 @dataclass(frozen=True, slots=True)
 class RenderedEnv:
     """One environment's processed manifests, in tk's output order (render.py makes them)."""
@@ -81,6 +86,7 @@ class RenderedEnv:
     name: str  # metadata.name: the base relative to the project root, or the inline name
     inline: bool
     manifests: tuple[Manifest, ...]
+    identity: Identity = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +171,8 @@ class EnvDiff:
     env_change: Change | None = None
     # Both revisions fail to render (`error` is the working tree's): not the change's doing.
     already_failing: bool = False
+    # Its own values (its label's directory, spec.json's): groups.py reads diffs without them.
+    identity: Identity = ()
 
     def count(self, change: Change) -> int:
         return sum(1 for r in self.resources if r.change is change)
@@ -173,10 +181,15 @@ class EnvDiff:
     def has_changes(self) -> bool:
         return bool(self.resources)
 
+    @property
+    def base_failure(self) -> str:
+        """Why an environment already failing at the base fails: its error's first line."""
+        return first_line((self.error or "").removeprefix("working tree: "))
+
     def summary(self) -> str:
         """One headline plus one line per changed resource."""
         if self.already_failing:
-            return f"{self.env}: already failing at the base: {first_line(self.error or '')}"
+            return f"{self.env}: already failing at the base: {self.base_failure}"
         if self.error is not None:
             return f"{self.env}: cannot render: {self.error}"
         counts = ", ".join(f"{self.count(c)} {c.value}" for c in Change)
