@@ -3,6 +3,11 @@
 Every environment variable the bot reads maps to one field. `load_settings` merges the optional
 YAML file at `TANKA_BOT_CONFIG` with the environment (the environment wins), validates everything
 at once and raises `ConfigError` with one line per problem, each naming the variable to set.
+
+Every secret (a `SecretStr` field: tokens, keys, the signing and webhook secrets, `REDIS_URL`)
+may instead come from a file named by `NAME_FILE`, as a Kubernetes Secret mounted as files gives
+it, so the service's own environment (which its child processes and `/proc` could show) holds
+none. The file's text is the value, without surrounding whitespace.
 """
 
 from __future__ import annotations
@@ -312,6 +317,38 @@ def _read_yaml(path: str) -> tuple[dict[str, Any], Teams, list[str]]:
     return {k.upper(): v for k, v in rest.items() if k.upper() in known}, teams, problems
 
 
+FILE_SUFFIX = "_FILE"
+
+
+def _secret_files(env: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
+    """The secrets given as `NAME_FILE` (read from those files), and every problem with them."""
+    values: dict[str, str] = {}
+    problems: list[str] = []
+    for name in sorted(_secret_names()):
+        path = env.get(name + FILE_SUFFIX, "")
+        if not path:
+            continue
+        where = f"{name}{FILE_SUFFIX}"
+        if env.get(name, ""):
+            problems.append(f"{name} and {where} are both set; keep only one (the file keeps "
+                            "the secret out of the environment)")  # fmt: skip
+            continue
+        try:
+            text = Path(path).expanduser().read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            problems.append(f"{where}: cannot read {path}: {exc.strerror or exc}; mount the "
+                            "secret there or fix the path")  # fmt: skip
+            continue
+        except UnicodeDecodeError:
+            problems.append(f"{where}: {path} is not UTF-8 text; put the secret in it as text")
+            continue
+        if not text:
+            problems.append(f"{where}: {path} is empty; put the secret in it")
+            continue
+        values[name] = text
+    return values, problems
+
+
 def _describe(error: Mapping[str, Any]) -> str:
     loc = error.get("loc") or ()
     name = str(loc[0]) if loc else "settings"
@@ -334,6 +371,9 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         values.update(from_file)
     known = _alias_names()
     values.update({k: v for k, v in env.items() if k in known and v != ""})
+    from_files, file_problems = _secret_files(env)
+    values.update(from_files)
+    problems += file_problems
     try:
         settings = Settings(**values, teams=teams)
     except ValidationError as exc:

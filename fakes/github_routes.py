@@ -7,7 +7,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from fakes.github_state import JSON, FakePull, FakeRepo, check_run_json, pull_json, repo_json
+from fakes.github_state import (
+    JSON,
+    FakePull,
+    FakeRepo,
+    check_run_json,
+    pull_json,
+    repo_json,
+    user_json,
+)
 
 if TYPE_CHECKING:
     from fakes.github_server import FakeGitHub
@@ -150,6 +158,17 @@ def list_check_runs(
     return Reply(200, {"total_count": len(items), "check_runs": items})
 
 
+def collaborator_permission(
+    fake: FakeGitHub, request: RecordedRequest, owner: str, name: str, login: str
+) -> Reply:
+    found = _repo(fake, request, owner, name)
+    if isinstance(found, Reply):
+        return found
+    permission = found.collaborators.get(login, "none")
+    role = {"admin": "admin", "write": "write", "read": "read"}.get(permission, "none")
+    return Reply(200, {"permission": permission, "role_name": role, "user": user_json(login)})
+
+
 def _invalid(problem: dict[str, str]) -> Reply:
     return error(422, "Validation Failed", errors=[problem])
 
@@ -184,6 +203,11 @@ _ROUTES: list[tuple[str, re.Pattern[str], Handler]] = [
     ("GET", re.compile(_PULL), get_pull),
     ("PATCH", re.compile(_PULL), update_pull),
     ("GET", re.compile(_REPO + r"/commits/(?P<ref>[^/]+)/check-runs"), list_check_runs),
+    (
+        "GET",
+        re.compile(_REPO + r"/collaborators/(?P<login>[^/]+)/permission"),
+        collaborator_permission,
+    ),
 ]
 
 

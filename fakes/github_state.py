@@ -51,6 +51,9 @@ class FakeRepo:
     installation_id: int | None = 1
     pulls: dict[int, FakePull] = field(default_factory=dict)
     check_runs: list[FakeCheckRun] = field(default_factory=list)
+    # login -> permission (admin, write, read), as GitHub's collaborator permission API
+    # answers it; anyone else has "none".
+    collaborators: dict[str, str] = field(default_factory=dict)
 
     @property
     def full_name(self) -> str:

@@ -180,48 +180,68 @@ def _link(name: str, url: str) -> str:
     return f"<{url}|{clean}>" if url.startswith(("https://", "http://")) else f"`{clean}`"
 
 
+def escape(text: str) -> str:
+    """`text` with Slack's control characters escaped, so `<!channel>`, `<@U…>` and links
+    written on GitHub show as typed and ping nobody."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def quote(text: str) -> str:
-    """The first lines of a review or comment as a Slack quote."""
+    """The first lines of a review or comment as a Slack quote, escaped (`escape`)."""
     lines = [line for line in text.strip().splitlines() if line.strip()]
     shown = "\n".join(lines[:QUOTE_LINES])
     if len(shown) > QUOTE_CHARS:
         shown = shown[: QUOTE_CHARS - 1] + "…"
     elif len(lines) > QUOTE_LINES:
         shown += "\n…"
-    return "\n".join(f"> {line}" for line in shown.splitlines())
+    return "\n".join(f"> {escape(line)}" for line in shown.splitlines())
 
 
-def review_text(number: int, review: ReviewSubmitted) -> str:
+def untrusted_note(why: str) -> str:
+    """The line under words from someone who may not steer the agent (bot.handlers.ci)."""
+    return (
+        f"\n:warning: Untrusted: {escape(why)}, so this is shown here only and never given to "
+        "the agent."
+    )
+
+
+def review_text(number: int, review: ReviewSubmitted, *, untrusted: str = "") -> str:
+    """The review as the thread shows it; `untrusted`: why its words never reach the agent."""
     verb = {
         "approved": ":white_check_mark: approved",
         "changes_requested": ":warning: requested changes on",
         "dismissed": "dismissed a review of",
     }.get(review.state, ":speech_balloon: reviewed")
-    text = f"*{review.reviewer}* {verb} pull request #{number}"
+    text = f"*{escape(review.reviewer)}* {verb} pull request #{number}"
     if review.url:
         text += f" (<{review.url}|review>)"
     if review.body.strip():
         text += "\n" + quote(review.body)
+    if untrusted:
+        return text + untrusted_note(untrusted)
     if review.state == "changes_requested":
         text += "\nReply in this thread and I'll work on the requested changes."
     return text
 
 
-def comment_text(number: int, comment: CommentAdded) -> str:
+def comment_text(number: int, comment: CommentAdded, *, untrusted: str = "") -> str:
+    """The comment as the thread shows it; `untrusted`: why its words never reach the agent."""
     where = f"pull request #{number}"
     if comment.path:
         line = f" line {comment.line}" if comment.line else ""
-        where = f"`{comment.path}`{line} in #{number}"
-    text = f":speech_balloon: *{comment.author}* commented on {where}"
+        where = f"`{escape(comment.path)}`{line} in #{number}"
+    text = f":speech_balloon: *{escape(comment.author)}* commented on {where}"
     if comment.url:
         text += f" (<{comment.url}|comment>)"
-    return text + ("\n" + quote(comment.body) if comment.body.strip() else "")
+    text += "\n" + quote(comment.body) if comment.body.strip() else ""
+    return text + (untrusted_note(untrusted) if untrusted else "")
 
 
 def closed_text(number: int, closed: PullRequestClosed) -> str:
     if closed.merged:
-        return f":tada: Pull request #{number} was merged by *{closed.by}*."
-    return f":no_entry_sign: Pull request #{number} was closed without merging by *{closed.by}*."
+        return f":tada: Pull request #{number} was merged by *{escape(closed.by)}*."
+    by = escape(closed.by)
+    return f":no_entry_sign: Pull request #{number} was closed without merging by *{by}*."
 
 
 def conflict_text(number: int) -> str:

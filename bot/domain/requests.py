@@ -50,6 +50,9 @@ class Reaction:
     name: str  # without colons or skin tone
     item_ts: str
     added: bool
+    # Slack's `event_ts` of the add or removal: deliveries come in any order, and the latest
+    # of a person's marks on a message is the one that stands (bot.store, add_member).
+    at: float
 
 
 @dataclass(frozen=True, slots=True)

@@ -168,6 +168,20 @@ class GitHubCodeHost:
         )
         return [_check_run(run) for run in found]
 
+    def permission(self, login: str) -> str:
+        """GitHub user `login`'s permission on the repository: admin, write, read or none
+        (GET /repos/{owner}/{repo}/collaborators/{username}/permission; teams count)."""
+        action = f"check the permission of {login} on {self.full_name}"
+        try:
+            found = self._call(
+                action,
+                lambda: self._repo.get_collaborator_permission(login),
+                missing=f"GitHub user {login}",
+            )
+        except (KeyError, TypeError):  # a reply without the field
+            raise CodeHostError(f"could not {action}: GitHub's answer had no permission") from None
+        return found if isinstance(found, str) else "none"
+
     def token_for_push(self) -> str:
         """The current token (fresh if it was about to expire) for git's askpass helper."""
         return self._tokens.token()

@@ -1,6 +1,7 @@
 """The approve reaction: check who, which proposal and that it is unchanged; count it against
 the proposal's approval rules (bot.policy.rules); publish when the last required approval arrives.
-Removing the reaction withdraws the approval.
+Removing the reaction withdraws the approval, whichever of the add and the removal is handled
+first: the store keeps each person's latest mark by Slack's event time.
 
 Approvals are members of a set in the store, one per proposal, so every replica counts the same
 ones; publishing runs inside the thread's lease, so of two approvals arriving together on two
@@ -34,7 +35,11 @@ class Refused(Exception):
 
 
 def approvals_key(session: Session, record: ProposalRecord) -> str:
-    return f"approvals:{session.key.id}:{record.ts}"
+    return _approvals_name(session, record.ts)
+
+
+def _approvals_name(session: Session, ts: str) -> str:
+    return f"approvals:{session.key.id}:{ts}"
 
 
 def requirements(svc: Services, record: ProposalRecord) -> tuple[policy.Requirement, ...]:
@@ -99,10 +104,15 @@ def approve(
         record = check_approval(svc, session, reaction)
         number = session.proposals.index(record) + 1
         name = approvals_key(session, record)
-        svc.store.add_member(name, user, svc.settings.session_ttl)
+        svc.store.add_member(name, user, svc.settings.session_ttl, at=reaction.at)
+        standing = svc.store.members(name)
+        if user not in standing:  # a later removal of this reaction was handled first
+            raise Refused(
+                "you removed this reaction after adding it, so the approval does not count; "
+                "react again to approve"
+            )
         reqs = requirements(svc, record)
-        counted = policy.tally(reqs, svc.store.members(name), session.requester,
-                               svc.groups.members)  # fmt: skip
+        counted = policy.tally(reqs, standing, session.requester, svc.groups.members)
         if not counted.complete:
             svc.metrics.approvals.labels("accepted").inc()
             _audit(svc, session, user, "counted", counted=counted, number=number)
@@ -168,13 +178,19 @@ def withdraw(
     """The approve reaction was removed: the approval no longer counts."""
     key = session.key
     user = reaction.user
+    # Recorded even when it did not count, and before the proposal is looked up: its add may
+    # not have been handled yet (Slack does not order deliveries), nor the turn that posted the
+    # proposal have saved it (this runs without the thread's lease). This later mark keeps
+    # that add from counting when it is handled.
+    name = _approvals_name(session, reaction.item_ts)
+    counts = svc.store.remove_member(name, user, svc.settings.session_ttl, at=reaction.at)
     record = next((p for p in session.proposals if p.ts == reaction.item_ts), None)
-    if record is None:
+    number = session.proposals.index(record) + 1 if record is not None else 0
+    if not counts or record is None:
+        svc.audit.record(key.channel, key.thread_ts, user, "approval",
+                         {"accepted": False, "withdrawn": True, "proposal": number,
+                          "why": "withdrawn; it did not count"})  # fmt: skip
         return
-    name = approvals_key(session, record)
-    if not svc.store.remove_member(name, user):
-        return  # it never counted (refused, or already withdrawn)
-    number = session.proposals.index(record) + 1
     svc.metrics.approvals.labels("withdrawn").inc()
     counted = policy.tally(requirements(svc, record), svc.store.members(name),
                            session.requester, svc.groups.members)  # fmt: skip

@@ -12,6 +12,12 @@ it is reported on, from the branch each approval pushed (recorded by `link`).
 `fix_context` gives the next turn after a failing CI run or a change request what it needs: the
 failing checks' output from the check-runs API (title, summary, text; head and tail kept) and the
 reviews and comments since the last fix.
+
+Anyone who can see a pull request can comment on it, so words from GitHub steer the agent only
+when their author can push to the repository (GitHub's collaborator permission: admin or write,
+asked through the code host, `untrusted`); anyone else's are shown in the thread as quoted,
+untrusted text and never reach a turn. When that cannot be checked, the words are untrusted. All
+GitHub text is escaped for Slack, so it cannot ping the channel or pose as a teammate.
 """
 
 from __future__ import annotations
@@ -72,6 +78,16 @@ class CheckRuns(Protocol):
     def check_runs(self, ref: str) -> list[CheckRunInfo]: ...
 
 
+@runtime_checkable
+class Permissions(Protocol):
+    """Who may steer from GitHub (bot.github.code_host.GitHubCodeHost)."""
+
+    def permission(self, login: str) -> str: ...
+
+
+TRUSTED_PERMISSIONS = frozenset({"admin", "write"})  # GitHub's: admin, write, read or none
+
+
 def repo_name(svc: Services) -> str | None:
     """`owner/name` of the configured repository in lower case, or None when unknown."""
     try:
@@ -117,6 +133,11 @@ def link(svc: Services, session: Session, number: int, url: str, branch: str) ->
 def handle(svc: Services, key: ThreadKey, event: PullRequestEvent) -> None:
     """Apply `event` and tell the thread; `svc.chat` must already mask (the runner wraps it)."""
     repo, number = event.pr.repo, event.pr.number
+    why = ""  # why the words of a review or comment may not reach the agent
+    if isinstance(event, ReviewSubmitted):
+        why = untrusted(svc, event.reviewer)
+    elif isinstance(event, CommentAdded):
+        why = untrusted(svc, event.author)
     with _locked(svc, repo, number):
         state = _load(svc, repo, number) or PullRequestState(
             repo=repo, number=number, thread=key.id
@@ -125,18 +146,39 @@ def handle(svc: Services, key: ThreadKey, event: PullRequestEvent) -> None:
             if state.apply_check(event):
                 _show_ci(svc, key, state)
         elif isinstance(event, ReviewSubmitted):
-            state.apply_review(event)
+            if not why:  # an untrusted change request asks for no fix either
+                state.apply_review(event)
             if event.body.strip() or event.state != "commented":
-                _post(svc, key, review_text(number, event))
+                _post(svc, key, review_text(number, event, untrusted=why))
         elif isinstance(event, CommentAdded):
-            state.apply_comment(event)
-            _post(svc, key, comment_text(number, event))
+            if not why:
+                state.apply_comment(event)
+            _post(svc, key, comment_text(number, event, untrusted=why))
         elif isinstance(event, PullRequestClosed):
             state.apply_closed(event)
             _post(svc, key, closed_text(number, event))
         elif isinstance(event, PullRequestUpdated) and state.apply_update(event):
             _post(svc, key, conflict_text(number))
         _save(svc, state)
+
+
+def untrusted(svc: Services, login: str) -> str:
+    """Why GitHub user `login`'s words may not reach the agent, or "" when they may: they can
+    push to the repository. Fails closed: anything that cannot be checked is a reason."""
+    host = svc.code_host()
+    if not isinstance(host, Permissions):
+        return "GitHub credentials are not configured, so its author could not be checked"
+    try:
+        permission = host.permission(login)
+    except CodeHostError as exc:
+        return f"whether {login} may push to the repository could not be checked ({exc})"
+    finally:
+        close = getattr(host, "close", None)
+        if callable(close):
+            close()
+    if permission in TRUSTED_PERMISSIONS:
+        return ""
+    return f"{login} cannot push to the repository"
 
 
 def ended(svc: Services, session: Session) -> Literal["merged", "closed"] | None:

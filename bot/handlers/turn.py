@@ -262,7 +262,7 @@ def propose(
     key = session.key
     proposal, diff, note = change
     envs = diff.envs if diff is not None else []
-    groups = group_envs(envs)  # environments with identical rendered diffs are shown once
+    groups = group_envs(envs)  # environments with the same rendered diff are shown once
     # Approval rules match every environment the importers analysis found, changed or not.
     affected = (
         tuple(sorted({e.env.split(" [", 1)[0] for e in diff.envs})) if diff is not None else None

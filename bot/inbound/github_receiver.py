@@ -3,9 +3,12 @@
 The same gate as Slack's (bot.inbound.slack_signature): a bounded body, the signature checked in
 constant
 time before anything else is read, 401 for a missing or wrong one (logged without the body or the
-secret). A repeated `X-GitHub-Delivery` is acknowledged and dropped, across replicas (the store's
-`first_seen`). What the bot reports goes to `hand_off`, which must only queue work: the ack never
-waits for Slack.
+secret). A repeated delivery is acknowledged and dropped, across replicas (the store's
+`first_seen`): one whose `X-GitHub-Delivery` was seen, and one whose payload reports a comment,
+review, check run or status already reported (`replay_key`), so a signed body replayed under a new
+delivery id is dropped too. An empty `X-GitHub-Delivery` is refused: GitHub always sends one.
+What the bot reports goes to `hand_off`, which must only queue work: the ack never waits for
+Slack.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from bot.domain.pr_events import GitHubEvent
-from bot.inbound.github_webhook import PayloadError, parse, verify
+from bot.inbound.github_webhook import PayloadError, parse, replay_key, verify
 from bot.inbound.http import StartResponse, read_body, reply
 from bot.store.base import SessionStore, StoreUnavailable
 from bot.telemetry.metrics import Metrics
@@ -60,20 +63,35 @@ class WebhookReceiver:
             )
             return reply(start, "401 Unauthorized", b"invalid signature\n")
         event = environ.get("HTTP_X_GITHUB_EVENT", "")
-        delivery = environ.get("HTTP_X_GITHUB_DELIVERY", "")
+        delivery = environ.get("HTTP_X_GITHUB_DELIVERY")
+        if delivery is not None and not delivery.strip():
+            why = b"the X-GitHub-Delivery header is empty; send the delivery's id or leave it out\n"
+            return reply(start, "400 Bad Request", why)
         try:
             payload = json.loads(body)
         except (ValueError, UnicodeDecodeError):
             return reply(start, "400 Bad Request", b"the body is not JSON\n")
         if not isinstance(payload, dict):
             return reply(start, "400 Bad Request", b"the body is not a JSON object\n")
+        tokens = [f"github-delivery:{delivery}"] if delivery else []
+        replay = replay_key(event, payload)
+        if replay is not None:
+            tokens.append(f"github-payload:{replay}")
+        # Every token is recorded (no short cut), so either key stops a replay.
+        fresh: list[bool] = []
         try:
-            if delivery and not self.store.first_seen(f"github-delivery:{delivery}", DELIVERY_TTL):
-                self.metrics.deduplicated.inc()
-                return reply(start, "200 OK", b"already delivered\n")
+            for token in tokens:
+                fresh.append(self.store.first_seen(token, DELIVERY_TTL))
         except StoreUnavailable as exc:
-            log.warning("GitHub delivery %s not taken, the store is down: %s", delivery, exc)
-            return reply(start, "503 Service Unavailable", b"store unavailable; redeliver later\n")
+            if not fresh:
+                log.warning("GitHub delivery %s not taken, the store is down: %s", delivery, exc)
+                return reply(start, "503 Service Unavailable",
+                             b"store unavailable; redeliver later\n")  # fmt: skip
+            # A key is recorded already, so a redelivery would be dropped: take this one now.
+            log.warning("GitHub delivery %s: the store failed midway: %s", delivery, exc)
+        if not all(fresh):
+            self.metrics.deduplicated.inc()
+            return reply(start, "200 OK", b"already delivered\n")
         self.metrics.events.labels(f"github:{event or 'unknown'}").inc()
         try:
             events = parse(event, payload)

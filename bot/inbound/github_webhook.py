@@ -78,6 +78,33 @@ def parse(event: str, payload: Mapping[str, Any]) -> list[GitHubEvent]:  # noqa:
     return []
 
 
+# The object whose id names a delivery's news, per event (a commit status is its own object).
+_REPLAY_OBJECTS = {
+    "check_run": "check_run",
+    "pull_request_review": "review",
+    "pull_request_review_comment": "comment",
+    "issue_comment": "comment",
+}
+
+
+def replay_key(event: str, payload: Mapping[str, Any]) -> str | None:
+    """What a delivery reports, from the payload's own ids: the comment, review, check run or
+    commit status with the action (and the object's state and update time, which tell a later
+    change of it from a replay). A replay of a signed delivery under a new or empty
+    `X-GitHub-Delivery` has the same key. None for events without such an id (`pull_request`,
+    `ping`): their delivery id alone dedupes them."""
+    name = _REPLAY_OBJECTS.get(event)
+    obj = payload if event == "status" else payload.get(name) if name else None
+    if not isinstance(obj, Mapping):
+        return None
+    ident = obj.get("id")
+    if not isinstance(ident, int) or isinstance(ident, bool):
+        return None
+    action = _text(payload.get("action"))
+    state = _text(obj.get("status") if event == "check_run" else obj.get("state"))
+    return f"{event}:{ident}:{action}:{state}:{_text(obj.get('updated_at'))}"
+
+
 def _check_run(repo: str, run: Mapping[str, Any]) -> list[GitHubEvent]:
     numbers = sorted(
         {_int(pr, "number") for pr in run.get("pull_requests") or () if isinstance(pr, Mapping)}

@@ -87,9 +87,12 @@ def _reaction(event: Mapping[str, Any], *, added: bool) -> Parsed:
         return Ignored("reaction on something other than a message")
     channel, ts, user = _str(item, "channel"), _str(item, "ts"), _str(event, "user")
     name = _str(event, "reaction").split("::", 1)[0]
+    at = _str(event, "event_ts")
     if not (_CHANNEL.match(channel) and _TS.match(ts) and _USER.match(user) and name):
         return Ignored("reaction without a valid channel, ts, user or name")
-    return Reaction(channel, user, name, ts, added)
+    if not _TS.match(at):
+        return Ignored("reaction without a valid event_ts")
+    return Reaction(channel, user, name, ts, added, float(at))
 
 
 def parse_command(body: Mapping[str, Any]) -> SlashCommand | Ignored:

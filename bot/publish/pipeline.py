@@ -26,7 +26,7 @@ from bot.publish.errors import (
     PullRequestFailed,
     PushFailed,
 )
-from bot.publish.pr_text import branch_name, pr_body
+from bot.publish.pr_text import branch_name, pr_body, quiet
 from bot.publish.proposal import Proposal, ProposalChanged, check_unchanged
 from tools.gitrun import GitError
 from tools.redaction import scrub_credentials
@@ -183,8 +183,9 @@ def _tree_of(checkout: Checkout, commit: str) -> str:
 
 
 def _commit_message(title: str, proposal: Proposal) -> str:
-    subject = title.strip() or proposal.title.strip() or "tanka-bot change"
-    body = proposal.summary.strip()
+    # Merged into the base branch, a closing keyword here closes the issue: `quiet` (pr_text).
+    subject = quiet(title.strip() or proposal.title.strip() or "tanka-bot change")
+    body = quiet(proposal.summary.strip())
     return f"{subject}\n\n{body}\n" if body else f"{subject}\n"
 
 

@@ -1,4 +1,11 @@
-"""The words of a published change: the bot's branch name and the pull request description."""
+"""The words of a published change: the bot's branch name and the pull request description.
+
+The request and what the model wrote about it are untrusted text, quoted so that GitHub does
+not act on it (`quiet`): a closing keyword before an issue reference ("Closes #1") would close
+that issue when the pull request or its squashed commit merges, and an @mention of a user or a
+team would notify them. A word joiner (U+2060, invisible) inside the keyword or after the `@`
+keeps both readable and inert, in titles, bodies and commit messages alike.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +24,21 @@ NOTHING_APPLIED = (
     "Nothing was applied to any cluster: this change takes effect only when it is merged and "
     "deployed the usual way."
 )
+
+
+WORD_JOINER = "\u2060"
+# GitHub's closing keywords, then an optional colon and an issue reference: #N, GH-N,
+# owner/repo#N or an issue URL. Linear: each lookahead stops at the first character it rejects.
+_REFERENCE = r"\s*(?::\s*)?(?:#\d|gh-\d|[\w.-]+/[\w.-]+#\d|https?://)"
+_CLOSING = re.compile(rf"\b(?=(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?){_REFERENCE})(\w)", re.I)
+# An @ that GitHub would read as a user or team mention (after a letter or digit it is an email).
+_MENTION = re.compile(r"(?<![A-Za-z0-9])@(?=[A-Za-z0-9])")
+
+
+def quiet(text: str) -> str:
+    """`text` with closing keywords and @mentions made inert for GitHub (see the module doc)."""
+    text = _CLOSING.sub(lambda m: m.group(1) + WORD_JOINER, text)
+    return _MENTION.sub("@" + WORD_JOINER, text)
 
 
 def slugify(text: str, limit: int = SLUG_MAX) -> str:
@@ -50,13 +72,13 @@ def branch_name(key: str, request_text: str) -> str:
 
 
 def pr_title(request_text: str, limit: int = 72) -> str:
-    """A one-line title from the request: its first line, shortened at a word."""
+    """A one-line title from the request: its first line, shortened at a word, `quiet`."""
     first = " ".join(request_text.strip().splitlines()[0].split()) if request_text.strip() else ""
     if not first:
         return "tanka-bot change"
     if len(first) <= limit:
-        return first
-    return first[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,.;:") + "…"
+        return quiet(first)
+    return quiet(first[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,.;:") + "…")
 
 
 def _code(text: str) -> str:
@@ -82,7 +104,9 @@ def pr_body(
     review: str = "",
 ) -> str:
     """The pull request description (GitHub Markdown), under BODY_LIMIT characters: a long
-    request, review or summary is cut, with a pointer to the Slack thread."""
+    request, review or summary is cut, with a pointer to the Slack thread. Those three are
+    untrusted text: `quiet`."""
+    request, review, summary = quiet(request), quiet(review), quiet(summary)
     where = f"the Slack thread: {thread_url}" if thread_url else "the Slack thread"
     note = f"… (cut to fit GitHub's limit; the whole text is in {where})"
     head: list[str] = []

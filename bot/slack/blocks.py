@@ -83,7 +83,12 @@ def _fence(body: str) -> str:
     return "```\n" + body.replace("``", "`\u200d`").rstrip("\n") + "\n```"
 
 
+BASE_FAILURE = "already failing at the base, not this change's doing"
+
+
 def env_summary(env: EnvDiff) -> str:
+    if env.already_failing:
+        return f"• `{env.env}`: {BASE_FAILURE}: {clip(env.base_failure, 300, ' …')}"
     if env.error is not None:
         return f"• `{env.env}`: cannot render: {clip(env.error, 300, ' …')}"
     counts = ", ".join(f"{env.count(c)} {c.value}" for c in Change)
@@ -92,11 +97,14 @@ def env_summary(env: EnvDiff) -> str:
 
 
 def group_summary(group: EnvGroup) -> str:
-    """A summary line for a group of environments with one identical diff."""
+    """A summary line for a group of environments with the same diff."""
     if len(group.envs) == 1:
         return env_summary(group.first)
     first = group.first
     names = clip(named([f"`{n}`" for n in group.names], 5), 600, " …")
+    if first.already_failing:
+        failure = clip(first.base_failure, 300, " …")
+        return f"• *{len(group.envs)} environments* ({names}): {BASE_FAILURE}: {failure}"
     if first.error is not None:
         error = clip(first.error, 300, " …")
         return f"• *{len(group.envs)} environments* ({names}): cannot render: {error}"
@@ -106,18 +114,30 @@ def group_summary(group: EnvGroup) -> str:
 
 def proposal(view: ProposalView) -> Rendered:
     shown = [e for e in view.envs if e.has_changes or e.error is not None]
-    groups = group_envs(shown)
+    # Environments that fail at the base too are listed last and counted apart: the change
+    # did not break them, and nothing of theirs was compared.
+    affected = [e for e in shown if not e.already_failing]
+    failing = len(shown) - len(affected)
+    groups = group_envs(affected)
     head = (
         f"*Proposal {view.number}*: {len(view.files)} file(s) changed, "
-        f"{len(shown)} environment(s) affected"
+        f"{len(affected)} environment(s) affected"
     )
-    if len(groups) < len(shown):
-        head += f", in {len(groups)} group(s) with identical rendered diffs"
+    if len(groups) < len(affected):
+        resources = sum(len(e.resources) for e in affected)
+        head += (
+            f" ({resources} resource(s) changed), in {len(groups)} group(s) with the same "
+            "rendered diff but for each environment's own values (name, namespace, spec.json)"
+        )
+    if failing:
+        head += f"; {failing} environment{'s' if failing > 1 else ''} already failing at the "
+        head += "base (not compared)"
+    groups += group_envs([e for e in shown if e.already_failing])
     lines = [group_summary(g) for g in groups[:SUMMARY_ENV_LINES]]
     if len(groups) > SUMMARY_ENV_LINES:
         lines.append(f"• … and {len(groups) - SUMMARY_ENV_LINES} more group(s) "
                      "(see the rendered diff file)")  # fmt: skip
-    if not shown:
+    if not affected:
         lines.append("• no Tanka environment renders differently")
     if view.review_note:
         lines.append(view.review_note)

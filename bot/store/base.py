@@ -34,6 +34,16 @@ def ttl_millis(ttl: float) -> int:
     return max(1, math.ceil(ttl * 1000))
 
 
+def mark_time(at: float) -> float:
+    """`at` (an event's unix time) as a float; ValueError unless a finite number.
+
+    Both backends validate set marks the same way, so a bad time fails in tests with either.
+    """
+    if isinstance(at, bool) or not (isinstance(at, int | float) and math.isfinite(at)):
+        raise ValueError(f"a mark's time must be a finite unix time, got {at!r}")
+    return float(at)
+
+
 class SessionStore(Protocol):
     """Per-thread sessions and the small shared facts around them.
 
@@ -106,20 +116,28 @@ class SessionStore(Protocol):
         """
         ...
 
-    def add_member(self, name: str, member: str, ttl: float) -> bool:
-        """Add `member` to the set `name`, which then expires `ttl` seconds after this write;
-        True when it was not a member. Atomic: of concurrent adds of one member, one gets True.
+    def add_member(self, name: str, member: str, ttl: float, *, at: float) -> bool:
+        """Mark `member` in the set `name` as of event time `at` (unix seconds); the set then
+        expires `ttl` seconds after this write. True when it was not a member and now is.
 
-        Approvals of a proposal live in such a set, so every replica counts the same ones.
+        The latest mark per member wins whatever order marks arrive in: an add older than the
+        member's latest mark changes nothing (False), and of an add and a removal with the same
+        time the removal wins. Atomic: of concurrent adds of one member, one gets True.
+
+        Approvals of a proposal live in such a set, so every replica counts the same ones, and
+        a reaction removed after it was added never counts, however Slack delivered the two.
         """
         ...
 
-    def remove_member(self, name: str, member: str) -> bool:
-        """Take `member` out of the set `name`; True when it was a member."""
+    def remove_member(self, name: str, member: str, ttl: float, *, at: float) -> bool:
+        """Mark `member` out of the set `name` as of event time `at`; True when it was a member
+        and now is not. The mark is kept (until `ttl` after this write) so an older add that
+        arrives later cannot put the member back."""
         ...
 
     def members(self, name: str) -> list[str]:
-        """The set's members in the order they were first added (empty when there is none)."""
+        """The set's members (latest mark an add) in the order they were added (empty when
+        there is none); a member removed and added again goes last."""
         ...
 
     def put_blob(self, name: str, data: bytes, ttl: float | None) -> None:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 
 from bot.domain.thread import ThreadKey
-from bot.store.base import ttl_millis
+from bot.store.base import mark_time, ttl_millis
 from bot.store.expiring import ExpiringDict
 
 # Expired dedupe tokens and index entries are removed after this many writes: often enough to
@@ -32,7 +32,8 @@ class MemoryStore:
         self._seen: ExpiringDict[str, bool] = ExpiringDict()
         self._pulls: ExpiringDict[tuple[str, int], ThreadKey] = ExpiringDict()
         self._blobs: ExpiringDict[str, bytes] = ExpiringDict()
-        self._sets: ExpiringDict[str, dict[str, None]] = ExpiringDict()
+        # set name -> member -> (time of its latest mark, whether that mark added it)
+        self._sets: ExpiringDict[str, dict[str, tuple[float, bool]]] = ExpiringDict()
         self._locks: ExpiringDict[str, str] = ExpiringDict()
         self._writes = 0
 
@@ -108,27 +109,32 @@ class MemoryStore:
 
     # sets
 
-    def add_member(self, name: str, member: str, ttl: float) -> bool:
-        deadline = self._deadline(ttl)
-        with self._lock:
-            members = self._sets.get(name, self._clock()) or {}
-            added = member not in members
-            members[member] = None
-            self._sets.set(name, members, deadline)
-            self._wrote()
-            return added
+    def add_member(self, name: str, member: str, ttl: float, *, at: float) -> bool:
+        return self._mark(name, member, ttl, at=at, present=True)
 
-    def remove_member(self, name: str, member: str) -> bool:
+    def remove_member(self, name: str, member: str, ttl: float, *, at: float) -> bool:
+        return self._mark(name, member, ttl, at=at, present=False)
+
+    def _mark(self, name: str, member: str, ttl: float, *, at: float, present: bool) -> bool:
+        """The latest mark wins; a tie goes to the removal (as in the Redis script)."""
+        deadline, at = self._deadline(ttl), mark_time(at)
         with self._lock:
-            members = self._sets.get(name, self._clock())
-            if members is None or member not in members:
+            marks = self._sets.get(name, self._clock()) or {}
+            last = marks.get(member)
+            if last is not None and (at < last[0] or (at == last[0] and present)):
                 return False
-            del members[member]
-            return True
+            was = last is not None and last[1]
+            if present and not was:
+                marks.pop(member, None)  # a member added again goes last
+            marks[member] = (at, present)
+            self._sets.set(name, marks, deadline)
+            self._wrote()
+            return was != present
 
     def members(self, name: str) -> list[str]:
         with self._lock:
-            return list(self._sets.get(name, self._clock()) or ())
+            marks = self._sets.get(name, self._clock()) or {}
+            return [member for member, (_, present) in marks.items() if present]
 
     # blobs
 

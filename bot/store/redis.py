@@ -23,7 +23,7 @@ from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
 from bot.domain.thread import ThreadKey
-from bot.store.base import StoreUnavailable, ttl_millis
+from bot.store.base import StoreUnavailable, mark_time, ttl_millis
 
 TIMEOUT_SECONDS: Final = 2.0
 
@@ -56,17 +56,32 @@ end
 return 0
 """
 
-# A sorted set scored by insertion order: a per-set counter, so the first add keeps its place.
-_ADD_MEMBER: Final = """
-if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 0
+# A set with the time of each member's latest mark: KEYS[1] a sorted set of the members, scored
+# by a per-set counter (KEYS[2]) so the order of adding is kept; KEYS[3] a hash member -> time of
+# its latest mark, add or removal. ARGV: member, ttl ms, the mark's time, 1 (add) or 0 (removal).
+# An older mark changes nothing, and a removal beats an add of the same time: whatever order the
+# two arrive in, the latest stands. Returns 1 when the member's presence changed.
+_MARK_MEMBER: Final = """
+local last = redis.call('HGET', KEYS[3], ARGV[1])
+local at = tonumber(ARGV[3])
+local adding = ARGV[4] == '1'
+if last then
+  last = tonumber(last)
+  if at < last or (at == last and adding) then return 0 end
 end
-local n = redis.call('INCR', KEYS[2])
-redis.call('ZADD', KEYS[1], n, ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('PEXPIRE', KEYS[2], ARGV[2])
-return 1
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
+local changed = 0
+if adding then
+  if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+    local n = redis.call('INCR', KEYS[2])
+    redis.call('ZADD', KEYS[1], n, ARGV[1])
+    changed = 1
+  end
+else
+  changed = redis.call('ZREM', KEYS[1], ARGV[1])
+end
+for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ARGV[2]) end
+return changed
 """
 
 _RELEASE: Final = """
@@ -87,7 +102,7 @@ class RedisStore:
         self._acquire = self.client.register_script(_ACQUIRE)
         self._renew = self.client.register_script(_RENEW)
         self._release = self.client.register_script(_RELEASE)
-        self._add_member = self.client.register_script(_ADD_MEMBER)
+        self._mark_member = self.client.register_script(_MARK_MEMBER)
 
     def __repr__(self) -> str:
         return f"RedisStore({self._where}, prefix={self._prefix!r})"
@@ -171,15 +186,21 @@ class RedisStore:
 
     # sets
 
-    def add_member(self, name: str, member: str, ttl: float) -> bool:
-        keys = [self._key("set", name), self._key("set-counter", name)]
-        args: list[str | int] = [member, ttl_millis(ttl)]
-        with self.reachable():
-            return bool(self._add_member(keys=keys, args=args))
+    def add_member(self, name: str, member: str, ttl: float, *, at: float) -> bool:
+        return self._mark(name, member, ttl, at=at, present=True)
 
-    def remove_member(self, name: str, member: str) -> bool:
+    def remove_member(self, name: str, member: str, ttl: float, *, at: float) -> bool:
+        return self._mark(name, member, ttl, at=at, present=False)
+
+    def _mark(self, name: str, member: str, ttl: float, *, at: float, present: bool) -> bool:
+        keys = [
+            self._key("set", name),
+            self._key("set-counter", name),
+            self._key("set-marks", name),
+        ]
+        args: list[str | int] = [member, ttl_millis(ttl), repr(mark_time(at)), int(present)]
         with self.reachable():
-            return bool(self.client.zrem(self._key("set", name), member))
+            return bool(self._mark_member(keys=keys, args=args))
 
     def members(self, name: str) -> list[str]:
         with self.reachable():

@@ -52,7 +52,7 @@ def add_parser(sub: Any) -> None:
     )
     diff.add_argument(
         "--summary", action="store_true",
-        help="print only the summary, environments with identical diffs grouped",
+        help="print only the summary, environments with the same diff grouped",
     )  # fmt: skip
     diff.add_argument("env_paths", nargs="*", metavar="ENV_PATH", help="default: affected envs")
     flags.add_workflow_flags(diff)

@@ -86,14 +86,15 @@ def run_diff(
     summary: bool = False,
     options: RenderOptions = DEFAULT_OPTIONS,
 ) -> int:
-    """tk diff's output (or, with `summary`, the summary with identical diffs grouped)."""
+    """tk diff's output (or, with `summary`, the summary with environments whose diffs are the
+    same but for their own values grouped)."""
     repo = repository_root(cwd)
     if base is None:
         base = default_base(repo, configured_base_branch())
     paths = [str((cwd / p).absolute()) for p in env_paths]
     # persist: the base side's renders and import index stay on disk for the next run.
     result = RevisionDiffer(persist=True).diff(repo, base, paths, options=options)
-    if summary:  # identical environment diffs grouped, as proposals show them
+    if summary:  # environments with the same diff grouped, as proposals show them
         sys.stdout.write(grouped_summary(group_envs(result.envs)) if result.has_changes else "")
     else:
         sys.stdout.write(diff_text(result))

@@ -4,7 +4,10 @@ fmt: `-t/--test` (exit 16 when a file would change), `--stdout` (every file's fo
 after a `// <name>` line, nothing written), `-v/--verbose` (`fmt <file>` or `ok  <file>` as each
 is checked), `-e/--exclude` globs, and `-` to format standard input; tk's closing message goes
 to stderr. lint: `-e/--exclude`, `-n/--parallelism` (checked as tk checks it; files are linted
-one after another here, sharing the trees of the files they import) and the deprecated `-v`.
+one after another here, sharing the trees of the files they import) and the deprecated `-v`; it
+prints what tk prints: go-jsonnet's text for each finding (`/abs/main.jsonnet:1:7-22 Unused
+variable: unused`, then the source it points at) on stdout and, when there is any, exits 1 with
+tk's "Linting has failed for at least one file".
 
 `-e` behaves as tk's string-slice flag: given once or more (or comma-separated), it replaces the
 default globs (hidden files and vendor/) rather than adding to them.
@@ -19,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import UserError
+from bot.tk.common import git_toplevel
 
 STDIN = "-"
 
@@ -93,7 +97,21 @@ def _lint(args: argparse.Namespace) -> int:
     missing = [p for p in args.paths if not os.path.exists(p)]
     if missing:
         raise UserError(f"{missing[0]}: no such file or directory; give existing files or dirs")
-    diagnostics = lint_paths(args.paths, root=Path.cwd(), excludes=excludes(args.exclude))
-    for diagnostic in diagnostics:
-        print(diagnostic)
-    return 1 if diagnostics else 0
+    # Imports are confined as `tk show` confines them (bot/tk/cli.py eval_settings): to the git
+    # work tree holding each path, since a project's vendored symlinks may point elsewhere in it
+    # (Tempo's do); outside git, to the file's project.
+    by_work_tree: dict[Path | None, list[str]] = {}
+    for path in args.paths:
+        by_work_tree.setdefault(git_toplevel(Path(path).absolute()), []).append(path)
+    diagnostics = [
+        found
+        for work_tree, paths in by_work_tree.items()
+        for found in lint_paths(
+            paths, root=work_tree, excludes=excludes(args.exclude), absolute_names=True
+        )
+    ]
+    # tk's output: jsonnet-lint's text on stdout, files named by absolute path, then its error.
+    sys.stdout.write("".join(d.gojsonnet for d in diagnostics))
+    if diagnostics:
+        raise UserError("Linting has failed for at least one file")
+    return 0

@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -204,6 +205,49 @@ def test_prod_needs_two_sre_approvals_without_the_requester_and_withdrawal_count
         ]  # fmt: skip
         assert {e["thread"] for e in audit(s)} >= {root.ts, dev.ts}
         assert audit(s, "--since", "2999-01-01") == []
+
+
+def test_a_withdrawn_approval_handled_before_its_add_on_another_replica_never_counts(
+    tmp_path: Path,
+) -> None:
+    """Slack does not order deliveries: Bob's removal reaches one replica and is handled before
+    his (earlier) add reaches the other. His approval must not count, nor his name reach the PR."""
+    rules = {"approval_rules": [{"envs": ["environments/*"], "approvers": ["S0SRE"],
+                                 "min_approvals": 2}]}  # fmt: skip
+    sres = {"S0SRE": [ALICE, BOB, CAROL, DAVE]}
+    with stack(tmp_path, redis=True, slack_options={"usergroups": sres}) as s:
+        extra = settings_file(tmp_path, rules)
+        first, second = s.start_bot(extra), s.start_bot(extra)
+        s.model.calls(Call("c1", "file_edit", {"path": DEV, "old_text": "replicas=1",
+                                              "new_text": "replicas=3"}))  # fmt: skip
+        s.model.answer("Done.")
+        root = s.mention("scale grafana in dev to 3")
+        proposal = s.proposal(root.ts)
+        added, removed = f"{time.time():.6f}", f"{time.time() + 0.5:.6f}"
+        to_first, to_second = (SlackEventSender(b.url + "/slack/events", SIGNING_SECRET)
+                               for b in (first, second))  # fmt: skip
+        to_first.send(reaction_removed(channel=CHANNEL, ts=proposal.ts, user=BOB,
+                                       reaction="white_check_mark", event_ts=removed),
+                      event_id="EvBobRemoved")  # fmt: skip
+        deadline = time.monotonic() + 30
+        while not any(e["event"] == "approval" and e["user"] == BOB
+                      for e in audit(s, "--thread", root.ts)):  # fmt: skip
+            assert time.monotonic() < deadline, "the removal was never recorded"
+            time.sleep(0.2)
+        to_second.send(reaction_added(channel=CHANNEL, ts=proposal.ts, user=BOB,
+                                      reaction="white_check_mark", event_ts=added),
+                       event_id="EvBobAdded")  # fmt: skip
+        s.wait_text(root.ts, f"<@{BOB}> not opened: you removed this reaction after adding it")
+
+        s.react(proposal.ts, "white_check_mark", user=CAROL)
+        s.wait_text(root.ts, f"<@{CAROL}> approved proposal 1: 1 more approval needed")
+        assert s.github.repos["acme/infra"].pulls == {}
+        s.react(proposal.ts, "white_check_mark", user=DAVE)
+        s.wait_text(root.ts, "Opened pull request #1")
+        (pull,) = s.github.repos["acme/infra"].pulls.values()
+        assert f"Slack user {CAROL}, Slack user {DAVE}" in pull.body
+        assert BOB not in pull.body
+        assert BOB not in s.wait_text(root.ts, "Opened pull request #1").text
 
 
 def test_two_approvals_at_once_on_two_replicas_open_one_pull_request(tmp_path: Path) -> None:

@@ -45,6 +45,13 @@ VALUE_SETS: dict[str, dict[str, Any]] = {
         "settingsFile": {"allowed_users": ["S0ENG"], "channels": {"C0DEPLOY1": {"repo_url": "x"}}},
     },
     "existing-secret": {"existingSecret": "tanka-bot-tokens", "config": CONFIG},
+    "existing-secret-files": {
+        "existingSecret": "tanka-bot-tokens",
+        "existingSecretKeys": ["SLACK_BOT_TOKEN", "GITHUB_TOKEN", "OPS_TOKEN"],
+        "replicaCount": 2,
+        "redis": {"existingSecret": "redis-creds", "existingSecretKey": "url"},
+    },
+    "secrets-as-env": {"secretsAsFiles": False, "secrets": TOKENS, "redis": {"url": REDIS_URL}},
     "socket-mode": {
         "slack": {"socketMode": True},
         "secrets": {"SLACK_BOT_TOKEN": "xoxb-sentinel", "SLACK_APP_TOKEN": "xapp-sentinel"},
@@ -72,6 +79,10 @@ FAILURES: dict[str, tuple[dict[str, Any], str]] = {
         "config.SLACK_BOT_TOKEN is a secret",
     ),
     "redis-url-in-secrets": ({"secrets": {"REDIS_URL": REDIS_URL}}, "set redis.url"),
+    "redis-url-in-existing-secret-keys": (
+        {"existingSecret": "x", "existingSecretKeys": ["REDIS_URL"]},
+        "set redis.existingSecret",
+    ),
     "grace-not-above-turn-timeout": (
         {"terminationGracePeriodSeconds": 600},
         "must be longer than TANKA_BOT_TURN_TIMEOUT (600)",
@@ -293,12 +304,35 @@ def test_secret_values_appear_only_in_secrets(name: str) -> None:
         assert not set(configmap.get("data") or {}) & set(SECRET_SETTINGS)
 
 
-def test_tokens_reach_the_pod_from_the_chart_secret() -> None:
+def secret_files(objects: list[c.Obj]) -> dict[str, tuple[str, str]]:
+    """NAME -> (Secret, key) of every NAME_FILE variable of the bot, through its mounted volume."""
+    deployment = c.bot(objects)
+    ctr = c.container(deployment)
+    mount = next(m for m in ctr["volumeMounts"] if m["name"] == "secrets")
+    assert mount["readOnly"] is True
+    volume = next(v for v in deployment["spec"]["template"]["spec"]["volumes"]
+                  if v["name"] == "secrets")  # fmt: skip
+    files = {
+        f"{mount['mountPath']}/{item['path']}": (source["secret"]["name"], item["key"])
+        for source in volume["projected"]["sources"]
+        for item in source["secret"]["items"]
+    }
+    assert volume["projected"]["defaultMode"] == 0o440
+    named = {e["name"].removesuffix("_FILE"): e["value"] for e in ctr["env"]
+             if e["name"].endswith("_FILE")}  # fmt: skip
+    return {name: files[path] for name, path in named.items()}
+
+
+def test_tokens_reach_the_pod_as_files_from_the_chart_secret() -> None:
+    """The bot reads NAME_FILE: its environment (and /proc/<pid>/environ) holds no token."""
     objects = RENDERED["http-ingress"]
     secret = c.one(objects, "Secret", f"{c.RELEASE}-tanka-bot")
     assert c.secret_data(secret) == TOKENS
+    name = secret["metadata"]["name"]
+    assert secret_files(objects) == {key: (name, key) for key in TOKENS}
     ctr = c.container(c.bot(objects))
-    assert {"secretRef": {"name": secret["metadata"]["name"]}} in ctr["envFrom"]
+    assert not [e for e in ctr["envFrom"] if "secretRef" in e]
+    assert not {e["name"] for e in ctr["env"]} & set(SECRET_SETTINGS)
     configmap = c.one(objects, "ConfigMap", f"{c.RELEASE}-tanka-bot")
     assert {"configMapRef": {"name": configmap["metadata"]["name"]}} in ctr["envFrom"]
     # The chart's defaults merged with the given settings, every value a string.
@@ -325,7 +359,33 @@ def test_existing_secret_is_used_and_no_token_secret_is_made() -> None:
     objects = RENDERED["existing-secret"]
     assert "Secret" not in c.kinds(objects)
     ctr = c.container(c.bot(objects))
+    # Its keys are unknown to the chart: all of them are variables, as before.
     assert {"secretRef": {"name": "tanka-bot-tokens"}} in ctr["envFrom"]
+
+
+def test_existing_secret_keys_listed_are_files_and_other_keys_variables() -> None:
+    objects = RENDERED["existing-secret-files"]
+    assert "Secret" not in c.kinds(objects)
+    assert secret_files(objects) == {
+        "SLACK_BOT_TOKEN": ("tanka-bot-tokens", "SLACK_BOT_TOKEN"),
+        "GITHUB_TOKEN": ("tanka-bot-tokens", "GITHUB_TOKEN"),
+        "REDIS_URL": ("redis-creds", "url"),
+    }
+    ctr = c.container(c.bot(objects))
+    assert not [e for e in ctr["envFrom"] if "secretRef" in e]
+    # A key the bot does not read as a file (an MCP server's ${OPS_TOKEN}) stays a variable.
+    ops = next(e for e in ctr["env"] if e["name"] == "OPS_TOKEN")
+    assert ops["valueFrom"]["secretKeyRef"] == {"name": "tanka-bot-tokens", "key": "OPS_TOKEN"}
+    assert not {e["name"] for e in ctr["env"]} & set(SECRET_SETTINGS)
+
+
+def test_secrets_as_environment_variables_when_asked() -> None:
+    objects = RENDERED["secrets-as-env"]
+    ctr = c.container(c.bot(objects))
+    assert {"secretRef": {"name": f"{c.RELEASE}-tanka-bot"}} in ctr["envFrom"]
+    assert not [m for m in ctr["volumeMounts"] if m["name"] == "secrets"]
+    assert not [e for e in ctr["env"] if e["name"].endswith("_FILE")]
+    assert redis_env(objects) == {"name": f"{c.RELEASE}-tanka-bot-redis", "key": "REDIS_URL"}
 
 
 def test_empty_settings_are_left_unset() -> None:
@@ -358,9 +418,13 @@ def test_socket_mode_passes_the_flag_and_needs_no_ingress() -> None:
 
 
 def redis_env(objects: list[c.Obj]) -> dict[str, Any]:
+    """The Secret and key REDIS_URL comes from: a file (REDIS_URL_FILE) or a variable."""
     ctr = c.container(c.bot(objects))
-    refs = [e for e in ctr["env"] if e["name"] == "REDIS_URL"]
+    refs = [e for e in ctr["env"] if e["name"] in ("REDIS_URL", "REDIS_URL_FILE")]
     assert len(refs) == 1
+    if refs[0]["name"] == "REDIS_URL_FILE":
+        name, key = secret_files(objects)["REDIS_URL"]
+        return {"name": name, "key": key}
     ref: dict[str, Any] = refs[0]["valueFrom"]["secretKeyRef"]
     return ref
 
@@ -438,7 +502,11 @@ def test_the_readme_values_example_installs() -> None:
     objects = c.render(values)
     ctr = c.container(c.bot(objects))
     assert ctr["image"] == "registry.example.com/tanka-bot:0.1.0"
-    assert {"secretRef": {"name": "tanka-bot-tokens"}} in ctr["envFrom"]
+    assert secret_files(objects) == {
+        key: ("tanka-bot-tokens", key)
+        for key in ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "ANTHROPIC_API_KEY", "GITHUB_TOKEN")
+    }
+    assert not [e for e in ctr["envFrom"] if "secretRef" in e]
     assert c.one(objects, "Ingress")["spec"]["rules"][0]["host"] == "tanka-bot.example.com"
     report = helm.lint(CHART, values, strict=True)
     assert report["errors"] == []

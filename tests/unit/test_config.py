@@ -127,3 +127,73 @@ def test_a_relative_workdir_becomes_absolute(
     s = load_settings({"TANKA_BOT_WORKDIR": "wd/../state"})
     assert s.workdir == tmp_path / "state"
     assert s.workdir.is_absolute()
+
+
+SECRETS = (
+    "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "GITHUB_TOKEN",
+    "GITHUB_APP_PRIVATE_KEY", "GITHUB_WEBHOOK_SECRET", "ANTHROPIC_API_KEY", "GEMINI_API_KEY",
+    "GOOGLE_API_KEY", "OPENAI_API_KEY", "REDIS_URL",
+)  # fmt: skip
+
+
+def test_every_secret_can_come_from_a_file_named_by_name_file(tmp_path: Path) -> None:
+    """As a Kubernetes Secret mounted as files gives them: the environment holds only paths."""
+    env = {}
+    for name in SECRETS:
+        (tmp_path / name).write_text(f"  value-of-{name.lower()}-from-a-file\n")
+        env[f"{name}_FILE"] = str(tmp_path / name)
+    settings = load_settings(env)
+    fields = {
+        "SLACK_BOT_TOKEN": settings.slack_bot_token, "SLACK_SIGNING_SECRET":
+        settings.slack_signing_secret, "SLACK_APP_TOKEN": settings.slack_app_token,
+        "GITHUB_TOKEN": settings.github_token, "GITHUB_APP_PRIVATE_KEY":
+        settings.github_app_private_key, "GITHUB_WEBHOOK_SECRET": settings.github_webhook_secret,
+        "ANTHROPIC_API_KEY": settings.anthropic_api_key, "GEMINI_API_KEY":
+        settings.gemini_api_key, "GOOGLE_API_KEY": settings.google_api_key,
+        "OPENAI_API_KEY": settings.openai_api_key, "REDIS_URL": settings.redis_url,
+    }  # fmt: skip
+    for name, value in fields.items():
+        assert value is not None, name
+        assert value.get_secret_value() == f"value-of-{name.lower()}-from-a-file"
+
+
+def test_a_multi_line_key_file_keeps_its_lines(tmp_path: Path) -> None:
+    pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIB\nOgIB\n-----END RSA PRIVATE KEY-----"
+    (tmp_path / "key.pem").write_text(pem + "\n")
+    settings = load_settings({"GITHUB_APP_PRIVATE_KEY_FILE": str(tmp_path / "key.pem")})
+    assert settings.github_app_private_key is not None
+    assert settings.github_app_private_key.get_secret_value() == pem
+
+
+def test_secret_file_problems_are_listed_without_the_secret(tmp_path: Path) -> None:
+    (tmp_path / "token").write_text("xoxb-in-the-file")
+    (tmp_path / "empty").write_text("\n  \n")
+    (tmp_path / "binary").write_bytes(b"\xff\xfe\x00")
+    env = {
+        "SLACK_BOT_TOKEN": "xoxb-in-the-environment",
+        "SLACK_BOT_TOKEN_FILE": str(tmp_path / "token"),
+        "GITHUB_TOKEN_FILE": str(tmp_path / "missing"),
+        "OPENAI_API_KEY_FILE": str(tmp_path / "empty"),
+        "REDIS_URL_FILE": str(tmp_path / "binary"),
+        "ANTHROPIC_API_KEY_FILE": str(tmp_path),  # a folder
+    }
+    with pytest.raises(ConfigError) as caught:
+        load_settings(env)
+    problems = caught.value.problems
+    assert problems == [
+        f"ANTHROPIC_API_KEY_FILE: cannot read {tmp_path}: Is a directory; mount the secret "
+        "there or fix the path",
+        f"GITHUB_TOKEN_FILE: cannot read {tmp_path / 'missing'}: No such file or directory; "
+        "mount the secret there or fix the path",
+        f"OPENAI_API_KEY_FILE: {tmp_path / 'empty'} is empty; put the secret in it",
+        f"REDIS_URL_FILE: {tmp_path / 'binary'} is not UTF-8 text; put the secret in it as text",
+        "SLACK_BOT_TOKEN and SLACK_BOT_TOKEN_FILE are both set; keep only one (the file keeps "
+        "the secret out of the environment)",
+    ]
+    assert "xoxb" not in str(caught.value)
+
+
+def test_an_empty_name_file_is_unset_and_the_variable_still_works() -> None:
+    settings = load_settings({"GITHUB_TOKEN": "ghp_x", "GITHUB_TOKEN_FILE": ""})
+    assert settings.github_token is not None
+    assert settings.github_token.get_secret_value() == "ghp_x"

@@ -83,9 +83,17 @@ REDIS_URL
 {{- end -}}
 {{- end -}}
 
+{{/* The bot's secret settings: each may come from a file named by NAME_FILE. */}}
+{{- define "tanka-bot.secretSettings" -}}
+SLACK_BOT_TOKEN SLACK_SIGNING_SECRET SLACK_APP_TOKEN GITHUB_TOKEN GITHUB_APP_PRIVATE_KEY ANTHROPIC_API_KEY GEMINI_API_KEY GOOGLE_API_KEY OPENAI_API_KEY REDIS_URL GITHUB_WEBHOOK_SECRET
+{{- end -}}
+
+{{/* Where secretsAsFiles mounts the token Secret's keys and Redis's URL. */}}
+{{- define "tanka-bot.secretsDir" -}}/run/secrets/tanka-bot{{- end -}}
+
 {{/* Every refusal in one place, included by the Deployment so it runs on every render. */}}
 {{- define "tanka-bot.validate" -}}
-{{- $secretKeys := list "SLACK_BOT_TOKEN" "SLACK_SIGNING_SECRET" "SLACK_APP_TOKEN" "GITHUB_TOKEN" "GITHUB_APP_PRIVATE_KEY" "ANTHROPIC_API_KEY" "GEMINI_API_KEY" "GOOGLE_API_KEY" "OPENAI_API_KEY" "REDIS_URL" "GITHUB_WEBHOOK_SECRET" -}}
+{{- $secretKeys := splitList " " (include "tanka-bot.secretSettings" .) -}}
 {{- range $key, $_ := .Values.config -}}
 {{- if has (upper $key) $secretKeys -}}
 {{- fail (printf "config.%s is a secret: put it under `secrets` or in `existingSecret`, never in the ConfigMap" $key) -}}
@@ -93,6 +101,9 @@ REDIS_URL
 {{- end -}}
 {{- if hasKey .Values.secrets "REDIS_URL" -}}
 {{- fail "secrets.REDIS_URL: set redis.url (or redis.existingSecret) instead, so the chart knows Redis is configured" -}}
+{{- end -}}
+{{- if has "REDIS_URL" .Values.existingSecretKeys -}}
+{{- fail "existingSecretKeys: REDIS_URL: set redis.existingSecret (and redis.existingSecretKey) instead, so the chart knows Redis is configured" -}}
 {{- end -}}
 {{- if and (gt (int .Values.replicaCount) 1) (not (include "tanka-bot.hasRedis" .)) -}}
 {{- fail (printf "replicaCount is %d but no Redis is configured: each pod would keep its own sessions, locks and dedupe keys. Set redis.url, redis.existingSecret or redis.bundled.enabled=true, or use replicaCount=1" (int .Values.replicaCount)) -}}

@@ -131,3 +131,64 @@ def test_loading_a_folder(tmp_path: Path) -> None:
     (tmp_path / "policy" / "latin1.rego").write_bytes(b"package main # \xe9\n")
     with pytest.raises(PolicyError, match=r"^policy/latin1.rego: cannot be read"):
         PolicySet.load(tmp_path, "policy")
+
+
+def test_policies_outside_package_main_are_a_broken_setup_not_a_pass() -> None:
+    # conftest evaluates `main` unless told otherwise; so does tk check. Policies written for
+    # another namespace would check nothing: that must stop the check, naming what it looked for.
+    modules = [
+        Module("policy/a.rego", 'package k8s.deny\ndeny contains "a" if true\n'),
+        Module("policy/b.rego", "# helpers\npackage lib\n\nallowed := {1}\n"),
+    ]
+    with pytest.raises(PolicyError) as caught:
+        PolicySet(modules)
+    assert str(caught.value) == (
+        "policy/a.rego (package k8s.deny), policy/b.rego (package lib): no policy is in package "
+        "main or main.<kind>, the namespace tk check evaluates (as conftest does by default), "
+        "so nothing would be checked; declare `package main` in the policy files"
+    )
+
+
+def test_policies_of_package_main_without_conftest_rules_are_a_broken_setup() -> None:
+    modules = [
+        Module("policy/a.rego", 'package main\n\nforbid contains "a" if true\n'),
+        Module(
+            "policy/b.rego",
+            'package main.deployment\n\n# deny is only a comment here\nx := "deny"\n',
+        ),
+        Module("policy/c.rego", 'package other\n\ndeny contains "c" if true\n'),
+    ]
+    with pytest.raises(PolicyError) as caught:
+        PolicySet(modules)
+    assert str(caught.value) == (
+        "policy/a.rego, policy/b.rego: package main (and main.<kind>) has no rule named deny, "
+        "violation or warn (or deny_<name>, violation_<name>, warn_<name>), so nothing would be "
+        "checked; name the rules as conftest does"
+    )
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'package main\ndeny contains "a" if true\n',
+        'package main\ndeny[msg] {\n  msg := "a"\n}\n',
+        "package main\nwarn if true\n",
+        'package main.deployment\n\nviolation_replicas contains {"msg": "a"} if true\n',
+        "package main\n\nimport rego.v1\n\ndefault deny := false\n",
+        '# a "comment" {\npackage   main # trailing\n\n  deny_x := "a"\n',
+        'package main\n\ndeny := [m | some m in ["a"]]\n',
+    ],
+)
+def test_every_conftest_rule_form_counts(source: str) -> None:
+    assert PolicySet([Module("policy/p.rego", source)]).files == ["policy/p.rego"]
+
+
+def test_rule_names_inside_bodies_strings_and_comments_do_not_count() -> None:
+    source = (
+        "package main\n\n"
+        "helper contains x if {\n  deny := 1\n  x := deny\n}\n"
+        '# deny contains "a" if true\n'
+        'note := `\ndeny contains "b" if true\n`\n'
+    )
+    with pytest.raises(PolicyError, match="has no rule named deny"):
+        PolicySet([Module("policy/p.rego", source)])

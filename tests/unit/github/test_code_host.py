@@ -351,3 +351,23 @@ def test_check_runs_of_a_commit_with_their_output(fake: FakeGitHub, host: GitHub
     assert [(r.name, r.conclusion) for r in runs] == [("lint", "success"), ("test", "failure")]
     assert (runs[1].title, runs[1].summary, runs[1].text) == ("1 failed", "sum", "the log")
     assert runs[0].text == ""
+
+
+def test_permission_of_a_github_user(fake: FakeGitHub, host: GitHubCodeHost) -> None:
+    fake.repos["acme/infra"].collaborators = {"carol": "write", "ada": "admin", "rita": "read"}
+    assert [host.permission(u) for u in ("carol", "ada", "rita", "mallory")] == [
+        "write", "admin", "read", "none",
+    ]  # fmt: skip
+    [sent, *_] = fake.requests_to("GET", r"/collaborators/carol/permission$")
+    assert sent.headers["authorization"] == f"token {TOKEN}"
+
+
+def test_a_permission_that_cannot_be_read_is_an_error(
+    fake: FakeGitHub, host: GitHubCodeHost
+) -> None:
+    fake.fail(403, "Resource not accessible by integration", path=r".*/permission$")
+    with pytest.raises(PermissionDenied):
+        host.permission("carol")
+    fake.fail(200, path=r".*/permission$", body={"user": {"login": "carol"}})
+    with pytest.raises(CodeHostError, match="had no permission"):
+        host.permission("carol")

@@ -62,6 +62,53 @@ def test_a_repeated_delivery_is_dropped_by_another_replica_sharing_the_store() -
     assert (len(taken_first), len(taken_second)) == (1, 0)
 
 
+COMMENT: dict[str, Any] = {
+    **PAYLOAD,
+    "comment": {"id": 4242, "updated_at": "2026-11-27T09:00:00Z", "user": {"login": "dave"},
+                "body": "LGTM", "html_url": "https://h/1"},
+}  # fmt: skip
+
+
+def test_a_replay_under_a_new_delivery_id_is_dropped_by_the_payloads_own_ids() -> None:
+    """A signed body replayed with a fresh X-GitHub-Delivery still reports the same comment."""
+    store = MemoryStore()
+    first, taken = _receiver(store)
+    second, taken_second = _receiver(store)  # another replica sharing the store
+    body = json.dumps(COMMENT).encode()
+    assert _call(first, _request(body, delivery="d-1"))[0] == 202
+    assert _call(second, _request(body, delivery="d-2")) == (200, "already delivered\n")
+    without = _request(body)
+    del without["HTTP_X_GITHUB_DELIVERY"]
+    assert _call(first, without) == (200, "already delivered\n")
+    assert (len(taken), len(taken_second)) == (1, 0)
+    # The first delivery's id was recorded too: replaying it with another comment id is dropped.
+    other = json.dumps(COMMENT | {"comment": COMMENT["comment"] | {"id": 4343}}).encode()
+    assert _call(first, _request(other, delivery="d-1"))[0] == 200
+
+
+def test_an_empty_delivery_id_is_refused_with_the_reason() -> None:
+    receiver, taken = _receiver()
+    body = json.dumps(COMMENT).encode()
+    for empty in ("", "  "):
+        code, text = _call(receiver, _request(body, delivery=empty))
+        assert code == 400
+        assert "X-GitHub-Delivery header is empty" in text
+    assert taken == []
+    assert _call(receiver, _request(body, delivery="d-1"))[0] == 202  # nothing was recorded
+
+
+def test_a_new_comment_an_edit_or_a_checks_next_state_is_not_a_replay() -> None:
+    receiver, taken = _receiver()
+    edited = COMMENT["comment"] | {"updated_at": "2026-11-27T09:05:00Z"}
+    for i, payload in enumerate([
+        COMMENT,
+        COMMENT | {"comment": COMMENT["comment"] | {"id": 4343}},  # another comment
+        COMMENT | {"action": "edited", "comment": edited},  # not reported, but not a replay
+    ]):  # fmt: skip
+        assert _call(receiver, _request(json.dumps(payload).encode(), delivery=f"d-{i}"))[0] == 202
+    assert len(taken) == 2
+
+
 def test_forged_or_unsigned_deliveries_are_401_and_never_recorded_as_seen() -> None:
     receiver, taken = _receiver()
     body = json.dumps(PAYLOAD).encode()
@@ -95,6 +142,26 @@ def test_a_store_outage_is_a_503_so_the_delivery_shows_as_failed() -> None:
     receiver, taken = _receiver(Down())
     assert _call(receiver, _request(json.dumps(PAYLOAD).encode()))[0] == 503
     assert taken == []
+
+
+def test_a_store_failing_after_one_key_was_recorded_still_takes_the_delivery() -> None:
+    """A redelivery would be dropped by the key already recorded: a 503 would lose the news."""
+
+    class FailsSecond(MemoryStore):
+        calls = 0
+
+        def first_seen(self, token: str, ttl: float) -> bool:
+            self.calls += 1
+            if self.calls == 2:
+                raise StoreUnavailable("Redis at redis:6379 is unavailable: reset")
+            return super().first_seen(token, ttl)
+
+    store = FailsSecond()
+    receiver, taken = _receiver(store)
+    body = json.dumps(COMMENT).encode()
+    assert _call(receiver, _request(body, delivery="d-1"))[0] == 202
+    assert len(taken) == 1
+    assert _call(receiver, _request(body, delivery="d-1")) == (200, "already delivered\n")
 
 
 def test_the_path_is_404_without_a_secret_and_post_only_with_one() -> None:

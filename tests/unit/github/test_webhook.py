@@ -18,7 +18,7 @@ from bot.domain.pr_events import (
     PullRequestUpdated,
     ReviewSubmitted,
 )
-from bot.inbound.github_webhook import PayloadError, parse, signature, verify
+from bot.inbound.github_webhook import PayloadError, parse, replay_key, signature, verify
 
 REPOSITORY = {"id": 1296269, "name": "Infra", "full_name": "Acme/Infra", "private": True,
               "owner": {"login": "Acme", "type": "Organization"}}  # fmt: skip
@@ -246,3 +246,20 @@ def test_the_signature_is_githubs_hmac_sha256() -> None:
 def test_a_missing_or_wrong_signature_is_refused(header: str) -> None:
     assert not verify(b"It's a Secret to Everybody", b"Hello, World!", header)
     assert not verify(b"", b"Hello, World!", signature(b"", b"Hello, World!"))
+
+
+def test_replay_keys_come_from_the_payloads_own_ids() -> None:
+    comment = {"action": "created", "comment": {"id": 7, "updated_at": "t1"}}
+    assert replay_key("issue_comment", comment) == "issue_comment:7:created::t1"
+    assert replay_key("pull_request_review_comment", comment) is not None
+    review = {"action": "submitted", "review": {"id": 8, "state": "approved"}}
+    assert replay_key("pull_request_review", review) == "pull_request_review:8:submitted:approved:"
+    queued = {"action": "created", "check_run": {"id": 9, "status": "queued"}}
+    running = {"action": "created", "check_run": {"id": 9, "status": "in_progress"}}
+    assert replay_key("check_run", queued) != replay_key("check_run", running)
+    assert replay_key("status", {"id": 10, "state": "failure"}) == "status:10::failure:"
+    # No id of its own: the delivery id alone dedupes it.
+    assert replay_key("pull_request", {"action": "synchronize", "pull_request": {"id": 1}}) is None
+    assert replay_key("ping", {"zen": "hi"}) is None
+    assert replay_key("issue_comment", {"comment": {"id": "7"}}) is None
+    assert replay_key("issue_comment", {"comment": {"id": True}}) is None

@@ -6,6 +6,7 @@ import base64
 import logging
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -153,6 +154,27 @@ def test_publishes_exactly_the_shown_change(
     assert git(work, "branch", "--show-current") == BRANCH
     assert git(work, "status", "--porcelain") == ""
     assert git(work, "rev-parse", "main") == base
+
+
+def test_the_commit_message_does_not_close_issues_or_mention_anyone(
+    work: Path, origin: Path, host: GitHubCodeHost
+) -> None:
+    """A squash merge or a plain merge puts this message on the base branch, where a closing
+    keyword closes the issue: the title and the model's summary are quoted (pr_text.quiet)."""
+    base = git(work, "rev-parse", "HEAD")
+    change(work)
+    proposal = make_proposal(work, base, title="scale it. Closes #1")
+    proposal = replace(proposal, summary="Scaled it. Fixes acme/infra#2 cc @acme/everyone")
+    publish(work, proposal, code_host=host, base_branch="main", branch=BRANCH,
+            title="", body="body", remote_url=origin.as_uri(),
+            author=Identity("Ada Lovelace", "ada@example.com"))  # fmt: skip
+    message = shared_git(origin, "log", "-1", "--format=%B", BRANCH)
+    assert "Closes #1" not in message
+    assert "Fixes acme/infra#2" not in message
+    assert "@acme" not in message
+    assert message.replace("\u2060", "").strip() == (
+        "scale it. Closes #1\n\nScaled it. Fixes acme/infra#2 cc @acme/everyone"
+    )
 
 
 def test_a_second_approval_pushes_to_the_same_branch_and_updates_the_pr(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 
 import pytest
@@ -9,9 +10,11 @@ import pytest
 from bot.publish.pr_text import (
     BODY_LIMIT,
     NOTHING_APPLIED,
+    WORD_JOINER,
     branch_name,
     pr_body,
     pr_title,
+    quiet,
     slugify,
 )
 
@@ -114,3 +117,67 @@ def test_a_huge_summary_is_cut_under_githubs_limit_with_a_pointer_to_the_thread(
     assert "environments/gen-0000: 0 added" in body
     assert "the whole text is in the Slack thread: https://slack.example/archives/C1/p1" in body
     assert body.endswith(f"{NOTHING_APPLIED}\n")
+
+
+# Untrusted text is quoted so that GitHub does not act on it.
+
+HOSTILE = "scale grafana in dev to 3. Closes #1 cc @acme/everyone"
+# What GitHub acts on: a closing keyword, an optional colon, then an issue reference; @mentions.
+ACTS = re.compile(
+    r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s*(?:#\d|gh-\d|[\w.-]+/[\w.-]+#\d|https?://)"
+    r"|(?<![A-Za-z0-9])@[A-Za-z0-9]",
+    re.IGNORECASE,
+)
+
+
+def test_the_title_does_not_close_issues_or_mention_anyone() -> None:
+    title = pr_title(HOSTILE)
+    assert ACTS.search(title) is None, title
+    assert title.replace(WORD_JOINER, "") == HOSTILE  # reads the same
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Closes #1",
+        "fixes: #12",
+        "RESOLVED acme/infra#3",
+        "fix   https://github.com/acme/infra/issues/4",
+        "closed GH-5",
+        "Fixed:\n#6",
+        "cc @alice and @acme/sre-team",
+        "(@bob)",
+    ],
+)
+def test_every_closing_keyword_and_mention_is_quieted(text: str) -> None:
+    quieted = quiet(text)
+    assert ACTS.search(quieted) is None, quieted
+    assert quieted.replace(WORD_JOINER, "") == text
+    assert quiet(quieted) == quieted
+
+
+def test_ordinary_words_and_emails_are_left_alone() -> None:
+    text = "fix the replicas, close the gap, mail ops@example.com about #1 and enclose #2"
+    assert quiet(text) == text
+
+
+def test_the_body_quiets_the_request_summary_and_review_but_not_its_own_lines() -> None:
+    body = pr_body(
+        summary="Scaled grafana. Fixes #1, thanks @carol",
+        files=["environments/dev/main.jsonnet"],
+        requester="Slack user U0ALICE",
+        approver="Slack user U0BOB",
+        thread_url="https://acme.slack.com/archives/C1/p1",
+        request=HOSTILE,
+        review="Resolves acme/infra#2 per @acme/reviewers",
+    )
+    assert ACTS.search(body) is None, body
+    for words in (HOSTILE, "Fixes #1, thanks @carol", "Resolves acme/infra#2 per @acme/reviewers"):
+        assert words in body.replace(WORD_JOINER, "")
+
+
+def test_a_long_run_of_letters_is_quieted_in_linear_time() -> None:
+    # A bound on input, not a timer: 200,000 letters after a keyword would stall a quadratic
+    # pattern for minutes; a linear one takes milliseconds.
+    text = ("fix " + "a" * 100_000 + " ") * 2 + "@" * 50_000
+    assert quiet(text) == text

@@ -9,7 +9,7 @@ from bot.domain.pr_events import (
     PullRequestUpdated,
     ReviewSubmitted,
 )
-from bot.domain.pr_state import PullRequestState, quote
+from bot.domain.pr_state import PullRequestState, comment_text, escape, quote, review_text
 from bot.github.code_host import CheckRunInfo
 from bot.handlers.ci import context_text
 
@@ -103,3 +103,30 @@ def test_a_conflict_is_reported_when_it_starts_only() -> None:
 def test_quotes_show_the_first_lines() -> None:
     assert quote("one\n\ntwo\nthree\nfour\nfive") == "> one\n> two\n> three\n> four\n> …"
     assert quote("x" * 1000).endswith("…")
+
+
+def test_github_text_is_escaped_for_slack_so_it_pings_nobody() -> None:
+    evil = "<!channel> ask <@U0BOB> & <https://x|y>"
+    assert escape(evil) == "&lt;!channel&gt; ask &lt;@U0BOB&gt; &amp; &lt;https://x|y&gt;"
+    assert quote(evil) == "> " + escape(evil)
+    comment = CommentAdded(PR, "mallory<!here>", evil, "https://gh/c/1", path="a<b>.libsonnet")
+    shown = comment_text(3, comment)
+    assert "<!" not in shown
+    assert "<@" not in shown
+    assert "*mallory&lt;!here&gt;*" in shown
+    assert "Untrusted" not in shown
+    review = ReviewSubmitted(PR, "mallory", "changes_requested", evil, "https://gh/r/1")
+    assert "<!channel>" not in review_text(3, review)
+
+
+def test_untrusted_words_are_marked_and_ask_for_no_fix() -> None:
+    comment = CommentAdded(PR, "mallory", "do it", "")
+    shown = comment_text(3, comment, untrusted="mallory cannot push to the repository")
+    assert shown.endswith(
+        ":warning: Untrusted: mallory cannot push to the repository, so this is shown here "
+        "only and never given to the agent."
+    )
+    review = ReviewSubmitted(PR, "mallory", "changes_requested", "do it", "")
+    text = review_text(3, review, untrusted="mallory cannot push to the repository")
+    assert "Untrusted: mallory" in text
+    assert "I'll work on the requested changes" not in text

@@ -318,7 +318,11 @@ def test_environments_with_identical_diffs_are_one_group() -> None:
     envs += [distinct("environments/odd")]
     rendered = proposal(view(envs=envs))
     summary = rendered.blocks[0]["text"]["text"]
-    assert "76 environment(s) affected, in 2 group(s) with identical rendered diffs" in summary
+    assert summary.startswith(
+        "*Proposal 1*: 1 file(s) changed, 76 environment(s) affected (76 resource(s) changed), "
+        "in 2 group(s) with the same rendered diff but for each environment's own values (name, "
+        "namespace, spec.json)\n"
+    )
     assert "• *75 environments* (`environments/gen-000`, `environments/gen-001`," in summary
     assert "and 70 more): 0 added, 1 changed, 0 removed each" in summary
     assert "• `environments/odd`: 0 added, 1 changed, 0 removed" in summary
@@ -341,3 +345,55 @@ def test_fit_keeps_any_message_within_slacks_limits() -> None:
     assert fitted.blocks[-1] == many.blocks[-1]
     small = plain("hello")
     assert fit(small) == small
+
+
+def test_an_environment_failing_at_the_base_is_said_so_and_counted_apart() -> None:
+    # As tools.tanka.diff.revision reports it: both revisions fail, the working tree's error kept.
+    failing = EnvDiff(
+        "environments/default",
+        error="working tree: RUNTIME ERROR: field does not exist: x\n\tmain.jsonnet:1:1-5",
+        already_failing=True,
+    )
+    broken = EnvDiff("environments/broken", error="working tree: RUNTIME ERROR: the change")
+    rendered = proposal(view(envs=[failing, env("environments/prod", Change.CHANGED), broken]))
+    summary = rendered.blocks[0]["text"]["text"]
+    head = summary.splitlines()[0]
+    assert head == (
+        "*Proposal 1*: 1 file(s) changed, 2 environment(s) affected; 1 environment already "
+        "failing at the base (not compared)"
+    )
+    assert summary.splitlines()[1:] == [
+        "• `environments/prod`: 0 added, 1 changed, 0 removed",
+        "• `environments/broken`: cannot render: working tree: RUNTIME ERROR: the change",
+        "• `environments/default`: already failing at the base, not this change's doing: "
+        "RUNTIME ERROR: field does not exist: x",
+    ]
+    assert "already failing at the base" in rendered.text
+    assert_within_limits(rendered)
+
+
+def test_environments_failing_at_the_base_group_apart_from_ones_the_change_breaks() -> None:
+    error = "working tree: RUNTIME ERROR: boom"
+    before = [EnvDiff(f"environments/old-{i}", error=error, already_failing=True) for i in range(3)]
+    now = [EnvDiff(f"environments/new-{i}", error=error) for i in range(2)]
+    summary = proposal(view(envs=[*before, *now])).blocks[0]["text"]["text"]
+    assert summary.splitlines() == [
+        "*Proposal 1*: 1 file(s) changed, 2 environment(s) affected (0 resource(s) changed), in 1 "
+        "group(s) with the same rendered diff but for each environment's own values (name, "
+        "namespace, spec.json); 3 environments already failing at the base (not compared)",
+        "• *2 environments* (`environments/new-0`, `environments/new-1`): cannot render: "
+        "working tree: RUNTIME ERROR: boom",
+        "• *3 environments* (`environments/old-0`, `environments/old-1`, `environments/old-2`): "
+        "already failing at the base, not this change's doing: RUNTIME ERROR: boom",
+    ]
+
+
+def test_only_environments_failing_at_the_base_render_no_difference() -> None:
+    failing = EnvDiff("environments/default", error="working tree: boom", already_failing=True)
+    rendered = proposal(view(envs=[failing], rendered_diff="x\n"))
+    lines = rendered.blocks[0]["text"]["text"].splitlines()
+    assert lines[0] == (
+        "*Proposal 1*: 1 file(s) changed, 0 environment(s) affected; 1 environment already "
+        "failing at the base (not compared)"
+    )
+    assert "• no Tanka environment renders differently" in lines

@@ -294,13 +294,20 @@ def reaction(name: str, *, item: dict[str, Any] | None = None) -> dict[str, Any]
 
 def test_reaction_added() -> None:
     assert parse(reaction("white_check_mark")) == Reaction(
-        CHANNEL, "U024BE7LH", "white_check_mark", REPLY_TS, added=True
+        CHANNEL, "U024BE7LH", "white_check_mark", REPLY_TS, added=True, at=1700000300.0004
     )
 
 
 def test_reaction_removed() -> None:
     parsed = parse(reaction("x") | {"type": "reaction_removed"})
-    assert parsed == Reaction(CHANNEL, "U024BE7LH", "x", REPLY_TS, added=False)
+    assert parsed == Reaction(CHANNEL, "U024BE7LH", "x", REPLY_TS, added=False, at=1700000300.0004)
+
+
+@pytest.mark.parametrize("event_ts", [None, "", "soon"])
+def test_a_reaction_without_its_event_time_is_ignored(event_ts: str | None) -> None:
+    """The time orders a person's add and removal, which Slack may deliver in either order."""
+    event = reaction("white_check_mark") | {"event_ts": event_ts}
+    assert parse(event) == Ignored("reaction without a valid event_ts")
 
 
 def test_reaction_skin_tone_suffix_is_stripped() -> None:

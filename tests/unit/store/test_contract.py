@@ -377,15 +377,17 @@ def test_ttls_must_be_positive_and_finite(
         call(backend.store, ttl)
 
 
-# sets (approvals of a proposal)
+# sets (approvals of a proposal): marks with their event times, the latest standing
+
+T = 1_700_000_000.000100  # an event time; later marks add to it
 
 
 def test_set_members_keep_the_order_they_were_first_added(backend: Backend) -> None:
     store = backend.store
     assert store.members("approvals:x") == []
-    assert store.add_member("approvals:x", "U0BOB", LONG) is True
-    assert store.add_member("approvals:x", "U0CAROL", LONG) is True
-    assert store.add_member("approvals:x", "U0BOB", LONG) is False
+    assert store.add_member("approvals:x", "U0BOB", LONG, at=T) is True
+    assert store.add_member("approvals:x", "U0CAROL", LONG, at=T) is True
+    assert store.add_member("approvals:x", "U0BOB", LONG, at=T + 1) is False
     assert store.members("approvals:x") == ["U0BOB", "U0CAROL"]
     assert store.members("approvals:y") == []
 
@@ -393,23 +395,92 @@ def test_set_members_keep_the_order_they_were_first_added(backend: Backend) -> N
 def test_removing_a_member_and_adding_it_again_puts_it_last(backend: Backend) -> None:
     store = backend.store
     for user in ("U1", "U2", "U3"):
-        store.add_member("s", user, LONG)
-    assert store.remove_member("s", "U1") is True
-    assert store.remove_member("s", "U1") is False
-    assert store.remove_member("missing", "U1") is False
+        store.add_member("s", user, LONG, at=T)
+    assert store.remove_member("s", "U1", LONG, at=T + 1) is True
+    assert store.remove_member("s", "U1", LONG, at=T + 2) is False
+    assert store.remove_member("missing", "U1", LONG, at=T) is False
     assert store.members("s") == ["U2", "U3"]
-    store.add_member("s", "U1", LONG)
+    assert store.add_member("s", "U1", LONG, at=T + 3) is True
     assert store.members("s") == ["U2", "U3", "U1"]
 
 
+def test_a_removal_delivered_before_its_add_still_wins(backend: Backend) -> None:
+    """Slack does not order deliveries: the reaction's removal may be handled first."""
+    store = backend.store
+    assert store.remove_member("s", "U0BOB", LONG, at=T + 0.000001) is False
+    assert store.add_member("s", "U0BOB", LONG, at=T) is False
+    assert store.members("s") == []
+    # A later add (the reaction put back) counts again.
+    assert store.add_member("s", "U0BOB", LONG, at=T + 1) is True
+    assert store.members("s") == ["U0BOB"]
+
+
+def test_an_add_delivered_after_a_newer_add_and_removal_changes_nothing(backend: Backend) -> None:
+    store = backend.store
+    store.add_member("s", "U0BOB", LONG, at=T + 2)
+    store.remove_member("s", "U0BOB", LONG, at=T + 3)
+    assert store.add_member("s", "U0BOB", LONG, at=T + 1) is False
+    assert store.members("s") == []
+    assert store.remove_member("s", "U0CAROL", LONG, at=T) is False  # others are untouched
+
+
+def test_a_removal_older_than_the_standing_add_changes_nothing(backend: Backend) -> None:
+    store = backend.store
+    store.add_member("s", "U0BOB", LONG, at=T + 2)
+    assert store.remove_member("s", "U0BOB", LONG, at=T + 1) is False
+    assert store.members("s") == ["U0BOB"]
+
+
+def test_of_an_add_and_a_removal_at_the_same_time_the_removal_wins(backend: Backend) -> None:
+    store = backend.store
+    store.add_member("a", "U0BOB", LONG, at=T)
+    assert store.remove_member("a", "U0BOB", LONG, at=T) is True
+    store.remove_member("b", "U0BOB", LONG, at=T)
+    assert store.add_member("b", "U0BOB", LONG, at=T) is False
+    assert store.members("a") == store.members("b") == []
+
+
+@pytest.mark.parametrize("removal_first", [True, False], ids=["removal-first", "add-first"])
+def test_replicas_agree_on_a_withdrawn_member_whichever_order_they_handle_it(
+    backend: Backend, removal_first: bool
+) -> None:
+    one, two = backend.replica(), backend.replica()
+    marks: list[Callable[[], bool]] = [
+        lambda: one.remove_member("s", "U0BOB", LONG, at=T + 1),
+        lambda: two.add_member("s", "U0BOB", LONG, at=T),
+    ]
+    for mark in marks if removal_first else reversed(marks):
+        mark()
+    assert one.members("s") == two.members("s") == []
+
+
+def test_concurrent_add_and_removal_on_two_replicas_leave_the_latest(backend: Backend) -> None:
+    def mark(store: Store, i: int) -> bool:
+        if i == 0:
+            return store.remove_member("s", "U0BOB", LONG, at=T + 1)
+        return store.add_member("s", "U0BOB", LONG, at=T)
+
+    replicas = [backend.replica(), backend.replica()]
+    race(2, lambda i: mark(replicas[i], i))
+    assert backend.store.members("s") == []
+
+
 def test_a_set_expires_after_its_last_write(backend: Backend) -> None:
-    backend.store.add_member("s", "U1", SHORT)
+    backend.store.add_member("s", "U1", SHORT, at=T)
     backend.pass_time(PAST_SHORT)
     assert backend.store.members("s") == []
 
 
 def test_concurrent_adds_of_one_member_report_one_addition(backend: Backend) -> None:
     replicas = [backend.replica() for _ in range(8)]
-    results = race(8, lambda i: replicas[i].add_member("s", "U0BOB", LONG))
+    results = race(8, lambda i: replicas[i].add_member("s", "U0BOB", LONG, at=T))
     assert results.count(True) == 1
     assert backend.store.members("s") == ["U0BOB"]
+
+
+@pytest.mark.parametrize("at", [float("nan"), float("inf"), True])
+def test_mark_times_must_be_finite(backend: Backend, at: float) -> None:
+    with pytest.raises(ValueError, match="a mark's time must be a finite unix time"):
+        backend.store.add_member("s", "U1", LONG, at=at)
+    with pytest.raises(ValueError, match="a mark's time must be a finite unix time"):
+        backend.store.remove_member("s", "U1", LONG, at=at)

@@ -44,8 +44,28 @@ def test_without_shared_diffs_the_text_is_tk_diffs() -> None:
 def test_a_group_is_summarised_once_with_its_environments_and_its_diff_shown_once() -> None:
     envs = [_env(f"environments/e{i}", 5) for i in range(25)]
     text = grouped_text(group_envs(envs))
-    assert text.startswith("25 environments: 0 added, 1 changed, 0 removed each\n")
+    assert text.startswith(
+        "25 environments in 1 group, 25 resources changed; within a group the diffs differ "
+        "only in each environment's own name, namespace and spec.json values\n"
+        "25 environments: 0 added, 1 changed, 0 removed each\n"
+    )
     assert "environments/e19 and 5 more" in text
     assert "  changed  Deployment apps/grafana (apps/v1)" in text
     assert text.count("+replicas: 5") == 1
     assert grouped_summary([]) == "No differences.\n"
+
+
+def test_environments_failing_at_the_base_are_a_group_of_their_own_and_say_so() -> None:
+    error = "working tree: RUNTIME ERROR: boom"
+    before = [EnvDiff(f"environments/old-{i}", error=error, already_failing=True) for i in range(2)]
+    now = EnvDiff("environments/new", error=error)
+    groups = group_envs([*before, now])
+    assert [g.names for g in groups] == [
+        ("environments/old-0", "environments/old-1"),
+        ("environments/new",),
+    ]
+    assert grouped_summary(groups).split("\n", 1)[1] == (
+        "2 environments: already failing at the base: RUNTIME ERROR: boom\n"
+        "  environments/old-0, environments/old-1\n"
+        "environments/new: cannot render: working tree: RUNTIME ERROR: boom\n"
+    )

@@ -143,7 +143,7 @@ def test_defaults_the_library_is_given_are_helm_v3s() -> None:
 def test_lists_and_unknown_hooks_as_tk_and_helm_v3_treat_them() -> None:
     ours = render("lifecycle", {}, library=True)
     assert isinstance(ours, dict)
-    assert ours["list_<nil>"]["items"][0]["metadata"]["name"] == "rel-listed"
+    assert ours["list_<_nil_>"]["items"][0]["metadata"]["name"] == "rel-listed"
     assert "config_map_rel_crd_install" not in ours  # a Helm 2 hook event: Helm skips it
     assert {"job_rel_pre", "secret_rel_post", "pod_rel_test_ok", "pod_rel_test_legacy"} < set(ours)
 

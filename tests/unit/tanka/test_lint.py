@@ -117,9 +117,10 @@ def test_in_process_linter_findings_keep_go_jsonnet_spans_and_checks(tmp_path: P
         "local tk = import 'tk';\nlocal loop = loop + 1, unused = 2;\n{ ns: tk.env }\n"
     )
     diagnostics = lint_paths([tmp_path / "main.jsonnet"], root=tmp_path)
+    # In go-jsonnet's order, as tk lint prints them: unused variables, then the traversal's.
     assert [(d.span, d.check, d.message) for d in diagnostics] == [
-        ("2:14-18", "jsonnet-lint", "Endless loop in local definition"),
         ("2:24-34", "unused", "Unused variable: unused"),
+        ("2:14-18", "jsonnet-lint", "Endless loop in local definition"),
     ]
 
 

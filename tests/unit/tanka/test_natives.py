@@ -11,10 +11,11 @@ import pytest
 from tools.tanka.errors import JsonnetError, NativeError
 from tools.tanka.evaluation.evaluate import evaluate_file
 from tools.tanka.evaluation.pool import EvalPool
-from tools.tanka.natives.exec import keyed_manifests, snakecase
+from tools.tanka.natives.exec import keyed_manifests
 from tools.tanka.natives.functions import manifest_json_from_json, parse_json, sha256
 from tools.tanka.natives.parse_yaml import parse_yaml
 from tools.tanka.natives.regex import escape_string_regex, regex_match, regex_subst
+from tools.tanka.natives.snakecase import snakecase
 
 
 @pytest.fixture(scope="module")
@@ -90,13 +91,14 @@ def test_keyed_manifests_default_name_format() -> None:
 
 def test_keyed_manifests_accept_what_tk_decodes() -> None:
     # tk's Manifest.Verify: a List needs no metadata, generateName stands in for name; Go's
-    # print of the missing name is <nil>, which tk's default key then carries.
+    # print of the missing name is <nil>, which tk's default key then carries (snakecase sets
+    # `<` and `>`, symbols rather than punctuation to Go, apart from the letters).
     stream = (
         "apiVersion: v1\nkind: List\nitems: []\n---\n"
         "apiVersion: v1\nkind: Pod\nmetadata:\n  generateName: job-\n"
     )
     out = keyed_manifests(stream, "helmTemplate", source="the output of `helm template a b`")
-    assert sorted(out) == ["list_<nil>", "pod_<nil>"]
+    assert sorted(out) == ["list_<_nil_>", "pod_<_nil_>"]
     bad = "apiVersion: v1\nkind: Pod\nmetadata:\n  labels: {a: 1}\n"
     with pytest.raises(NativeError) as caught:
         keyed_manifests(bad, "helmTemplate", source="the output of `helm template a b`")

@@ -160,3 +160,16 @@ def test_as_a_real_process(repo: Path) -> None:
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert done.stdout.count("\n") == 11
+
+
+def test_policies_outside_package_main_exit_2_naming_files_and_namespace(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for policy in (repo / "policy").glob("*.rego"):
+        policy.write_text(policy.read_text().replace("package main", "package k8s", 1))
+    code, out, err = run(capsys, "environments/prod")
+    assert (code, out) == (2, "")
+    assert err.startswith(
+        "tanka-bot: error: policy/deployment.rego (package k8s.deployment), policy/main.rego "
+        "(package k8s): no policy is in package main or main.<kind>, "
+    )

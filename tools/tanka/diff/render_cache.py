@@ -104,13 +104,16 @@ class RenderCache:
 
 
 # Bump when the engine's output for the same tree may change, so stored renders are not reused.
-RENDER_FORMAT = 1
+RENDER_FORMAT = 2
 
 
 def to_json(rendered: Rendered) -> str:
     if isinstance(rendered, str):
         return json.dumps({"format": RENDER_FORMAT, "error": rendered})
-    envs = [{"name": e.name, "inline": e.inline, "manifests": e.manifests} for e in rendered]
+    envs = [
+        {"name": e.name, "inline": e.inline, "manifests": e.manifests, "identity": e.identity}
+        for e in rendered
+    ]
     return json.dumps({"format": RENDER_FORMAT, "envs": envs})
 
 
@@ -123,7 +126,12 @@ def from_json(text: str) -> Rendered | None:
         if "error" in data:
             return str(data["error"])
         return tuple(
-            RenderedEnv(str(e["name"]), bool(e["inline"]), tuple(e["manifests"]))
+            RenderedEnv(
+                str(e["name"]),
+                bool(e["inline"]),
+                tuple(e["manifests"]),
+                tuple((str(f), str(v)) for f, v in e["identity"]),
+            )
             for e in data["envs"]
         )
     except (ValueError, KeyError, TypeError, AttributeError):

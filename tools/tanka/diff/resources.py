@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from tools.tanka.pipeline.rendered import Identity
 from tools.tanka.redact import redact_against
 
 Manifest = Mapping[str, Any]
@@ -155,6 +156,8 @@ class EnvDiff:
     env_change: Change | None = None
     # Both revisions fail to render (`error` is the working tree's): not the change's doing.
     already_failing: bool = False
+    # Its own values (its label's directory, spec.json's): groups.py reads diffs without them.
+    identity: Identity = ()
 
     def count(self, change: Change) -> int:
         return sum(1 for r in self.resources if r.change is change)
@@ -163,10 +166,15 @@ class EnvDiff:
     def has_changes(self) -> bool:
         return bool(self.resources)
 
+    @property
+    def base_failure(self) -> str:
+        """Why an environment already failing at the base fails: its error's first line."""
+        return first_line((self.error or "").removeprefix("working tree: "))
+
     def summary(self) -> str:
         """One headline plus one line per changed resource."""
         if self.already_failing:
-            return f"{self.env}: already failing at the base: {first_line(self.error or '')}"
+            return f"{self.env}: already failing at the base: {self.base_failure}"
         if self.error is not None:
             return f"{self.env}: cannot render: {self.error}"
         counts = ", ".join(f"{self.count(c)} {c.value}" for c in Change)

@@ -210,12 +210,14 @@ class RevisionDiffer:
 
     def _compare(self, rel: str, old: Rendered, new: Rendered, commit: str) -> list[EnvDiff]:
         directory = Path(rel).parent.as_posix()
+        own = (("directory", directory),)
         if isinstance(old, str) and isinstance(new, str):
             # Not this change's doing: say so, with the error as it is now.
-            return [EnvDiff(directory, error=f"working tree: {new}", already_failing=True)]
+            error = f"working tree: {new}"
+            return [EnvDiff(directory, error=error, already_failing=True, identity=own)]
         if isinstance(old, str) or isinstance(new, str):
             side, text = ("base", old) if isinstance(old, str) else ("working tree", new)
-            return [EnvDiff(directory, error=f"{side}: {text}")]
+            return [EnvDiff(directory, error=f"{side}: {text}", identity=own)]
         sides = (f"base {commit[:12]}", "working tree")
         before = {e.name: e for e in old}
         after = {e.name: e for e in new}
@@ -224,7 +226,9 @@ class RevisionDiffer:
             was, now = before.get(name), after.get(name)
             either = was or now
             label = f"{directory} [{name}]" if either is not None and either.inline else directory
-            env = EnvDiff(label, env_change=_env_change(was, now))
+            source = now or was  # its values as the change leaves them
+            own_values = source.identity if source is not None else ()
+            env = EnvDiff(label, env_change=_env_change(was, now), identity=(*own, *own_values))
             env.resources = diff_manifests(
                 was.manifests if was else (),
                 now.manifests if now else (),

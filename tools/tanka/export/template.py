@@ -17,6 +17,7 @@ from typing import Any
 
 from tools.tanka.errors import TankaError
 from tools.tanka.gojson.encode import go_float_g
+from tools.tanka.natives.snakecase import kebabcase, snakecase
 
 NO_VALUE = "<no value>"
 _TOKEN = re.compile(
@@ -35,11 +36,6 @@ class _Term:
     kind: str  # "lit", "field" (chain from dot), "call" (identifier), "group", "pipe-marker"
     value: Any
     chain: tuple[str, ...] = ()
-
-
-def _snake(text: str) -> str:
-    text = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", text)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", text).replace("-", "_").replace(" ", "_").lower()
 
 
 def _truthy(value: Any) -> bool:
@@ -69,8 +65,8 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "lower": lambda s: to_text(s).lower(),
     "upper": lambda s: to_text(s).upper(),
     "title": lambda s: to_text(s).title(),
-    "snakecase": lambda s: _snake(to_text(s)),
-    "kebabcase": lambda s: _snake(to_text(s)).replace("_", "-"),
+    "snakecase": lambda s: snakecase(to_text(s)),
+    "kebabcase": lambda s: kebabcase(to_text(s)),
     "replace": lambda old, new, s: to_text(s).replace(to_text(old), to_text(new)),
     "trim": lambda s: to_text(s).strip(),
     "trimPrefix": lambda prefix, s: to_text(s).removeprefix(to_text(prefix)),

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 from typing import Any
@@ -24,6 +23,7 @@ from tools.tanka.errors import NativeError
 from tools.tanka.manifests import schema_problems
 from tools.tanka.natives import helm_lib
 from tools.tanka.natives.parse_yaml import parse_yaml
+from tools.tanka.natives.snakecase import snakecase
 
 EXEC_TIMEOUT = 120.0
 DEFAULT_NAME_FORMAT = '{{ print .kind "_" .metadata.name | snakecase }}'
@@ -201,11 +201,3 @@ def _custom_names(name_format: str, docs: list[dict[str, Any]], fn: str) -> list
         return helm_lib.format_names(name_format, docs)
     except helm_lib.HelmLibraryError as exc:
         raise NativeError(f"{fn}: name format {name_format!r}: {exc}") from None
-
-
-def snakecase(text: str) -> str:
-    """Sprig's snakecase (huandu/xstrings ToSnakeCase) for resource names."""
-    text = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", text)
-    text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", text)
-    text = re.sub(r"[-\s]+", "_", text)
-    return re.sub(r"_+", "_", text).lower()

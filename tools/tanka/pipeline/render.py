@@ -105,7 +105,23 @@ def in_parallel(
 
 
 def _rendered(env: Environment, manifests: Sequence[Manifest]) -> RenderedEnv:
-    return RenderedEnv(env.name, env.inline, tuple(manifests))
+    return RenderedEnv(env.name, env.inline, tuple(manifests), identity(env))
+
+
+def identity(env: Environment) -> tuple[tuple[str, str], ...]:
+    """The values an environment generated from a template has of its own, as (field, value):
+    its name (and the name's last path segment, often a cluster's), spec.namespace,
+    spec.apiServer (and its host) and spec.contextNames."""
+    server = env.api_server.split("://", 1)[-1].split("/", 1)[0].split(":", 1)[0]
+    fields = [
+        ("metadata.name", env.name),
+        ("name", env.name.rsplit("/", 1)[-1]),
+        ("spec.namespace", env.namespace),
+        ("spec.apiServer", env.api_server),
+        ("apiServer host", server),
+    ]
+    fields += [("spec.contextNames", name) for name in env.context_names]
+    return tuple((field, value) for field, value in fields if value)
 
 
 def manifest_yaml(manifest: Manifest) -> str:

@@ -8,6 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 Manifest = Mapping[str, Any]
+# An environment's own values, as (field, value): what environments generated from one template
+# differ in (metadata.name, spec.namespace, spec.apiServer, ...); see diff/groups.py.
+Identity = tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,3 +20,4 @@ class RenderedEnv:
     name: str  # metadata.name: the base relative to the project root, or the inline name
     inline: bool
     manifests: tuple[Manifest, ...]
+    identity: Identity = ()

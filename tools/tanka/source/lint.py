@@ -1,6 +1,7 @@
 """Validate Jsonnet files: syntax, go-jsonnet static checks, imports, and jsonnet-lint's checks.
 
-Layers, each reported as `file:line:col: severity: message`:
+Layers, each reported as `file:line:col: severity: message` (`str(Diagnostic)`, which the agent
+reads) or as go-jsonnet's text (`Diagnostic.gojsonnet`, which `tk lint` prints):
 1. the linter, in process (tools/tanka/source/jsonnet, a port of go-jsonnet's front end and
    linter): syntax, static analysis (unknown variables, ...), imports that do not resolve along
    tk's jpath (in dead code too, walking into the files imported), unused variables, endless
@@ -32,6 +33,7 @@ from tools.tanka.imports.graph import (
 )
 from tools.tanka.source.fmt import DEFAULT_EXCLUDES, find_jsonnet_files
 from tools.tanka.source.formatter import FormatError
+from tools.tanka.source.jsonnet.error_format import format_static_error
 from tools.tanka.source.jsonnet.errors import ParseError, StaticError
 from tools.tanka.source.jsonnet.linter import (
     Finding,
@@ -65,9 +67,19 @@ class Diagnostic:
     check: str = "syntax"  # syntax | import | static | unused | jsonnet-lint
     end_line: int = 0  # where the problem ends (exclusive column), when known
     end_column: int = 0
+    # go-jsonnet's ErrorFormatter text (location, message, the source it points at), for the
+    # linter's findings; empty for the layers go-jsonnet's linter does not have.
+    text: str = ""
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.column}: {self.severity}: {self.message}"
+
+    @property
+    def gojsonnet(self) -> str:
+        """The finding as jsonnet-lint (and so tk lint) prints it, closing blank line included:
+        `main.jsonnet:1:7-22 Unused variable: unused`, a blank line, the source line, and
+        blank lines; for our own layers the location and message alone."""
+        return (self.text or f"{self.path}:{self.span} {self.message}\n\n") + "\n"
 
     @property
     def span(self) -> str:
@@ -84,22 +96,27 @@ def lint_paths(
     *,
     root: Path | None = None,
     excludes: Iterable[str] = DEFAULT_EXCLUDES,
+    absolute_names: bool = False,
 ) -> list[Diagnostic]:
     """Diagnostics for every Jsonnet file under paths (directories as `tk fmt` walks them, minus
-    the `excludes` globs)."""
+    the `excludes` globs). Files are named relative to the root they are confined to, or, with
+    `absolute_names`, by absolute path, as tk lint names them (it lints `filepath.Abs(file)`)."""
     patterns = tuple(excludes)
     files = [f.resolve() for p in paths for f in _files(Path(p), patterns)]
-    linter = _Linter(root.resolve() if root else None)
+    linter = _Linter(root.resolve() if root else None, absolute_names)
     for file in files:
         linter.lint_file(file)
     linter.run_static()
-    return sorted(set(linter.found))
+    # Each linted file's findings in go-jsonnet's order (as tk prints them), files in the order
+    # they were found; a finding two files share (in a file both import) once.
+    return list(dict.fromkeys(d for found in linter.found.values() for d in found))
 
 
 def format_diagnostics(diagnostics: Sequence[Diagnostic]) -> str:
     if not diagnostics:
         return "✓ valid"
-    return "\n".join(str(d) for d in diagnostics)
+    # An imported file's error is one line however many linted files import it.
+    return "\n".join(dict.fromkeys(str(d) for d in diagnostics))
 
 
 def _files(target: Path, excludes: tuple[str, ...]) -> list[Path]:
@@ -111,14 +128,18 @@ def _files(target: Path, excludes: tuple[str, ...]) -> list[Path]:
 
 class _ProjectImporter:
     """Imports for the in-process linter, resolved as tk resolves them and confined to the
-    checkout; files are named by their path relative to the root, as diagnostics show them."""
+    checkout; files are named by their path relative to the root, as diagnostics show them
+    (or by absolute path: `absolute`)."""
 
     _TK = "<tk>"  # Tanka's in-memory library
 
-    def __init__(self, root: Path, search: tuple[Path, ...], fs: FileSystemSnapshot) -> None:
+    def __init__(
+        self, root: Path, search: tuple[Path, ...], fs: FileSystemSnapshot, absolute: bool
+    ) -> None:
         self._root = root
         self._search = search
         self._fs = fs
+        self._absolute = absolute
 
     def find(self, importing: str, path: str) -> str:
         if path == TK_LIBRARY:
@@ -130,9 +151,9 @@ class _ProjectImporter:
         if resolution.error is not None or resolution.found is None:
             raise ImportFailure(resolution.message)
         found = resolution.found
-        return (
-            str(found.relative_to(self._root)) if found.is_relative_to(self._root) else str(found)
-        )
+        if self._absolute or not found.is_relative_to(self._root):
+            return str(found)
+        return str(found.relative_to(self._root))
 
     def read(self, found_at: str) -> str:
         if found_at == self._TK:
@@ -155,47 +176,53 @@ _CHECKS = {
 
 def _from_finding(finding: Finding, shown: str) -> Diagnostic:
     error: StaticError = finding.error
+    text = format_static_error(error)  # go-jsonnet's: at the import, for an imported file's
     check = _CHECKS[finding.kind]
     if error.cause is not None:  # an imported file that does not parse: report it there
         error = error.cause
         check = "syntax" if isinstance(error, ParseError) else "static"
     loc = error.loc
     if not loc.is_set():
-        return Diagnostic(shown, 1, 1, error.msg, "error", check)
+        return Diagnostic(shown, 1, 1, error.msg, "error", check, text=text)
     begin, end = loc.begin, loc.end
     return Diagnostic(
-        loc.file_name, begin.line, begin.column, error.msg, "error", check, end.line, end.column
-    )
+        loc.file_name, begin.line, begin.column, error.msg, "error", check, end.line, end.column,
+        text,
+    )  # fmt: skip
 
 
 class _Linter:
-    def __init__(self, root: Path | None) -> None:
+    def __init__(self, root: Path | None, absolute: bool) -> None:
         self._root = root
+        self._absolute = absolute
         self._fs = FileSystemSnapshot()
         # Files imported by many of the linted files are parsed once per run, not per file.
         self._trees = TreeCache()
-        self.found: list[Diagnostic] = []
+        self.found: dict[Path, list[Diagnostic]] = {}  # by linted file
         self._clean: list[tuple[Path, Path, tuple[Path, ...]]] = []  # parsed: (file, root, search)
 
     def shown(self, path: Path, root: Path) -> str:
-        return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+        if self._absolute or not path.is_relative_to(root):
+            return str(path)
+        return str(path.relative_to(root))
 
     def lint_file(self, file: Path) -> None:
         root, search = jpath_for(file, self._root)
         shown = self.shown(file, root)
+        found = self.found.setdefault(file, [])
         try:
             text = file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            self.found.append(Diagnostic(shown, 1, 1, f"cannot read the file: {exc}"))
+            found.append(Diagnostic(shown, 1, 1, f"cannot read the file: {exc}"))
             return
-        importer = _ProjectImporter(root, search, self._fs)
+        importer = _ProjectImporter(root, search, self._fs, self._absolute)
         try:
             findings = lint_findings([Snippet(shown, text)], importer, trees=self._trees)
         except (RecursionError, MemoryError) as exc:
             message = f"too deep or too large for the linter ({type(exc).__name__}); not checked"
-            self.found.append(Diagnostic(shown, 1, 1, message, "warning", "syntax"))
+            found.append(Diagnostic(shown, 1, 1, message, "warning", "syntax"))
             return
-        self.found.extend(_from_finding(f, shown) for f in findings)
+        found.extend(_from_finding(f, shown) for f in findings)
         if not any(f.kind in ("parse", "static") for f in findings):
             self._clean.append((file, root, search))
 
@@ -203,19 +230,22 @@ class _Linter:
         try:
             results = run_static_checks(self._clean, timeout=STATIC_TIMEOUT)
         except ToolError as exc:
-            self.found.extend(
-                Diagnostic(
-                    self.shown(f, r), 1, 1, f"static check not run: {exc}", "warning", "static"
+            for f, r, _ in self._clean:
+                message = f"static check not run: {exc}"
+                self.found[f].append(
+                    Diagnostic(self.shown(f, r), 1, 1, message, "warning", "static")
                 )
-                for f, r, _ in self._clean
-            )
             return
-        known = {(d.path, d.line, d.column, d.message) for d in self.found}
+        known = {
+            (d.path, d.line, d.column, d.message) for found in self.found.values() for d in found
+        }
         for (file, root, _), error in zip(self._clean, results, strict=True):
             if error is not None and "couldn't open import" not in error:
-                found = _from_runtime(error, self.shown(file, root), root)
+                found = _from_runtime(
+                    error, self.shown(file, root), None if self._absolute else root
+                )
                 if (found.path, found.line, found.column, found.message) not in known:
-                    self.found.append(found)
+                    self.found[file].append(found)
 
 
 def _parse_located(text: str, fallback: str, check: str, root: Path | None = None) -> Diagnostic:
@@ -232,7 +262,7 @@ def _parse_located(text: str, fallback: str, check: str, root: Path | None = Non
     return Diagnostic(path, line, column, match["msg"], "error", check)
 
 
-def _from_runtime(error: str, shown: str, root: Path) -> Diagnostic:
+def _from_runtime(error: str, shown: str, root: Path | None) -> Diagnostic:
     """Locate a `RUNTIME ERROR: msg` + frames text at its innermost frame in a real file."""
     body = error.removeprefix("RUNTIME ERROR: ")
     head = body.splitlines()[0] if body else "unknown error"
