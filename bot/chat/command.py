@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import re
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -35,10 +34,12 @@ from bot.chat.repl import ChatSession, LineReader, repl, report, run_in_foregrou
 from bot.compose import budgets_from_settings, mcp_hub, with_mcp_tools
 from bot.config import Settings, load_settings
 from bot.errors import BotError, UserError
+from tools import linear_re
 from tools.catalog import default_registry
 from tools.context import PullRequestSource, ToolContext
 from tools.git import run_git
 from tools.gitrun import GitError
+from tools.linear_re import SPACE
 from tools.redaction import SecretMask, scrub_credentials
 from tools.registry import ToolRegistry
 
@@ -48,7 +49,8 @@ if TYPE_CHECKING:  # PyGithub, the publish step and Tanka load only when a chat 
 
 log = logging.getLogger(__name__)
 
-_URL = re.compile(r"^([a-z][a-z0-9+.-]*://|[^/\s]+@[^/\s]+:)", re.IGNORECASE)
+# RE2, linear: under re, an argument of many `@` and no `:` was rescanned from each `@`.
+_URL = linear_re.compile(rf"(?i)^([a-z][a-z0-9+.-]*://|[^/{SPACE[1:-1]}]+@[^/{SPACE[1:-1]}]+:)")
 
 
 def _build_provider(settings: Settings) -> LLMProvider:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tools import linear_re
 from tools.tanka.errors import TankaError
 from tools.tanka.gojson.encode import go_float_g
 
@@ -38,8 +39,15 @@ class _Term:
 
 
 def _snake(text: str) -> str:
-    text = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", text)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", text).replace("-", "_").replace(" ", "_").lower()
+    text = _SNAKE_STEPS[0].sub(r"\1_\2", text)
+    return _SNAKE_STEPS[1].sub(r"\1_\2", text).replace("-", "_").replace(" ", "_").lower()
+
+
+# RE2, linear: under re, `[A-Z]+` rescanned a long run of capitals from each of its starts.
+_SNAKE_STEPS = (
+    linear_re.compile(r"([A-Z]+)([A-Z][a-z])"),
+    linear_re.compile(r"([a-z0-9])([A-Z])"),
+)
 
 
 def _truthy(value: Any) -> bool:

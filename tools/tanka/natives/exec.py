@@ -19,6 +19,8 @@ from typing import Any
 
 import yaml
 
+from tools import linear_re
+from tools.linear_re import SPACE
 from tools.tanka.confined import ConfinedPaths, Outside
 from tools.tanka.errors import NativeError
 from tools.tanka.manifests import schema_problems
@@ -215,7 +217,13 @@ def _custom_names(name_format: str, docs: list[dict[str, Any]], fn: str) -> list
 
 def snakecase(text: str) -> str:
     """Sprig's snakecase (huandu/xstrings ToSnakeCase) for resource names."""
-    text = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", text)
-    text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", text)
-    text = re.sub(r"[-\s]+", "_", text)
+    text = _UPPER_RUN.sub(r"\1_\2", text)
+    text = _LOWER_UPPER.sub(r"\1_\2", text)
+    text = _DASHES.sub("_", text)
     return re.sub(r"_+", "_", text).lower()
+
+
+# RE2, linear: under re, `[A-Z]+` rescanned a long run of capitals (a chart's names) from each.
+_UPPER_RUN = linear_re.compile(r"([A-Z]+)([A-Z][a-z])")
+_LOWER_UPPER = linear_re.compile(r"([a-z0-9])([A-Z])")
+_DASHES = linear_re.compile(rf"[-{SPACE[1:-1]}]+")
