@@ -28,6 +28,8 @@ from bot.agent.review import parse_review
 from bot.chat.command import _URL
 from bot.commands import is_cancel, is_rebase, parse_slash
 from bot.slack.payloads import Ignored, Mention, mentions, parse_event, strip_mentions
+from tools.jb.deps import parse_git
+from tools.jb.errors import JbError
 from tools.linear_re import SPACE, is_linear
 from tools.redaction import SecretMask, scrub_credentials
 from tools.redaction.credentials import has_url_userinfo
@@ -57,6 +59,8 @@ UNITS = {
     "token shapes": "ghp_",
     "camel": "AB",
     "separators": "---\n",
+    "jb hosts": "github.com/",
+    "ssh URIs": "ssh://git@a/b",
 }
 
 # Modules that run regexes on text from outside; their compiled patterns are checked.
@@ -73,6 +77,7 @@ MODULES = (
     "bot.chat.command",
     "bot.github.webhook",
     "bot.github.repo_slug",
+    "tools.jb.deps",
     "tools.tanka.natives.helm_lib",
     "tools.tanka.natives.exec",
     "tools.tanka.export.template",
@@ -88,6 +93,7 @@ LINEAR_UNDER_RE = {
     r"^(?:[^@/\s]+@)?(?P<host>[^:/\s]+):(?P<path>[^/].*)$": "anchored; each run is given back "
     "once (settings, not messages)",
     r"^[A-Za-z]:": ANCHORED,
+    r"^-|[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{": "single characters or two-character tokens",
     r"_+": "one class run: each character is looked at once",
     r"^kind:\s*['\"]?([^'\"\s#]+)": "starts only at a line beginning with `kind:`",
     (
@@ -168,6 +174,13 @@ def _mention(text: str) -> Any:
     return parse_event(event, bot_user_id="U0BOT")
 
 
+def _jb_uri(text: str) -> object:
+    try:
+        return parse_git(text)
+    except JbError as exc:  # a URI whose vendor path jb refuses: refused, after the match
+        return exc
+
+
 # Each scrubber or parser, and what it must still do with the run.
 SCRUBBERS: dict[str, Callable[[str], object]] = {
     "scrub_credentials": lambda t: scrub_credentials(t, ["not-in-the-run"]),
@@ -187,6 +200,7 @@ SCRUBBERS: dict[str, Callable[[str], object]] = {
     "glob_match (path)": lambda t: glob_match("**a" * 8 + "**b", t),
     "glob_match (pattern)": lambda t: glob_match(t[:4000], "a" * 200),
     "chat --repo URL": _URL.match,
+    "jb package URI": _jb_uri,
 }
 
 
@@ -205,10 +219,16 @@ def test_long_runs_of_every_class_meet_only_linear_patterns(
 def _check_result(scrubber: str, run_name: str, text: str, result: object) -> None:
     """What each must still get right on a long run (it did not give up, or cut the text)."""
     where = f"{scrubber} on {run_name}"
-    if scrubber == "scrub_credentials":
+    if scrubber == "scrub_credentials" and run_name == "ssh URIs":
+        assert isinstance(result, str), where
+        assert result.startswith("ssh://<redacted>@a/b"), where
+        assert result.count("<redacted>") == text.count("@"), where
+    elif scrubber == "scrub_credentials":
         expected = text if run_name != "token shapes" else "<redacted>"
         assert result == expected, where
-    elif scrubber in ("has_url_userinfo", "mentions", "is_cancel", "is_rebase"):
+    elif scrubber == "has_url_userinfo":
+        assert result is (run_name == "ssh URIs"), where
+    elif scrubber in ("mentions", "is_cancel", "is_rebase"):
         assert result is False, where
     elif scrubber == "SecretMask.apply":
         masked = run_name in ("letters", "dashes", "digits")
