@@ -37,6 +37,7 @@ from tools.sandbox import glob_match
 from tools.tanka.export.template import _snake
 from tools.tanka.natives.exec import snakecase
 from tools.tanka.natives.helm_lib import _stream
+from tools.tanka.versions import satisfies
 
 RUN = 50_000
 UNITS = {
@@ -61,6 +62,7 @@ UNITS = {
     "separators": "---\n",
     "jb hosts": "github.com/",
     "ssh URIs": "ssh://git@a/b",
+    "versions": "1.2 ",
 }
 
 # Modules that run regexes on text from outside; their compiled patterns are checked.
@@ -81,6 +83,7 @@ MODULES = (
     "tools.tanka.natives.helm_lib",
     "tools.tanka.natives.exec",
     "tools.tanka.export.template",
+    "tools.tanka.versions",
 )
 ANCHORED = "anchored at both ends, a class run or bounded repeats: one pass"
 # Python patterns allowed in those modules, and why each is linear.
@@ -174,6 +177,13 @@ def _mention(text: str) -> Any:
     return parse_event(event, bot_user_id="U0BOT")
 
 
+def _constraint(text: str) -> object:
+    try:
+        return satisfies((0, 38, 0), text)
+    except ValueError as exc:  # refused as tk refuses it, after the match
+        return exc
+
+
 def _jb_uri(text: str) -> object:
     try:
         return parse_git(text)
@@ -201,6 +211,7 @@ SCRUBBERS: dict[str, Callable[[str], object]] = {
     "glob_match (pattern)": lambda t: glob_match(t[:4000], "a" * 200),
     "chat --repo URL": _URL.match,
     "jb package URI": _jb_uri,
+    "expectVersions.tanka": lambda t: _constraint(t + "!"),
 }
 
 
@@ -237,6 +248,8 @@ def _check_result(scrubber: str, run_name: str, text: str, result: object) -> No
         assert isinstance(result, Mention | Ignored), where
         if isinstance(result, Mention):
             assert len(result.text) >= len(text.strip()) - 1, where
+    elif scrubber == "expectVersions.tanka":
+        assert isinstance(result, ValueError), where
     elif scrubber == "parse_review":
         assert result == ("unclear", text.strip()), where
     elif scrubber == "snakecase" and run_name == "camel":
