@@ -33,6 +33,7 @@ from bot.domain.prices import Price, parse_prices
 from bot.errors import ConfigError as ConfigError  # noqa: PLC0414 - re-exported: defined in bot.errors
 from bot.mcp.config import McpConfig, McpConfigError, load_mcp_config
 from bot.policy.teams import TEAM_KEYS, Teams, parse_teams
+from tools.context import DEFAULT_PROTECTED_PATHS
 
 Provider = Literal["anthropic", "gemini", "openai"]
 
@@ -94,7 +95,7 @@ class Settings(BaseSettings):
     approvers: tuple[str, ...] = Field((), alias="TANKA_BOT_APPROVERS")
     allow_self_approval: bool = Field(True, alias="TANKA_BOT_ALLOW_SELF_APPROVAL")
     protected_paths: tuple[str, ...] = Field(
-        (".github/**", ".git/**"), alias="TANKA_BOT_PROTECTED_PATHS"
+        DEFAULT_PROTECTED_PATHS, alias="TANKA_BOT_PROTECTED_PATHS"
     )
 
     max_steps: int = Field(40, alias="TANKA_BOT_MAX_STEPS", gt=0)

@@ -13,6 +13,11 @@ if TYPE_CHECKING:  # the Tanka engine loads only when a rendered diff is asked f
 
 from tools.redaction.mask import SecretMask
 
+# Paths the agent may read but never write, unless the settings say otherwise. `.gitattributes`
+# is one because it changes what a diff shows: a `-diff` line turns an edit into "Binary files
+# differ" (shown diffs use --text anyway, see tools.git).
+DEFAULT_PROTECTED_PATHS = (".github/**", ".git/**", "**/.gitattributes")
+
 
 @dataclass(frozen=True, slots=True)
 class PullRequestInfo:
@@ -41,7 +46,7 @@ class ToolContext:
     # The session's checkout; every path a tool touches is confined to it.
     root: Path
     # Globs (relative to root) the agent may read but never write.
-    protected_paths: tuple[str, ...] = (".github/**", ".git/**")
+    protected_paths: tuple[str, ...] = DEFAULT_PROTECTED_PATHS
     # The commit the session started from: rendered diffs compare against it.
     base_commit: str | None = None
     pull_requests: PullRequestSource | None = None

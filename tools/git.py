@@ -19,6 +19,10 @@ from tools.gitrun import Git, GitError
 from tools.registry import Tool
 
 GIT_TIMEOUT = 60.0
+# Options of every diff people or the model read: each line of each file, whatever the repository
+# says. --text: no `.gitattributes` (`-diff`, `binary`, a binary diff driver) can turn an edit into
+# "Binary files ... differ" while the branch carries it; no textconv or external driver rewrites it.
+SHOWN_DIFF_OPTIONS = ("--text", "--no-ext-diff", "--no-textconv", "-M")
 # git's well-known id of the empty tree: the base of a repository with no commits yet.
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
@@ -82,8 +86,9 @@ def working_diff_bytes(root: Path, base: str | None, *extra: str) -> bytes:
 
 
 def working_diff(root: Path, base: str | None, *extra: str) -> str:
-    """`working_diff_bytes` as text, for people and the model."""
-    return working_diff_bytes(root, base, *extra).decode("utf-8", errors="replace")
+    """`working_diff_bytes` as text, for people and the model: every file as text (see
+    SHOWN_DIFF_OPTIONS)."""
+    return working_diff_bytes(root, base, "--text", *extra).decode("utf-8", errors="replace")
 
 
 class LogInput(BaseModel):

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import re
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -38,10 +37,12 @@ from bot.config import Settings, load_settings
 from bot.errors import BotError, UserError
 from bot.git.askpass import TokenCredentials
 from bot.workspace.repo_cache import RepoCache
+from tools import linear_re
 from tools.catalog import default_registry
 from tools.context import PullRequestSource, ToolContext
 from tools.git import run_git
 from tools.gitrun import GitError
+from tools.linear_re import SPACE
 from tools.redaction import SecretMask, scrub_credentials
 from tools.registry import ToolRegistry
 
@@ -51,7 +52,8 @@ if TYPE_CHECKING:  # PyGithub, the publish step and Tanka load only when a chat 
 
 log = logging.getLogger(__name__)
 
-_URL = re.compile(r"^([a-z][a-z0-9+.-]*://|[^/\s]+@[^/\s]+:)", re.IGNORECASE)
+# RE2, linear: under re, an argument of many `@` and no `:` was rescanned from each `@`.
+_URL = linear_re.compile(rf"(?i)^([a-z][a-z0-9+.-]*://|[^/{SPACE[1:-1]}]+@[^/{SPACE[1:-1]}]+:)")
 
 
 def _build_provider(settings: Settings) -> LLMProvider:

@@ -8,14 +8,17 @@ is in arrives twice, as `app_mention` and as `message`; both parse to the same `
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from bot.domain.requests import Inbound, Mention, Reaction, SlashCommand, ThreadReply
+from tools import linear_re
 
-_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
+# RE2, linear: under re, a message of `<@UA|` repeated with no `>` scanned to its end from each.
+_MENTION = linear_re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
 _TS = re.compile(r"^\d{1,12}\.\d{1,9}$")
 _CHANNEL = re.compile(r"^[CDG][A-Z0-9]{2,}$")
 _USER = re.compile(r"^[UW][A-Z0-9]{2,}$")
@@ -36,10 +39,13 @@ def _str(data: Mapping[str, Any], name: str) -> str:
 
 def strip_mentions(text: str, bot_user_id: str) -> str:
     """The text with the bot's own mention(s) removed and whitespace tidied."""
-    cleaned = (
-        re.sub(rf"<@{re.escape(bot_user_id)}(?:\|[^>]*)?>", " ", text) if bot_user_id else text
-    )
+    cleaned = _own_mention(bot_user_id).sub(" ", text) if bot_user_id else text
     return " ".join(cleaned.split()) if "\n" not in cleaned else cleaned.strip()
+
+
+@functools.lru_cache(maxsize=8)
+def _own_mention(bot_user_id: str) -> linear_re.Pattern:
+    return linear_re.compile(rf"<@{re.escape(bot_user_id)}(?:\|[^>]*)?>")
 
 
 def mentions(text: str, user_id: str) -> bool:

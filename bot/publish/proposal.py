@@ -15,14 +15,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bot.publish.errors import PublishError
-from tools.git import working_tree_id
+from tools.git import SHOWN_DIFF_OPTIONS, working_tree_id
 from tools.gitrun import Git, GitError
 
 CHANGED = "the checkout changed since the proposal was shown; review the new diff and approve again"
-# Same options as tools.git.working_diff (what the agent's git_diff shows): renames detected.
-_SHOWN_OPTIONS = ("--no-ext-diff", "--no-textconv", "-M")
+# Same options as tools.git.working_diff (what the agent's git_diff shows): renames detected,
+# every file shown as text whatever the repository's .gitattributes say.
+_SHOWN_OPTIONS = SHOWN_DIFF_OPTIONS
 # What the hash covers: every byte of every file (binary content too) and file modes.
-_EXACT_OPTIONS = (*_SHOWN_OPTIONS, "--binary", "--full-index")
+_EXACT_OPTIONS = ("--no-ext-diff", "--no-textconv", "-M", "--binary", "--full-index")
 
 
 class ProposalChanged(PublishError):

@@ -16,7 +16,7 @@ def test_defaults_match_the_contract() -> None:
     assert s.cancel_emoji == "x"
     assert s.approvers == ()
     assert s.allow_self_approval is True
-    assert s.protected_paths == (".github/**", ".git/**")
+    assert s.protected_paths == (".github/**", ".git/**", "**/.gitattributes")
     assert (s.max_steps, s.max_tokens, s.turn_timeout) == (40, 400_000, 600.0)
     assert s.session_ttl == 86_400.0
     assert s.workdir == Path("~/.cache/tanka-bot").expanduser()

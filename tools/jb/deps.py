@@ -11,11 +11,13 @@ therefore cannot name a place outside vendor/.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from tools import linear_re
 from tools.jb.errors import JbError
 
 DEFAULT_VERSION = "master"  # jb's default, not the remote's default branch
@@ -106,10 +108,10 @@ class Dependency:
 def parse_git(uri: str) -> Dependency | None:
     """The git dependency `uri` names, or None when no jb pattern matches."""
     for pattern, scheme in _GIT_PATTERNS:
-        if re.search(pattern, uri) is None:
+        if _compiled(pattern).search(uri) is None:
             continue
         for suffix in _SUFFIXES:
-            found = re.search(pattern + suffix, uri)
+            found = _compiled(pattern + suffix).search(uri)
             if found is None:
                 continue
             groups = found.groupdict()
@@ -123,6 +125,13 @@ def parse_git(uri: str) -> Dependency | None:
             )
             return checked(Dependency(source, groups.get("version") or DEFAULT_VERSION))
     return None
+
+
+@functools.lru_cache(maxsize=32)
+def _compiled(pattern: str) -> linear_re.Pattern:
+    # RE2, as jb's Go regexp: under re, the `.+` groups of an unanchored search were retried from
+    # every start of a long URI (the model's jb_install argument, a jsonnetfile's source).
+    return linear_re.compile(pattern)
 
 
 def parse_uri(uri: str, base_dir: Path) -> Dependency:

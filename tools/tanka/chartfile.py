@@ -5,6 +5,10 @@ vendors each into `<chartfile dir>/<directory: default charts>/<entry's director
 `helmTemplate` then reads the chart from there by path. Vendoring downloads from the listed
 repositories, so it is not done here: this module reads the chartfile and compares it with what
 is on disk, offline, for the error of a missing chart and for `tanka-bot tk tool charts status`.
+
+Every read stays inside the project (`confine`: the evaluation's directory, else the project root
+of the chartfile, else its directory): a chartfile.yaml, Chart.yaml or charts directory that is a
+symlink out of it is refused by name rather than read (a YAML error would quote its content).
 """
 
 from __future__ import annotations
@@ -16,8 +20,9 @@ from typing import Any
 
 import yaml
 
-from tools.tanka.confined import within
+from tools.tanka.confined import ConfinedPaths, Outside
 from tools.tanka.errors import TankaError
+from tools.tanka.project import find_root
 
 FILENAME = "chartfile.yaml"
 DEFAULT_DIR = "charts"
@@ -46,6 +51,7 @@ class Chartfile:
     path: Path
     directory: str
     requires: tuple[Requirement, ...]
+    confine: str = "/"  # the directory every read stays in
 
     @property
     def charts_dir(self) -> Path:
@@ -69,12 +75,14 @@ class Vendored:
         return self.found == self.requirement.version
 
 
-def load(path: Path) -> Chartfile:
+def load(path: Path, confine: str | None = None) -> Chartfile:
     """Parse a chartfile.yaml as tk does (unknown keys refused, `chart` required, repo/name
-    charts, one output directory per chart)."""
+    charts, one output directory per chart); its reads stay inside `confine` (default: the
+    project root of the chartfile, else its directory)."""
     where = str(path)
+    confine = confine or _project_of(path)
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        data = yaml.safe_load(inside(path, confine).read_text()) or {}
     except (OSError, yaml.YAMLError) as exc:
         raise ChartfileError(f"{where}: cannot be read: {exc}") from None
     if not isinstance(data, dict):
@@ -105,7 +113,26 @@ def load(path: Path) -> Chartfile:
         seen[req.directory] = req
     if problems:
         raise ChartfileError(f"{where}: validation errors:\n - " + "\n - ".join(problems))
-    return Chartfile(path, str(data.get("directory") or DEFAULT_DIR), tuple(requires))
+    return Chartfile(path, str(data.get("directory") or DEFAULT_DIR), tuple(requires), confine)
+
+
+def _project_of(path: Path) -> str:
+    try:
+        return str(find_root(path.parent))
+    except TankaError:
+        return str(path.parent)
+
+
+def inside(path: Path, confine: str) -> Path:
+    """The real path of `path`, resolved one link at a time without leaving `confine`;
+    ChartfileError naming it when it leads out."""
+    found = ConfinedPaths(confine).walk(os.path.normpath(os.path.abspath(path)))
+    if isinstance(found, Outside):
+        raise ChartfileError(
+            f"{path}: leads outside the project directory {confine} (to {found.target}); "
+            "refused: replace the symlink with the file or directory itself"
+        )
+    return Path(found.real)
 
 
 def _no_unknown(where: str, prefix: str, data: dict[str, Any], known: set[str]) -> None:
@@ -119,8 +146,9 @@ def _no_unknown(where: str, prefix: str, data: dict[str, Any], known: set[str]) 
 def vendored(chartfile: Chartfile) -> list[Vendored]:
     """Each requirement with the version vendored for it (from its Chart.yaml)."""
     return [
-        Vendored(req, chartfile.destination(req), _chart_version(chartfile.destination(req)))
+        Vendored(req, path, _chart_version(path, chartfile.confine))
         for req in chartfile.requires
+        for path in [chartfile.destination(req)]
     ]
 
 
@@ -128,14 +156,15 @@ def unrequired(chartfile: Chartfile) -> list[str]:
     """Entries of the charts directory no requirement vendors into (`vendor --prune` removes
     them)."""
     wanted = {req.directory for req in chartfile.requires}
-    if not chartfile.charts_dir.is_dir():
+    charts_dir = inside(chartfile.charts_dir, chartfile.confine)
+    if not charts_dir.is_dir():
         return []
-    return sorted(p.name for p in chartfile.charts_dir.iterdir() if p.name not in wanted)
+    return sorted(p.name for p in charts_dir.iterdir() if p.name not in wanted)
 
 
-def _chart_version(chart: Path) -> str:
+def _chart_version(chart: Path, confine: str) -> str:
     try:
-        meta = yaml.safe_load((chart / "Chart.yaml").read_text())
+        meta = yaml.safe_load(inside(chart / "Chart.yaml", confine).read_text())
     except (OSError, yaml.YAMLError):
         return ""
     return str(meta.get("version") or "") if isinstance(meta, dict) else ""
@@ -145,13 +174,14 @@ def missing_chart_hint(chart: str, confine: str) -> str:
     """For a chart path that does not exist: which chartfile.yaml (between the chart and
     `confine`) requires it there, and how to get it; "" when none does."""
     target = os.path.normpath(chart)
-    top = os.path.realpath(confine)
+    paths = ConfinedPaths(confine)
     here = os.path.dirname(target)
-    while _within(here, top):
+    while paths.contains(here):
         candidate = Path(here) / FILENAME
-        if candidate.is_file():
+        found = paths.walk(str(candidate))
+        if not isinstance(found, Outside) and os.path.isfile(found.real):
             try:
-                chartfile = load(candidate)
+                chartfile = load(candidate, confine)
             except ChartfileError as exc:
                 return f" ({exc})"
             for req in chartfile.requires:
@@ -159,7 +189,3 @@ def missing_chart_hint(chart: str, confine: str) -> str:
                     return f" ({candidate} requires {req} there: {VENDOR_HINT})"
         here = os.path.dirname(here)
     return ""
-
-
-def _within(path: str, top: str) -> bool:
-    return within(os.path.realpath(path), top)

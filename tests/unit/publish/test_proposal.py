@@ -89,12 +89,14 @@ def test_any_later_change_is_refused(repo: Path, later: object) -> None:
     assert "review the new diff and approve again" in str(info.value)
 
 
-def test_a_binary_change_invisible_in_the_shown_text_is_still_caught(repo: Path) -> None:
+def test_a_binary_change_is_shown_as_text_and_caught_by_the_hash(repo: Path) -> None:
+    # A NUL byte is all it takes for git to call a file binary, and the agent can write one into
+    # any file: so nothing is shown as "Binary files ... differ", and the hash covers the bytes.
     (repo / "logo.png").write_bytes(b"\x89PNG\x00one")
     proposal = make_proposal(repo, "HEAD")
-    assert "Binary files" in proposal.diff
+    assert "Binary files" not in proposal.diff
+    assert "+\ufffdPNG\x00one" in proposal.diff
     (repo / "logo.png").write_bytes(b"\x89PNG\x00two")
-    # The shown text says only "Binary files ... differ"; the hash covers the bytes.
     assert make_proposal(repo, "HEAD").diff_hash != proposal.diff_hash
     with pytest.raises(ProposalChanged):
         check_unchanged(proposal, repo)
@@ -109,3 +111,22 @@ def test_a_check_that_cannot_be_made_refuses(repo: Path, tmp_path: Path) -> None
     plain.mkdir()
     with pytest.raises(ProposalChanged, match="could not be compared"):
         check_unchanged(proposal, plain)
+
+
+def test_the_repositorys_attributes_cannot_hide_an_edit(repo: Path) -> None:
+    # Committed before the session: edits to these files would read "Binary files ... differ"
+    # (and the diff driver is one the repository names but no config defines).
+    (repo / ".gitattributes").write_text("*.libsonnet -diff\n*.jsonnet binary\n*.json diff=x\n")
+    (repo / "main.jsonnet").write_text("{ replicas: 1 }\n")
+    (repo / "spec.json").write_text('{ "a": 1 }\n')
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "attributes")
+    (repo / "lib" / "app.libsonnet").write_text("{ image: 'evil:1' }\n")
+    (repo / "main.jsonnet").write_text("{ replicas: 99 }\n")
+    (repo / "spec.json").write_text('{ "a": 2 }\n')
+    proposal = make_proposal(repo, "HEAD")
+    for shown in (proposal.diff, working_diff(repo, "HEAD")):
+        assert "Binary files" not in shown
+    for line in ("+{ image: 'evil:1' }", "+{ replicas: 99 }", '+{ "a": 2 }'):
+        assert line in proposal.diff
+        assert line in working_diff(repo, "HEAD")

@@ -105,3 +105,41 @@ def test_no_chartfile_above_the_project_is_read(tmp_path: Path) -> None:
     (project / "charts").mkdir(parents=True)
     assert cf.missing_chart_hint(str(tmp_path / "charts" / "demo"), str(project)) == ""
     assert cf.missing_chart_hint(str(project / "charts" / "demo"), str(project)) == ""
+
+
+# A file outside the project whose YAML error would quote it.
+OUTSIDE_YAML = "outside-secret: [not closed\n"
+
+
+def test_a_chartfile_linked_out_of_the_project_is_never_read(tmp_path: Path) -> None:
+    (tmp_path / "outside.yaml").write_text(OUTSIDE_YAML)
+    project = tmp_path / "project"
+    (project / "charts").mkdir(parents=True)
+    (project / cf.FILENAME).symlink_to(tmp_path / "outside.yaml")
+    hint = cf.missing_chart_hint(str(project / "charts" / "demo"), str(project))
+    assert "outside-secret" not in hint
+    with pytest.raises(cf.ChartfileError) as caught:
+        cf.load(project / cf.FILENAME, str(project))
+    assert str(caught.value) == (
+        f"{project}/chartfile.yaml: leads outside the project directory {project} (to "
+        f"{tmp_path}/outside.yaml); refused: replace the symlink with the file or directory itself"
+    )
+
+
+def test_status_reads_no_chart_yaml_or_charts_directory_out_of_the_project(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "Chart.yaml").write_text("version: 9.9.9-outside\n")
+    project = tmp_path / "project"
+    (project / "charts" / "demo").mkdir(parents=True)
+    (project / "jsonnetfile.json").write_text("{}")
+    (project / "charts" / "demo" / "Chart.yaml").symlink_to(tmp_path / "outside" / "Chart.yaml")
+    chartfile = cf.load(write(project, "requires:\n  - {chart: s/demo, version: 0.1.0}\n"))
+    assert chartfile.confine == str(project)
+    with pytest.raises(cf.ChartfileError, match=r"charts/demo/Chart.yaml: leads outside"):
+        cf.vendored(chartfile)
+    shutil.rmtree(project / "charts")
+    (project / "charts").symlink_to(tmp_path / "outside")
+    with pytest.raises(cf.ChartfileError, match=r"/charts: leads outside the project"):
+        cf.unrequired(chartfile)

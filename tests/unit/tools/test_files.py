@@ -108,6 +108,24 @@ def test_write_creates_replaces_and_refuses_protected(ctx: ToolContext) -> None:
     assert "directory" in error(ctx, "file_write", path="lib", content="x")
 
 
+def test_gitattributes_are_protected_by_default(tmp_path: Path) -> None:
+    # `*.libsonnet -diff` would make the proposal read "Binary files ... differ".
+    ctx = ToolContext(root=tmp_path)
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / ".gitattributes").write_text("*.json text\n")
+    assert error(ctx, "file_write", path=".gitattributes", content="*.libsonnet -diff\n") == (
+        "file_write failed: path '.gitattributes' is protected (matches '**/.gitattributes'): "
+        "it may be read but not changed; ask a human to change it in a separate pull request"
+    )
+    assert "is protected" in error(ctx, "file_write", path="lib/.gitattributes", content="x")
+    assert "is protected" in error(
+        ctx, "file_edit", path="lib/.gitattributes", old_text="text", new_text="-diff"
+    )
+    assert "is protected" in error(ctx, "file_delete", path="lib/.gitattributes")
+    assert not (tmp_path / ".gitattributes").exists()
+    assert (tmp_path / "lib" / ".gitattributes").read_text() == "*.json text\n"
+
+
 def test_write_through_an_inside_symlink_changes_the_target(ctx: ToolContext) -> None:
     (ctx.root / "alias.libsonnet").symlink_to("lib/app.libsonnet")
     ok(ctx, "file_write", path="alias.libsonnet", content="{ new: true }\n")

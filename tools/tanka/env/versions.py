@@ -16,15 +16,18 @@ from __future__ import annotations
 
 import re
 
+from tools import linear_re
 from tools.tanka.errors import TankaError
 
 TK_VERSION = "0.38.0"
 
 _VERSION = r"v?(?:[0-9]+|[xX*])(?:\.(?:[0-9]+|[xX*])){0,2}(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?"
 _OPS = r"!=|>=|=>|<=|=<|~>|=|>|<|~|\^"
-_ONE = re.compile(rf"\s*({_OPS})?\s*({_VERSION})\s*")
-_HYPHEN = re.compile(rf"\s*({_VERSION})\s+-\s+({_VERSION})\s*")
-_WHOLE = re.compile(rf"^(?:\s*(?:{_OPS})?\s*{_VERSION}\s*,?)+$")
+# RE2, as tk's Go regexp (and its ASCII `\s`): under re, `_WHOLE` backtracked exponentially on
+# an environment's `expectVersions.tanka` of a dozen versions and a stray character (19: hours).
+_ONE = linear_re.compile(rf"\s*({_OPS})?\s*({_VERSION})\s*")
+_HYPHEN = linear_re.compile(rf"\s*({_VERSION})\s+-\s+({_VERSION})\s*")
+_WHOLE = linear_re.compile(rf"^(?:\s*(?:{_OPS})?\s*{_VERSION}\s*,?)+$")
 
 Version = tuple[int, int, int]
 

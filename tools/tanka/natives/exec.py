@@ -19,9 +19,11 @@ from typing import Any
 import yaml
 
 from tools.tanka.chartfile import missing_chart_hint
+from tools.tanka.confined import ConfinedPaths, Outside
 from tools.tanka.errors import NativeError
 from tools.tanka.manifests import schema_problems
 from tools.tanka.natives import helm_lib
+from tools.tanka.natives.chart_copy import confined_chart
 from tools.tanka.natives.parse_yaml import parse_yaml
 from tools.tanka.natives.snakecase import snakecase
 
@@ -43,9 +45,8 @@ def _options(opts_json: str, fn: str, what: str, anchor: str) -> dict[str, Any]:
 
 def _target(opts: dict[str, Any], rel: str, confine: str) -> str:
     path = os.path.normpath(os.path.join(os.path.dirname(str(opts["calledfrom"])), rel))
-    real_confine = os.path.realpath(confine)
-    real = os.path.realpath(path)
-    if real != real_confine and not real.startswith(real_confine.rstrip("/") + "/"):
+    # Resolved one link at a time from the project down: nothing outside it is looked at.
+    if isinstance(ConfinedPaths(confine).walk(path), Outside):
         raise NativeError(f"{path} is outside the project directory {confine}; refused")
     return path
 
@@ -93,13 +94,19 @@ def helm_template(
 
     # Both paths name the chart as the calling file does, and give Helm's message alone.
     command = f"`helm template {name} {chart}`"
-    if use_library and helm_lib.available():
+    # Helm reads a private copy holding no symlink, each file read inside the project.
+    with confined_chart(path, confine, fn) as copy:
         try:
-            stream = helm_lib.template(name, path, opts)
-        except helm_lib.HelmLibraryError as exc:
-            raise NativeError(f"{fn}: {command} failed: Error: {str(exc).rstrip()}") from None
-    else:
-        stream = _run(helm_argv(name, path, opts), _values_yaml(opts), fn, shown=command)
+            if use_library and helm_lib.available():
+                try:
+                    stream = helm_lib.template(name, copy, opts)
+                except helm_lib.HelmLibraryError as exc:
+                    detail = str(exc).rstrip()
+                    raise NativeError(f"{fn}: {command} failed: Error: {detail}") from None
+            else:
+                stream = _run(helm_argv(name, copy, opts), _values_yaml(opts), fn, shown=command)
+        except NativeError as exc:  # Helm names the copy's path where it names the chart's
+            raise NativeError(str(exc).replace(copy, path)) from None
     try:
         return keyed_manifests(stream, fn, _name_format(opts), source=f"the output of {command}")
     except NativeError:

@@ -24,6 +24,7 @@ from typing import Any
 
 import yaml
 
+from tools import linear_re
 from tools.tanka.errors import NativeError
 from tools.tanka.natives.parse_yaml import parse_yaml
 
@@ -69,7 +70,9 @@ INSTALL_ORDER = (
     "ValidatingWebhookConfiguration",
 )
 _RANK = {kind: i for i, kind in enumerate(INSTALL_ORDER)}
-_SEPARATOR = re.compile(r"(?:^|\s*\n)---\s*")
+# Helm's own separator (releaseutil.SplitManifests), on RE2 as in Go: linear, where re rescanned
+# a long run of blank lines from each of its starts.
+_SEPARATOR = linear_re.compile(r"(?:^|\s*\n)---\s*")
 _KIND = re.compile(r"^kind:\s*['\"]?([^'\"\s#]+)", re.MULTILINE)
 _TEST_HOOKS = {"test", "test-success"}
 _HOOK_EVENTS = {

@@ -1,0 +1,69 @@
+"""Regexes for text from outside (Slack, GitHub, the model, a repository's output): RE2, linear.
+
+Python's `re` backtracks. `[a-z][a-z0-9+.-]*://` searched in a run of 40,000 letters tries every
+start and scans the rest of the run from each: 8 seconds, during which the process answered
+nothing. RE2 (google-re2) matches in time linear in the text whatever the pattern, and refuses
+what it cannot do so (backreferences, lookarounds) when the pattern is compiled. Every pattern run
+on such text is compiled here, and tests/property/test_linear_regex.py holds each module to it.
+
+RE2's `\\s`, `\\d`, `\\w` and `\\b` are ASCII. A pattern that must keep matching what it matched
+under `re` writes `SPACE` (Python's `\\s` on str, spelled out) instead of `\\s`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol, cast
+
+import re2  # type: ignore[import-untyped]
+
+# Python's `\s` on str: the characters for which str.isspace() is true.
+SPACE = (
+    r"[\t\n\x0b\x0c\r\x1c-\x1f \x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}"
+    r"\x{205f}\x{3000}]"
+)
+
+
+class Match(Protocol):
+    def group(self, *names: int | str) -> Any: ...
+    def groupdict(self) -> dict[str, Any]: ...
+    def span(self, group: int | str = 0) -> tuple[int, int]: ...
+    def start(self, group: int | str = 0) -> int: ...
+    def end(self, group: int | str = 0) -> int: ...
+    def __getitem__(self, name: int | str) -> Any: ...
+
+
+class Pattern(Protocol):
+    @property
+    def pattern(self) -> str: ...
+    def search(self, text: str, pos: int = 0) -> Match | None: ...
+    def match(self, text: str, pos: int = 0) -> Match | None: ...
+    def finditer(self, text: str) -> Iterator[Match]: ...
+    def sub(self, repl: str | Callable[[Match], str], text: str, count: int = 0) -> str: ...
+    def split(self, text: str) -> list[str]: ...
+
+
+error = re2.error  # what compile raises for a pattern RE2 refuses
+
+
+def _options() -> Any:
+    options = re2.Options()
+    options.log_errors = False
+    return options
+
+
+_OPTIONS = _options()
+# RE2's case-folding tables are built on the first case-insensitive compile; build them now, at
+# import, as tools.tanka.natives.regex does (see there: a Rego policy run first corrupts them).
+re2.compile("(?i)a", _OPTIONS)
+
+
+def compile(pattern: str) -> Pattern:
+    """`pattern` compiled by RE2 (flags inline: `(?i)`, `(?m)`, `(?s)`); re2.error when RE2
+    cannot match it in linear time."""
+    return cast(Pattern, re2.compile(pattern, _OPTIONS))
+
+
+def is_linear(pattern: object) -> bool:
+    """Whether `pattern` is a compiled RE2 pattern (what the property test checks modules for)."""
+    return isinstance(pattern, re2._Regexp)
