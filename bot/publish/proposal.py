@@ -54,7 +54,6 @@ def make_proposal(
     *,
     title: str = "",
     summary: str = "",
-    now: datetime | None = None,
 ) -> Proposal:
     """Snapshot the checkout at `root` as a proposal relative to commit `base`.
 
@@ -71,7 +70,7 @@ def make_proposal(
         files=tuple(git.out("diff", "--name-only", "--no-renames", base_commit, tree).splitlines()),
         title=title,
         summary=summary,
-        created=now or datetime.now(UTC),
+        created=datetime.now(UTC),
     )
 
 
