@@ -1,14 +1,38 @@
-"""The root of the service's expected failures, and how a front end presents them.
+"""The service's error tree, and how a front end presents an expected failure.
 
-Domain errors say what went wrong and how to fix it; they do not know how they are shown. The
-boundary (the CLI today, the Slack runner later) asks `describe` for the message and exit code,
-and lets anything it returns None for propagate as a bug.
+Three roots. Every error the service raises on purpose sits under one of them; the specific
+errors live beside the code that raises them and subclass their root here:
 
-    BotError
-        UserError        bad input, a missing setting, an unusable repository
-        ConfigError      the settings cannot be loaded (exit 2; raised by bot.config)
-        CodeHostError    bot.github.errors: a GitHub request failed (AuthError, NotFound, ...)
-        PublishError     bot.publish.errors: publishing stopped (ProposalChanged, PushFailed, ...)
+    Exception
+     ├── BotError                 expected: str(exc) says what is wrong and how to fix it
+     │    ├── UserError           the person can fix it: the message is the answer
+     │    │    ├── ConfigError             bot.errors: settings cannot be loaded (exit 2)
+     │    │    ├── CheckUsageError         bot.tk.check
+     │    │    ├── TaskFileError           bot.eval.tasks
+     │    │    ├── RenderFailed            bot.eval.checks: an environment does not render
+     │    │    ├── McpConfigError          bot.mcp.config (also a ValueError)
+     │    │    ├── PayloadError            bot.inbound.github_webhook (also a ValueError)
+     │    │    ├── Refused                 bot.handlers.approve: the approval does not count
+     │    │    └── PublishError            bot.publish.errors (ProposalChanged, PushFailed, ...)
+     │    └── ServiceUnavailable  something the bot depends on failed: try again later
+     │         │                  (`dependency` names it; `retryable`, where the error has
+     │         │                  one, says whether waiting helps)
+     │         ├── StoreUnavailable        bot.store: the session store
+     │         ├── ChatError               bot.domain.ports: Slack
+     │         ├── CodeHostError           bot.github.errors: GitHub (AuthError, NotFound, ...)
+     │         ├── AgentError              bot.agent.errors: the model (its `kind` says how)
+     │         ├── McpFault                bot.mcp.hub: an MCP server
+     │         ├── WorkspaceError          bot.workspace: a session's checkout (git, disk)
+     │         └── PullRequestLocked       bot.handlers.ci: a PR's state stayed locked
+     └── Bug                      the bot's own state is wrong: logged with its traceback
+          └── SessionCorrupt               bot.domain.sessions (also a ValueError)
+
+    ToolError (tools.errors)      the agent's tools' failures, reported to the model as they
+                                  are; tools/ never imports bot/, so it is a root of its own
+
+Errors do not decide how they are shown. Two places do, by these roots: `describe` below for
+the CLI (message and exit code; None, so the traceback shows, for anything not a BotError) and
+bot.runtime.failures for a Slack thread (the reply and the metric's kind).
 """
 
 from __future__ import annotations
@@ -31,7 +55,20 @@ class UserError(BotError):
     """Bad input, missing setting, unusable repository: the person can fix it."""
 
 
-class ConfigError(BotError):
+class ServiceUnavailable(BotError):
+    """A service the bot depends on failed or refused; the message names it and the cause.
+
+    `dependency` is what failed, as the errors metric counts it.
+    """
+
+    dependency: str = "service"
+
+
+class Bug(Exception):
+    """A state the bot should never be in (e.g. a stored record it cannot read back)."""
+
+
+class ConfigError(UserError):
     """Start-up cannot continue; the message lists every problem and the variable to set.
 
     Defined here rather than in bot.config so that the CLI's error boundary can name it without

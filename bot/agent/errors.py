@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from bot.errors import ServiceUnavailable
+
 
 class ErrorKind(StrEnum):
     AGENT = "agent"  # the model provider answered with an error, or an unusable answer
@@ -16,7 +18,15 @@ class ErrorKind(StrEnum):
     BUDGET = "budget"  # max steps or max tokens reached
 
 
-class AgentError(Exception):
+class AgentError(ServiceUnavailable):
+    """A model call (or the turn around it) that cannot go on; `kind` says whether to retry.
+
+    Under ServiceUnavailable (bot.errors): most kinds are the model provider failing. The loop
+    turns every AgentError into the turn's result, so one rarely travels further.
+    """
+
+    dependency = "model"
+
     def __init__(
         self,
         kind: ErrorKind,

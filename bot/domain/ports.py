@@ -5,9 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from bot.errors import ServiceUnavailable
 
-class ChatError(Exception):
+
+class ChatError(ServiceUnavailable):
     """The chat service refused or could not be reached; the message names the call."""
+
+    dependency = "slack"
 
     def __init__(self, message: str, *, retryable: bool = False) -> None:
         super().__init__(message)

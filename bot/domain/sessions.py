@@ -14,11 +14,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from bot.agent.codec import conversation_from_dict, conversation_to_dict
 from bot.agent.conversation import Conversation
 from bot.domain.thread import ThreadKey
+from bot.errors import Bug
 
 TRACE_LIMIT = 200  # tool calls kept per session for /tanka status and the audit of a thread
 
 
-class SessionCorrupt(ValueError):
+class SessionCorrupt(Bug, ValueError):
     """A stored session could not be read back; the message names the field."""
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.errors import UserError
 from bot.eval.tasks import (
     AnswerMatches,
     Check,
@@ -37,7 +38,7 @@ Manifests = tuple[Mapping[str, Any], ...]
 _MISSING = object()
 
 
-class RenderFailed(Exception):
+class RenderFailed(UserError):
     """An environment that does not render; the message is the engine's, on one line."""
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from bot.errors import EXIT_CONFIG, BotError
+from bot.errors import EXIT_CONFIG, UserError
 
 ID = re.compile(r"^[a-z0-9-]+$")
 _TOP_KEYS = {"id", "repo", "prompt", "reference", "reference_answer", "expect"}
@@ -29,7 +29,7 @@ _ENV_KEYS = {"env", "kind", "name", "path", "equals", "matches", "absent"}
 _ASSERTIONS = ("equals", "matches", "absent")
 
 
-class TaskFileError(BotError):
+class TaskFileError(UserError):
     """A task file (or the suite) that cannot be run; lists every problem."""
 
     exit_code = EXIT_CONFIG

@@ -15,13 +15,14 @@ from typing import Any
 import requests
 from github import GithubException
 
-from bot.errors import BotError
+from bot.errors import ServiceUnavailable
 from tools.redaction import scrub_credentials
 
 
-class CodeHostError(BotError):
+class CodeHostError(ServiceUnavailable):
     """A GitHub request failed; the message names the operation, the cause and the fix."""
 
+    dependency = "github"
     retryable = False
 
     def __init__(self, message: str, *, status: int | None = None) -> None:

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 
 from bot.domain.requests import Reaction
 from bot.domain.sessions import ProposalRecord, PullRequestRecord, Session
+from bot.errors import UserError
 from bot.handlers import ci
 from bot.policy import rules as policy
 from bot.publish.pipeline import Published, PublishError, publish
@@ -30,7 +31,7 @@ from bot.workspace.workspaces import WorkspaceError
 log = logging.getLogger(__name__)
 
 
-class Refused(Exception):
+class Refused(UserError):
     """The approval was refused; the message is posted in the thread."""
 
 

@@ -50,7 +50,7 @@ from bot.domain.pr_state import (
 )
 from bot.domain.sessions import Session
 from bot.domain.thread import ThreadKey
-from bot.errors import UserError
+from bot.errors import ServiceUnavailable, UserError
 from bot.github.code_host import CheckRunInfo
 from bot.github.errors import CodeHostError
 from bot.github.repo_slug import resolve_repo
@@ -67,8 +67,10 @@ CHECK_TAIL = 3000  # ... and from its end, where test runners print their failur
 CHECKS_SHOWN = 5
 
 
-class PullRequestLocked(Exception):
+class PullRequestLocked(ServiceUnavailable):
     """Another worker held the pull request's state for too long; the event is dropped."""
+
+    dependency = "github"
 
 
 @runtime_checkable

@@ -28,6 +28,7 @@ from bot.domain.pr_events import (
     PullRequestUpdated,
     ReviewSubmitted,
 )
+from bot.errors import UserError
 
 SIGNATURE_PREFIX = "sha256="
 # The events to subscribe the webhook to (README: "The webhook").
@@ -47,7 +48,7 @@ def verify(secret: bytes, body: bytes, header: str) -> bool:
     return hmac.compare_digest(signature(secret, body).encode(), header.strip().encode())
 
 
-class PayloadError(ValueError):
+class PayloadError(UserError, ValueError):
     """A payload without a field the event needs; the message names the field."""
 
 

@@ -18,8 +18,8 @@ from bot.domain.requests import Mention, ThreadReply
 from bot.handlers import steer
 from bot.handlers.admin import environments_message, help_message, status_message
 from bot.inbound.slack_payloads import Ignored, message_dedupe_key, parse_command, parse_event
+from bot.runtime.failures import STORE_DOWN
 from bot.runtime.runner import Runner
-from bot.runtime.threads import STORE_DOWN
 from bot.services import Services
 from bot.store.base import StoreUnavailable
 

@@ -23,6 +23,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
+from bot.errors import UserError
+
 SERVER_NAME = re.compile(r"^[a-z0-9_-]+$")
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 # What a stdio server gets from the bot's own environment besides its `env`.
@@ -30,7 +32,7 @@ PASSED_THROUGH = ("PATH", "HOME", "LANG")
 DEFAULT_TIMEOUT = 30.0
 
 
-class McpConfigError(ValueError):
+class McpConfigError(UserError, ValueError):
     def __init__(self, problems: list[str]) -> None:
         super().__init__("; ".join(problems))
         self.problems = problems

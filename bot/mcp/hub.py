@@ -33,6 +33,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, Tool
 
+from bot.errors import ServiceUnavailable
 from bot.mcp.config import McpConfig, McpServer
 
 log = logging.getLogger(__name__)
@@ -52,8 +53,10 @@ POLL = 0.05
 CallObserver = Callable[[str, str, float], None]
 
 
-class McpFault(Exception):
+class McpFault(ServiceUnavailable):
     """A server could not answer; the message names it and says what happened."""
+
+    dependency = "mcp"
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from bot.errors import BotError
+from bot.errors import UserError
 from bot.github.errors import CodeHostError
 
 
-class PublishError(BotError):
+class PublishError(UserError):
     """Publishing stopped; the message says what happened and what to do."""
 
 

@@ -55,7 +55,6 @@ def make_proposal(
     *,
     title: str = "",
     summary: str = "",
-    now: datetime | None = None,
 ) -> Proposal:
     """Snapshot the checkout at `root` as a proposal relative to commit `base`.
 
@@ -72,7 +71,7 @@ def make_proposal(
         files=tuple(git.out("diff", "--name-only", "--no-renames", base_commit, tree).splitlines()),
         title=title,
         summary=summary,
-        created=now or datetime.now(UTC),
+        created=datetime.now(UTC),
     )
 
 

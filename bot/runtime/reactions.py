@@ -9,7 +9,8 @@ from bot.domain.requests import Reaction
 from bot.domain.thread import ThreadKey
 from bot.handlers import steer
 from bot.handlers.approve import approve, withdraw
-from bot.runtime.threads import STORE_DOWN, Threads
+from bot.runtime.failures import STORE_DOWN
+from bot.runtime.threads import Threads
 from bot.store.base import StoreUnavailable
 
 log = logging.getLogger(__name__)

@@ -16,10 +16,11 @@ from dataclasses import replace
 
 from bot.domain.ports import ChatError
 from bot.domain.requests import Reaction
-from bot.domain.sessions import Session, SessionCorrupt
+from bot.domain.sessions import Session
 from bot.domain.thread import ThreadKey
 from bot.handlers.turn import teach_mask
 from bot.runtime.dispatch import Admission, Dispatcher
+from bot.runtime.failures import STORE_DOWN, failure
 from bot.runtime.lease import Lease, request_cancel
 from bot.runtime.masks import ThreadMasks
 from bot.runtime.queue import Pending
@@ -27,15 +28,10 @@ from bot.services import Services
 from bot.slack.masking import MaskingChat
 from bot.store.base import StoreUnavailable
 from bot.telemetry.logs import thread_context
-from bot.workspace.workspaces import WorkspaceError
 from tools.redaction import SecretMask
 
 log = logging.getLogger(__name__)
 
-STORE_DOWN = (
-    ":warning: I can't take work right now: my session store is unavailable ({error}). "
-    "Nothing was started; try again in a minute."
-)
 BUSY = (
     ":hourglass: I'm at capacity right now, so this request was not started; "
     "try again in a few minutes."
@@ -97,26 +93,19 @@ class Threads:
             self.post(key, BUSY)
 
     def guard(self, key: ThreadKey, job: Callable[[], None]) -> None:
-        """Run a job for a thread; the one place its errors become replies."""
+        """Run a job for a thread; its errors become replies (bot.runtime.failures)."""
         with thread_context(key.id):
             try:
                 job()
-            except StoreUnavailable as exc:
-                log.warning("store unavailable: %s", exc)
-                self.svc.metrics.errors.labels("store").inc()
-                self.post(key, STORE_DOWN.format(error=exc))
-            except (WorkspaceError, SessionCorrupt) as exc:
-                self.svc.metrics.errors.labels("workspace").inc()
-                self.post(key, f":warning: {exc}")
-            except ChatError as exc:
-                self.svc.metrics.errors.labels("slack").inc()
-                log.warning("Slack call failed: %s", exc)
             except Exception as exc:
-                self.svc.metrics.errors.labels("internal").inc()
-                log.exception("unexpected failure")
-                name = type(exc).__name__
-                self.post(key, f":warning: Something went wrong on my side ({name}); saved edits "
-                           "are kept. Reply to try again.")  # fmt: skip
+                failed = failure(exc)
+                self.svc.metrics.errors.labels(failed.kind).inc()
+                if failed.expected:
+                    log.warning("%s: %s", failed.kind, exc)
+                else:
+                    log.exception("unexpected failure")
+                if failed.reply is not None:
+                    self.post(key, failed.reply)
 
     def enqueue_and_drive(self, key: ThreadKey, pending: Pending, *, new: bool) -> None:
         if not pending.text.strip() and new:

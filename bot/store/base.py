@@ -11,15 +11,18 @@ import math
 from typing import Protocol
 
 from bot.domain.thread import ThreadKey
+from bot.errors import ServiceUnavailable
 
 
-class StoreUnavailable(Exception):
+class StoreUnavailable(ServiceUnavailable):
     """The backend cannot be reached or used right now.
 
     The message names the backend and its address, never a password. Callers treat it as
     transient: report it (readiness, a reply in the thread) and try again later; the store
     object itself recovers once the backend is back.
     """
+
+    dependency = "store"
 
 
 def ttl_millis(ttl: float) -> int:

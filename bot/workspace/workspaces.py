@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.domain.sessions import Session
+from bot.errors import ServiceUnavailable
 from bot.git.checkout import Checkout
 from bot.git.rebase import reapply
 from bot.store.base import Store
@@ -24,8 +25,10 @@ log = logging.getLogger(__name__)
 _MARKER = "tanka-bot-revision"
 
 
-class WorkspaceError(Exception):
+class WorkspaceError(ServiceUnavailable):
     """The session's checkout could not be made or rebuilt; the message says why."""
+
+    dependency = "workspace"
 
 
 def patch_blob(session: Session) -> str:

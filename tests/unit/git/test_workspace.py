@@ -7,9 +7,11 @@ import stat
 import subprocess
 import sys
 import threading
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from freezegun import freeze_time
 
 from bot.workspace.repo_cache import GitError, RepoCache
 from tests.unit.git.conftest import commit_file, git
@@ -60,7 +62,9 @@ def test_fetch_brings_new_commits_while_old_checkouts_stay_pinned(
     assert second.base_commit == newer
     assert (second.root / "lib/new.libsonnet").exists()
     assert not (first.root / "lib/new.libsonnet").exists()
-    assert cache.refresh_if_older(0) is True
+    assert cache.refresh_if_older(3600) is False  # fetched just now
+    with freeze_time(datetime.now(UTC) + timedelta(seconds=3601)):  # an hour after that fetch
+        assert cache.refresh_if_older(3600) is True
 
 
 def test_errors_name_the_git_command(origin: Path, tmp_path: Path) -> None:

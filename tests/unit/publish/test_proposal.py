@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from freezegun import freeze_time
 
 from bot.publish.proposal import CHANGED, ProposalChanged, check_unchanged, make_proposal
 from tests.git import git
@@ -39,7 +40,8 @@ def test_proposal_holds_the_shown_diff_and_its_files(repo: Path) -> None:
     now = datetime(2024, 4, 5, 10, 0, tzinfo=UTC)
     base = git(repo, "rev-parse", "HEAD").strip()
 
-    proposal = make_proposal(repo, "HEAD", title="Bump app", summary="app 2", now=now)
+    with freeze_time(now):
+        proposal = make_proposal(repo, "HEAD", title="Bump app", summary="app 2")
 
     assert proposal.base_commit == base
     # The same text the agent's git_diff tool and the chat show.

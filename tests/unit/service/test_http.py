@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import Any, cast
 
 import pytest
+from freezegun import freeze_time
 from slack_sdk.signature import SignatureVerifier
 
 from bot.inbound.http import MAX_BODY, HealthApp, Readiness
@@ -163,10 +164,25 @@ def test_a_non_utf8_body_is_refused(gate: SignatureGate, inner: Inner) -> None:
 
 
 def test_a_stale_but_correctly_signed_retry_is_still_refused(gate: SignatureGate) -> None:
-    # Within five minutes passes, beyond does not: the replay window of the verifier.
-    fresh, _ = call(gate, environ(body=BODY, headers=signed(BODY, at=time.time() - 240)))
-    stale, _ = call(gate, environ(body=BODY, headers=signed(BODY, at=time.time() - 360)))
+    # The replay window of the verifier: the same signed request passes for five minutes to the
+    # second, and not one second later.
+    with freeze_time("2026-01-05 10:00:00") as clock:
+        headers = signed(BODY)
+        clock.tick(300)
+        fresh, _ = call(gate, environ(body=BODY, headers=headers))
+        clock.tick(1)
+        stale, _ = call(gate, environ(body=BODY, headers=headers))
     assert (fresh.code, stale.code) == (200, 401)
+
+
+def test_a_request_signed_ahead_of_the_clock_passes_only_within_five_minutes(
+    gate: SignatureGate,
+) -> None:
+    with freeze_time("2026-01-05 10:00:00"):
+        now = time.time()
+        ahead, _ = call(gate, environ(body=BODY, headers=signed(BODY, at=now + 300)))
+        beyond, _ = call(gate, environ(body=BODY, headers=signed(BODY, at=now + 301)))
+    assert (ahead.code, beyond.code) == (200, 401)
 
 
 def test_a_body_over_the_limit_is_refused_before_it_is_read(

@@ -1,0 +1,142 @@
+"""The runner and its handlers in process: a turn, an approval, refusals, a cancel, a store
+outage; each over a memory store and a real Redis (tests/unit/runtime/harness.py)."""
+
+from __future__ import annotations
+
+import socket
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.agent.messages import ModelRequest, ModelResponse
+from bot.domain.thread import ThreadKey
+from bot.store.base import Store, StoreUnavailable
+from bot.store.memory import MemoryStore
+from bot.store.redis import RedisStore
+from fakes.scripted_provider import call, reply, tools
+from tests.redis_server import RedisServer
+from tests.scenarios.project import git
+from tests.unit.runtime.harness import ALICE, BOB, CHANNEL, DEV, MALLORY, Rig, rig, scale_dev
+from tests.unit.store.conftest import start_redis
+
+
+@pytest.fixture(scope="module")
+def redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    server = start_redis(tmp_path_factory.mktemp("redis"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["memory", "redis"])
+def store(request: pytest.FixtureRequest) -> Store:
+    if request.param == "memory":
+        return MemoryStore()
+    server: RedisServer = request.getfixturevalue("redis")
+    return RedisStore(server.url, prefix=f"runner-{uuid.uuid4().hex[:8]}:")
+
+
+@pytest.fixture
+def bot(tmp_path: Path, store: Store) -> Iterator[Rig]:
+    with rig(tmp_path, store) as built:
+        yield built
+
+
+def proposed(bot: Rig) -> ThreadKey:
+    scale_dev(bot.model)
+    key = bot.mention("scale grafana in dev to 3")
+    bot.settle()
+    return key
+
+
+def test_a_mention_runs_a_turn_that_posts_the_proposal_and_the_answer(bot: Rig) -> None:
+    key = proposed(bot)
+    proposal = next(text for text in bot.texts(key) if "Proposal 1" in text)
+    assert "environments/dev" in proposal
+    assert "replicas=3" in proposal  # the git diff
+    assert "replicas: 3" in proposal  # the rendered diff
+    assert bot.said(key, "Set grafana's replicas in dev to 3.")
+    assert bot.model.remaining == 0
+    session = bot.svc.sessions.get(key)
+    assert session is not None
+    assert session.requester == ALICE
+    assert session.state == "idle"
+
+
+def test_an_approval_opens_the_pull_request_on_github(bot: Rig) -> None:
+    key = proposed(bot)
+    bot.react(bot.proposal_ts(key), user=BOB)
+    bot.settle()
+    assert bot.said(key, "Opened pull request #"), bot.texts(key)
+    pull = next(iter(bot.github.repos["acme/infra"].pulls.values()))
+    assert pull.head.startswith("tanka-bot/")
+    assert ALICE in pull.body
+    assert BOB in pull.body
+    assert "replicas=3" in git(bot.origin, "show", f"{pull.head}:{DEV}")
+
+
+def test_who_may_neither_steer_nor_approve_is_refused_and_nothing_runs(bot: Rig) -> None:
+    refused = bot.mention("scale grafana in dev to 9", user=MALLORY)
+    bot.settle()
+    assert bot.said(refused, f"<@{MALLORY}>")
+    assert bot.said(refused, "allowed_users")
+    assert bot.svc.sessions.get(refused) is None
+    assert bot.model.requests == []
+
+    key = proposed(bot)
+    bot.react(bot.proposal_ts(key), user=MALLORY)
+    bot.settle()
+    assert bot.said(key, "not one of the approvers"), bot.texts(key)
+    assert bot.github.repos["acme/infra"].pulls == {}
+
+
+def test_cancel_stops_the_running_turn_before_the_next_model_call(bot: Rig) -> None:
+    key = ThreadKey(CHANNEL, "1700000000.000042")
+
+    def cancel_meanwhile(request: ModelRequest) -> ModelResponse:
+        bot.reply(key, "cancel")  # arrives while the turn runs, as a listener would hand it
+        return tools(call("file_edit", path=DEV, old_text="replicas=1", new_text="replicas=5"))
+
+    bot.model.add(cancel_meanwhile, reply("not reached"))
+    bot.mention("scale grafana in dev to 5", ts=key.thread_ts)
+    bot.settle()
+    assert bot.said(key, f"<@{ALICE}> cancelled the running turn"), bot.texts(key)
+    assert bot.model.remaining == 1  # the loop stopped before asking the model again
+    assert not bot.said(key, "not reached")
+    session = bot.svc.sessions.get(key)
+    assert session is not None
+    assert session.state == "idle"
+
+
+class DownStore(MemoryStore):
+    """A memory store whose sessions cannot be read, as when Redis is unreachable."""
+
+    def load(self, key: ThreadKey) -> str | None:
+        raise StoreUnavailable("redis at 127.0.0.1:6379: Connection refused")
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+    return port  # closed again: nothing listens there
+
+
+@pytest.mark.parametrize("outage", ["memory", "redis"])
+def test_a_store_outage_tells_the_thread_why_and_starts_nothing(
+    tmp_path: Path, outage: str
+) -> None:
+    down: Store = (
+        DownStore() if outage == "memory"
+        else RedisStore(f"redis://127.0.0.1:{closed_port()}/0", prefix="down:")
+    )  # fmt: skip
+    with rig(tmp_path, down) as bot:
+        scale_dev(bot.model)
+        key = bot.mention("scale grafana in dev to 3")
+        bot.settle()
+        [text] = bot.texts(key)
+        assert "my session store is unavailable" in text
+        assert "127.0.0.1:" in text
+        assert "try again in a minute" in text
+        assert bot.model.requests == []
