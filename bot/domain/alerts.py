@@ -21,6 +21,24 @@ MAX_ALERTS = 1000
 MAX_TEXT = 16_384
 
 
+# A session an alert started belongs to its route: `alert:<route name>`, an id no Slack user has.
+REQUESTER_PREFIX = "alert:"
+
+
+def mention(user: str) -> str:
+    """How Slack text names a session's requester: a person's mention, or the alert route."""
+    if user.startswith(REQUESTER_PREFIX):
+        return f"alert route `{user.removeprefix(REQUESTER_PREFIX)}`"
+    return f"<@{user}>"
+
+
+def requester_label(user: str) -> str:
+    """The requester in plain text (a pull request's body)."""
+    if user.startswith(REQUESTER_PREFIX):
+        return f"Alertmanager alert route {user.removeprefix(REQUESTER_PREFIX)}"
+    return f"Slack user {user}"
+
+
 class AlertPayloadError(ValueError):
     """The body is not an Alertmanager version-4 notification; the message says what is wrong."""
 

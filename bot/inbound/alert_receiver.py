@@ -5,7 +5,8 @@ Alertmanager's webhook sends `Authorization: Bearer <token>` (its receiver's
 and a missing or wrong one is answered 401 (logged without the header). The body is bounded like
 Slack's. A notification that is not Alertmanager's version-4 payload is answered 400 saying what
 is wrong (Alertmanager logs the answer). `hand_off` only queues the work (a session, a note): the
-ack never waits for Slack or the model, so Alertmanager's webhook timeout is never reached.
+ack never waits for Slack or the model, so Alertmanager's webhook timeout is never reached; when
+no worker can take it, 503 makes Alertmanager retry.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ class AlertReceiver:
     """A WSGI app for the alerts path; HealthApp routes `POST /alerts/alertmanager` to it."""
 
     def __init__(
-        self, token: str, metrics: Metrics, hand_off: Callable[[AlertNotification], None]
+        self, token: str, metrics: Metrics, hand_off: Callable[[AlertNotification], bool]
     ) -> None:
         self.token = token.encode()
         self.metrics = metrics
@@ -64,6 +65,7 @@ class AlertReceiver:
             log.warning("refused an Alertmanager notification: %s", why)
             return reply(start, "400 Bad Request", f"{why}\n".encode())
         self.metrics.events.labels(f"alertmanager:{notification.status}").inc()
-        self.hand_off(notification)
+        if not self.hand_off(notification):  # every worker busy: Alertmanager retries a 5xx
+            return reply(start, "503 Service Unavailable", b"busy; retry later\n")
         self.metrics.ack_seconds.observe(time.perf_counter() - started)
         return reply(start, "200 OK", b"taken\n")

@@ -23,8 +23,9 @@ from typing import Any
 
 import re2  # type: ignore[import-untyped]
 
+from bot.domain.alerts import REQUESTER_PREFIX
+
 DEFAULT_MAX_PER_HOUR = 6
-REQUESTER_PREFIX = "alert:"
 _FIELDS = ("match", "channel", "instructions", "max_sessions_per_hour", "name")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 CHANNEL_ID = re.compile(r"^[CG][A-Z0-9]{2,}$")  # sessions run in channels, not DMs
