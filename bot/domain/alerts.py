@@ -10,6 +10,7 @@ the Slack text escapes it and the agent's request quotes it as data. Pure: no I/
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -27,14 +28,27 @@ REQUESTER_PREFIX = "alert:"
 
 def mention(user: str) -> str:
     """How Slack text names a session's requester: a person's mention, or the alert route."""
-    if user.startswith(REQUESTER_PREFIX):
+    if is_alert_requester(user):
         return f"alert route `{user.removeprefix(REQUESTER_PREFIX)}`"
     return f"<@{user}>"
 
 
+def is_alert_requester(user: str) -> bool:
+    return user.startswith(REQUESTER_PREFIX)
+
+
+_BROADCAST = re.compile(r"<!([^<>]*)>")
+
+
+def quiet_broadcasts(text: str) -> str:
+    """`text` with Slack's special mentions (`<!channel>`, `<!here>`, `<!subteam^…>`) shown as
+    text: what a model says in an alert's session may echo the alert, so it pings nobody."""
+    return _BROADCAST.sub(r"&lt;!\1&gt;", text)
+
+
 def requester_label(user: str) -> str:
     """The requester in plain text (a pull request's body)."""
-    if user.startswith(REQUESTER_PREFIX):
+    if is_alert_requester(user):
         return f"Alertmanager alert route {user.removeprefix(REQUESTER_PREFIX)}"
     return f"Slack user {user}"
 

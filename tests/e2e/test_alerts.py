@@ -91,7 +91,8 @@ def test_a_firing_group_starts_one_session_and_its_news_are_noted_without_a_turn
     tmp_path: Path,
 ) -> None:
     with alert_stack(tmp_path, [ROUTE]) as (s, am):
-        s.model.answer("No memory change: the limit is not set in this repository's prod env.")
+        # A model the alert talked into a ping: its answer pings nobody either.
+        s.model.answer("No memory change: the limit is not set here. <!channel>")
         am.post_alerts([oom("prod", "app-0")])
         root = wait_root(s, "KubeContainerOOMKilled")
         # Everything from the alert is escaped: no channel-wide ping, no link smuggled in.
@@ -102,7 +103,9 @@ def test_a_firing_group_starts_one_session_and_its_news_are_noted_without_a_turn
         assert "`namespace=prod`" in root.text
         assert "<http://prometheus.example.com/graph?g0.expr=oom|Source>" in root.text
         assert "<https://runbooks.example.com/oom?x=1&amp;y=2|Runbook>" in root.text
-        s.wait_text(root.ts, "No memory change")
+        answer = s.wait_text(root.ts, "No memory change")
+        assert "not set here. &lt;!channel&gt;" in answer.text
+        assert "<!channel>" not in str(answer.blocks)
         # The turn: the route's instructions, the alert quoted as data; the system prompt says so.
         (first,) = s.model.bodies()
         system = str(first["system"])

@@ -14,7 +14,7 @@ from bot.domain.alert_text import (
     root_text,
     title,
 )
-from bot.domain.alerts import mention, parse_notification, requester_label
+from bot.domain.alerts import mention, parse_notification, quiet_broadcasts, requester_label
 from tests.unit.alerts.test_payload import fixture
 
 
@@ -85,3 +85,11 @@ def test_the_route_is_named_where_a_person_would_be_mentioned() -> None:
     assert mention("alert:oom") == "alert route `oom`"
     assert requester_label("alert:oom") == "Alertmanager alert route oom"
     assert requester_label("U0ALICE") == "Slack user U0ALICE"
+
+
+def test_special_mentions_in_an_alert_sessions_answer_ping_nobody() -> None:
+    text = "see <!channel>, <!here|here>, <!subteam^S0SRE> and <@U0ALICE> at <https://x.example|x>"
+    assert quiet_broadcasts(text) == (
+        "see &lt;!channel&gt;, &lt;!here|here&gt;, &lt;!subteam^S0SRE&gt; and <@U0ALICE> at "
+        "<https://x.example|x>"
+    )
