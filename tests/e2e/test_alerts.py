@@ -18,12 +18,14 @@ import pytest
 
 from fakes.slack_server import SlackMessage
 from tests.alertmanager import MISSING, Alertmanager, alertmanager_binary
-from tests.e2e.harness import CHANNEL, Stack, stack
+from tests.e2e.harness import BOB, CHANNEL, MALLORY, Stack, stack
 from tests.e2e.test_teams import audit, settings_file
+from tests.scenarios.models import Call
 
 pytestmark = pytest.mark.skipif(alertmanager_binary() is None, reason=MISSING)
 
 TOKEN = "am-e2e-token-5f1c9a"
+DEV = "environments/dev/main.jsonnet"
 INSTRUCTIONS = "If a memory change is warranted, propose it; otherwise say why not."
 ROUTE = {
     "name": "oom",
@@ -200,3 +202,28 @@ def test_a_missing_or_wrong_token_is_refused_and_no_token_setting_means_no_route
             post(s.bot.url + "/alerts/alertmanager", b"{}", {"Authorization": f"Bearer {TOKEN}"})
             == 404
         )
+
+
+def test_an_alerts_proposal_is_approved_by_an_approver_and_names_the_route(tmp_path: Path) -> None:
+    with alert_stack(tmp_path, [ROUTE]) as (s, am):
+        s.model.calls(
+            Call(
+                "c1", "file_edit", {"path": DEV, "old_text": "replicas=1", "new_text": "replicas=2"}
+            ),
+            text="Giving dev a second replica.",
+        )
+        s.model.answer("Raised dev's replicas to 2.")
+        am.post_alerts([oom("dev", "grafana-0")])
+        root = wait_root(s, "KubeContainerOOMKilled")
+        proposal = s.proposal(root.ts)
+        # The requester is the route: the approvers decide, as for any session.
+        assert "Needs 1 approval from <@U0BOB>" in str(proposal.blocks)
+        s.react(proposal.ts, "white_check_mark", user=MALLORY)
+        s.wait_text(root.ts, "not one of the approvers")
+        s.react(proposal.ts, "white_check_mark", user=BOB)
+        s.wait_text(root.ts, "Opened pull request #")
+        pull = next(iter(s.github.repos["acme/infra"].pulls.values()))
+        assert "Requested by Alertmanager alert route oom" in pull.body
+        assert "U0BOB" in pull.body
+        assert pull.head.startswith("tanka-bot/")
+        assert "kubecontaineroomkilled" in pull.head.lower()
