@@ -7,10 +7,11 @@ DELIVERIES (default 500) version-4 notifications, each for its own alert group, 
 a fresh connection, as Alertmanager's webhook would. The bot checks the token, parses the payload
 and queues the work before it answers; the work runs meanwhile on the same cores. After a
 warm-up that starts the process's first session and lets the one-off work after its first turn
-settle (a stall of a few hundred ms on a busy 2-core machine, which mentions share), three runs, each of new groups: groups no route matches (the work: matching, a
-counter); groups matching a route whose budget is one session an hour, so the first starts a
-session (a root post, a checkout, a turn the model fake answers) and the rest take the group's
-hold and the route's budget in the store; then more groups over the budget.
+settle (a stall of a few hundred ms on a busy 2-core machine, which mentions share), three runs,
+each of new groups: groups no route matches (the work: matching, a counter); groups matching a
+route whose budget is one session an hour, so the first starts a session (a root post, a
+checkout, a turn the model fake answers) and the rest take the group's hold and the route's
+budget in the store; then more groups over the budget.
 Latency is from sending the request to reading the whole response, measured by the client on
 the same machine. Target: p99 under 50 ms.
 """
