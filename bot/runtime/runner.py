@@ -3,9 +3,8 @@
 The inbound listeners hand it domain values after the ack. Each entry point lives in its own
 module: messages (a mention or a reply: a turn, a cancel, `rebase`), reactions (approve,
 withdraw, cancel), slash (`/tanka new-env`), github_feedback (PR news) and alerts
-(Alertmanager's alert groups). What they share (the
-per-thread lease, the queue, the masks, and the one place errors become replies) is
-bot.runtime.threads.
+(Alertmanager's alert groups). What they share (the per-thread lease, the queue, the masks, and
+the one place errors become replies) is bot.runtime.threads.
 """
 
 from __future__ import annotations
