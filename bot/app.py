@@ -264,6 +264,9 @@ def alert_webhook(service: Service) -> Any:
     """The `POST /alerts/alertmanager` app, or None (404) when TANKA_BOT_ALERTS_TOKEN is unset."""
     token = service.svc.settings.alerts_token
     if token is None or not token.get_secret_value():
+        if service.svc.settings.teams.alert_routes:
+            log.warning("alert_routes are set but TANKA_BOT_ALERTS_TOKEN is not: "
+                        "/alerts/alertmanager answers 404 until it is")  # fmt: skip
         return None
     return AlertReceiver(token.get_secret_value(), service.svc.metrics, service.runner.accept_alert)
 

@@ -202,6 +202,7 @@ def test_a_missing_or_wrong_token_is_refused_and_no_token_setting_means_no_route
             post(s.bot.url + "/alerts/alertmanager", b"{}", {"Authorization": f"Bearer {TOKEN}"})
             == 404
         )
+        assert "alert_routes are set but TANKA_BOT_ALERTS_TOKEN is not" in s.bot.log()
 
 
 def test_an_alerts_proposal_is_approved_by_an_approver_and_names_the_route(tmp_path: Path) -> None:
