@@ -87,6 +87,8 @@ class AlertGroups:
         """Count a new session against the route's hour; False when the hour already had
         `limit`. Under a race the count errs towards refusing, never towards more sessions."""
         bucket = f"alert-rate:{route}:{int(now // HOUR)}"
+        if len(self._store.members(bucket)) >= limit:
+            return False  # not counted: the set stays as small as the budget
         self._store.add_member(bucket, uuid.uuid4().hex, 2 * HOUR, at=now)
         return len(self._store.members(bucket)) <= limit
 
