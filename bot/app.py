@@ -30,6 +30,7 @@ from bot.agent.prompts import system_prompt
 from bot.compose import budgets_from_settings, mcp_hub, with_mcp_tools
 from bot.config import ConfigError, Settings
 from bot.git.askpass import TokenCredentials
+from bot.inbound.alert_receiver import AlertReceiver
 from bot.inbound.github_receiver import WebhookReceiver
 from bot.inbound.http import HealthApp, Readiness
 from bot.inbound.slack_listeners import register
@@ -214,7 +215,7 @@ def serve(settings: Settings, *, host: str, port: int, socket_mode: bool) -> int
     service.start_jobs(sweep_interval=min(max(settings.session_ttl / 4, 10.0), 300.0))
     slack = None if socket_mode else _verified(SlackRequestHandler(service.bolt), service)
     app = HealthApp(service.readiness, service.svc.metrics, slack=slack,
-                    github=github_webhook(service))  # fmt: skip
+                    github=github_webhook(service), alerts=alert_webhook(service))  # fmt: skip
     server = create_server(app, host=host, port=port, threads=16, ident="tanka-bot")
     socket_handler = None
     if socket_mode:
@@ -257,6 +258,17 @@ def github_webhook(service: Service) -> Any:
         return None
     return WebhookReceiver(secret.get_secret_value(), service.svc.store, service.svc.metrics,
                            service.runner.accept_github)  # fmt: skip
+
+
+def alert_webhook(service: Service) -> Any:
+    """The `POST /alerts/alertmanager` app, or None (404) when TANKA_BOT_ALERTS_TOKEN is unset."""
+    token = service.svc.settings.alerts_token
+    if token is None or not token.get_secret_value():
+        if service.svc.settings.teams.alert_routes:
+            log.warning("alert_routes are set but TANKA_BOT_ALERTS_TOKEN is not: "
+                        "/alerts/alertmanager answers 404 until it is")  # fmt: skip
+        return None
+    return AlertReceiver(token.get_secret_value(), service.svc.metrics, service.runner.accept_alert)
 
 
 def _verified(handler: SlackRequestHandler, service: Service) -> Any:

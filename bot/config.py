@@ -76,6 +76,8 @@ class Settings(BaseSettings):
     github_api_url: str = Field("https://api.github.com", alias="GITHUB_API_URL")
     # unset: /github/webhook answers 404 (CONTRACT: GITHUB_WEBHOOK_SECRET)
     github_webhook_secret: SecretStr | None = Field(None, alias="GITHUB_WEBHOOK_SECRET")
+    # Alertmanager's bearer token; unset: /alerts/alertmanager answers 404 (bot.inbound.alerts)
+    alerts_token: SecretStr | None = Field(None, alias="TANKA_BOT_ALERTS_TOKEN")
 
     provider: Provider = Field("anthropic", alias="TANKA_BOT_PROVIDER")
     model: str | None = Field(None, alias="TANKA_BOT_MODEL")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.domain.alerts import mention
 from bot.domain.commands import help_text
 from bot.domain.prices import dollars, turn_cost
 from bot.domain.sessions import Session, SessionCorrupt
@@ -70,7 +71,7 @@ def _line(svc: Services, session: Session, idle: float) -> str:
     cost = turn_cost(svc.settings.price_table, svc.settings.model_id,
                      session.input_tokens, session.output_tokens)  # fmt: skip
     return (
-        f"• {where} · <@{session.requester}> · {state} · {len(session.proposals)} proposal(s)"
+        f"• {where} · {mention(session.requester)} · {state} · {len(session.proposals)} proposal(s)"
         f"{pr} · {tokens / 1000:.1f}k tokens" + (f" · {dollars(cost)}" if cost is not None else "")
     )
 

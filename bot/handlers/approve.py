@@ -17,6 +17,7 @@ import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from bot.domain.alerts import requester_label
 from bot.domain.requests import Reaction
 from bot.domain.sessions import ProposalRecord, PullRequestRecord, Session
 from bot.errors import UserError
@@ -246,7 +247,7 @@ def _publish(
     body = pr_body(
         summary=record.summary,
         files=record.files,
-        requester=f"Slack user {session.requester}",
+        requester=requester_label(session.requester),
         approver=", ".join(f"Slack user {a}" for a in approvers),
         environments=record.envs,
         thread_url=thread_url,

@@ -1,6 +1,7 @@
 """The HTTP surface of `serve` as WSGI: Slack's requests (behind bot.inbound.slack_signature's
 gate),
-GitHub's webhooks (bot.inbound.github_receiver), /healthz, /readyz and /metrics."""
+GitHub's webhooks (bot.inbound.github_receiver), Alertmanager's (bot.inbound.alert_receiver),
+/healthz, /readyz and /metrics."""
 
 from __future__ import annotations
 
@@ -72,14 +73,16 @@ def read_body(environ: dict[str, Any], limit: int) -> bytes | None:
 
 class HealthApp:
     """Routes: POST /slack/events (when `slack` is given), POST /github/webhook (when `github`
-    is given, else 404), GET /healthz, /readyz, /metrics."""
+    is given, else 404), POST /alerts/alertmanager (when `alerts` is given, else 404),
+    GET /healthz, /readyz, /metrics."""
 
     def __init__(self, readiness: Readiness, metrics: Metrics, *, slack: WSGIApp | None,
-                 github: WSGIApp | None = None) -> None:  # fmt: skip
+                 github: WSGIApp | None = None, alerts: WSGIApp | None = None) -> None:  # fmt: skip
         self.readiness = readiness
         self.metrics = metrics
         self.slack = slack
         self.github = github
+        self.alerts = alerts
 
     def __call__(self, environ: dict[str, Any], start: StartResponse) -> Iterable[bytes]:  # noqa: PLR0911 - one early return per rule reads best
         path = environ.get("PATH_INFO", "")
@@ -88,12 +91,15 @@ class HealthApp:
             if method != "POST":
                 return reply(start, "405 Method Not Allowed", b"POST only\n")
             return self.slack(environ, start)
-        if path == "/github/webhook":
-            if self.github is None:  # GITHUB_WEBHOOK_SECRET is unset
+        # Webhooks exist only with their secret (GITHUB_WEBHOOK_SECRET, TANKA_BOT_ALERTS_TOKEN).
+        hooks = {"/github/webhook": self.github, "/alerts/alertmanager": self.alerts}
+        if path in hooks:
+            hook = hooks[path]
+            if hook is None:
                 return reply(start, "404 Not Found", b"not found\n")
             if method != "POST":
                 return reply(start, "405 Method Not Allowed", b"POST only\n")
-            return self.github(environ, start)
+            return hook(environ, start)
         if method not in ("GET", "HEAD"):
             return reply(start, "405 Method Not Allowed", b"GET only\n")
         if path == "/healthz":

@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from bot.domain.alerts import mention
 from bot.domain.ports import ChatError
 from bot.policy.teams import ApprovalRule, Teams
 
@@ -218,7 +219,7 @@ def refusal(user: str, reqs: Sequence[Requirement], requester: str, members: Mem
         return "requesters may not approve their own sessions here; ask one of the approvers"
     if len(reqs) == 1 and not reqs[0].approvers:
         return (
-            f"only the requester (<@{requester}>) may approve this session; an operator can "
+            f"only the requester ({mention(requester)}) may approve this session; an operator can "
             "allow others with TANKA_BOT_APPROVERS"
         )
     names = " or ".join(who(r, requester) for r in reqs)
@@ -227,7 +228,7 @@ def refusal(user: str, reqs: Sequence[Requirement], requester: str, members: Mem
 
 def who(req: Requirement, requester: str) -> str:
     if not req.approvers:
-        return f"the requester (<@{requester}>)"
+        return f"the requester ({mention(requester)})"
     names = ", ".join(f"<!subteam^{p}>" if p.startswith("S") else f"<@{p}>" for p in req.approvers)
     if req.allow_self and req.self_unlisted:
         names += " or the requester"

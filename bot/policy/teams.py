@@ -1,4 +1,5 @@
-"""The teams part of the settings file: channels, who may steer the agent, approval rules.
+"""The teams part of the settings file: channels, who may steer the agent, approval rules, and
+the routes of Alertmanager's alerts into sessions (bot.policy.alert_routes).
 
 Only the YAML file at `TANKA_BOT_CONFIG` holds these (they are structured, not environment
 variables). `parse_teams` checks them all at once and returns every problem as one line naming
@@ -13,7 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-TEAM_KEYS = ("channels", "allowed_users", "approval_rules")
+from bot.policy.alert_routes import AlertRoute, parse_alert_routes
+
+TEAM_KEYS = ("channels", "allowed_users", "approval_rules", "alert_routes")
 
 CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]{2,}$")
 USER_ID = re.compile(r"^[UW][A-Z0-9]{2,}$")
@@ -44,6 +47,7 @@ class Teams:
     channels: Mapping[str, ChannelConfig] | None = None  # None: every channel, global settings
     allowed_users: tuple[str, ...] | None = None  # None: anyone may steer
     approval_rules: tuple[ApprovalRule, ...] = field(default=())
+    alert_routes: tuple[AlertRoute, ...] = field(default=())  # none: alerts start nothing
 
     def channel(self, channel: str) -> ChannelConfig | None:
         """The channel's settings; None when `channels` is set and does not list it."""
@@ -62,7 +66,12 @@ def parse_teams(data: Mapping[str, Any]) -> tuple[Teams, list[str]]:
         else None
     )
     rules = _rules(data.get("approval_rules"), problems) if "approval_rules" in data else ()
-    return Teams(channels, allowed, rules), problems
+    routes = (
+        parse_alert_routes(data.get("alert_routes"), channels, problems)
+        if "alert_routes" in data
+        else ()
+    )
+    return Teams(channels, allowed, rules, routes), problems
 
 
 def _channels(raw: object, problems: list[str]) -> dict[str, ChannelConfig]:

@@ -2,20 +2,21 @@
 
 The inbound listeners hand it domain values after the ack. Each entry point lives in its own
 module: messages (a mention or a reply: a turn, a cancel, `rebase`), reactions (approve,
-withdraw, cancel), slash (`/tanka new-env`) and github_feedback (PR news). What they share (the
-per-thread lease, the queue, the masks, and the one place errors become replies) is
-bot.runtime.threads.
+withdraw, cancel), slash (`/tanka new-env`), github_feedback (PR news) and alerts
+(Alertmanager's alert groups). What they share (the per-thread lease, the queue, the masks, and
+the one place errors become replies) is bot.runtime.threads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from bot.domain.alerts import AlertNotification
 from bot.domain.commands import NewEnv
 from bot.domain.pr_events import GitHubEvent
 from bot.domain.requests import Mention, Reaction, SlashCommand, ThreadReply
 from bot.domain.thread import ThreadKey
-from bot.runtime import github_feedback, messages, reactions, slash
+from bot.runtime import alerts, github_feedback, messages, reactions, slash
 from bot.runtime.dispatch import Dispatcher
 from bot.runtime.threads import Threads
 from bot.services import Services
@@ -44,6 +45,10 @@ class Runner:
 
     def accept_github(self, event: GitHubEvent) -> None:
         github_feedback.accept(self.threads, event)
+
+    def accept_alert(self, notification: AlertNotification) -> bool:
+        """An Alertmanager notification; False when no worker can take it (answered 503)."""
+        return alerts.accept(self.threads, notification)
 
     def wake(self, key: ThreadKey) -> None:
         """Run the thread's queued messages (for the sweep, when nobody else will)."""

@@ -22,6 +22,7 @@ TOKENS = {
     "SLACK_SIGNING_SECRET": "sentinel-signing-secret",
     "ANTHROPIC_API_KEY": "sentinel-anthropic-key",
     "GITHUB_TOKEN": "sentinel-github-token",
+    "TANKA_BOT_ALERTS_TOKEN": "sentinel-alerts-token",
 }
 REDIS_URL = "rediss://:sentinel-redis-password@redis.example.internal:6380/2"
 CONFIG = {
@@ -42,7 +43,17 @@ VALUE_SETS: dict[str, dict[str, Any]] = {
         },
         "metrics": {"serviceMonitor": {"enabled": True, "labels": {"release": "prom"}}},
         "networkPolicy": {"enabled": True},
-        "settingsFile": {"allowed_users": ["S0ENG"], "channels": {"C0DEPLOY1": {"repo_url": "x"}}},
+        "settingsFile": {
+            "allowed_users": ["S0ENG"],
+            "channels": {"C0DEPLOY1": {"repo_url": "x"}},
+            "alert_routes": [
+                {
+                    "match": {"alertname": "KubeContainerOOMKilled"},
+                    "channel": "C0DEPLOY1",
+                    "instructions": "Propose a fix.",
+                }
+            ],
+        },
     },
     "existing-secret": {"existingSecret": "tanka-bot-tokens", "config": CONFIG},
     "existing-secret-files": {

@@ -1,0 +1,143 @@
+"""bot.runtime.alerts in process: one session per firing group while it is open, news noted
+without a turn, a new session after the old one closed, the route as the requester."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, cast
+
+import yaml
+
+from bot.agent.agent import Agent
+from bot.config import load_settings
+from bot.domain.alerts import AlertNotification, parse_notification
+from bot.domain.thread import ThreadKey
+from bot.policy.groups import GroupCache
+from bot.runtime import alerts
+from bot.runtime.dispatch import Admission, Dispatcher
+from bot.runtime.lease import Lease
+from bot.runtime.queue import Pending
+from bot.runtime.threads import Threads
+from bot.services import Services
+from bot.store.memory import MemoryStore
+from bot.telemetry.metrics import Metrics
+from bot.workspace.workspaces import Workspaces
+from fakes.chat import RecordingChat
+from tests.unit.alerts.test_payload import fixture
+from tools.tanka.diff.revision import RevisionDiffer
+
+CHANNEL = "C0DEPLOY"
+ROUTE = {"match": {"alertname": "KubeContainerOOMKilled"}, "channel": CHANNEL,
+         "instructions": "Propose a memory change if warranted.", "name": "oom"}  # fmt: skip
+
+
+class Inline:
+    """A dispatcher that runs each job at once, on the caller's thread."""
+
+    def submit(self, job: Callable[[], None]) -> Admission:
+        job()
+        return Admission.STARTED
+
+
+class Env:
+    def __init__(self, tmp: Path, route: dict[str, Any]) -> None:
+        (tmp / "settings.yaml").write_text(yaml.safe_dump({"alert_routes": [route]}))
+        self.store = MemoryStore()
+        self.chat = RecordingChat()
+        self.metrics = Metrics()
+        self.turns: list[tuple[ThreadKey, list[Pending]]] = []
+        svc = Services(
+            settings=load_settings({"TANKA_BOT_CONFIG": str(tmp / "settings.yaml")}),
+            store=self.store, chat=self.chat, workspaces=cast(Workspaces, None),
+            agent=cast(Agent, None), differ=cast(RevisionDiffer, None), metrics=self.metrics,
+            groups=GroupCache(self.chat.group_members), code_host=lambda: None, replica="r1",
+        )  # fmt: skip
+        self.svc = svc
+        self.threads = Threads(svc, cast(Dispatcher, Inline()), None, self.turn)
+
+    def turn(self, _threads: Threads, key: ThreadKey, items: list[Pending], _lease: Lease) -> None:
+        self.turns.append((key, items))
+
+    def send(self, n: AlertNotification) -> None:
+        assert alerts.accept(self.threads, n)
+
+    def outcomes(self) -> dict[str, float]:
+        (family,) = self.metrics.alert_groups.collect()
+        samples = family.samples
+        return {s.labels["outcome"]: s.value for s in samples if s.name.endswith("_total")}
+
+
+def notification(**changes: Any) -> AlertNotification:
+    payload = copy.deepcopy(fixture())
+    payload.update(changes)
+    return parse_notification(payload)
+
+
+def second_alert() -> dict[str, Any]:
+    alert: dict[str, Any] = copy.deepcopy(fixture()["alerts"][0])
+    alert["labels"]["pod"] = "loki-1"
+    alert["fingerprint"] = "fp-loki-1"
+    return alert
+
+
+def test_one_session_per_open_group_and_a_new_one_after_it_closed(tmp_path: Path) -> None:
+    env = Env(tmp_path, ROUTE)
+    env.send(notification())
+    ((channel, root, thread),) = env.chat.posts
+    assert (channel, thread) == (CHANNEL, None)
+    assert "KubeContainerOOMKilled" in root
+    ((key, items),) = env.turns
+    assert key.channel == CHANNEL
+    assert items[0].user == "alert:oom"
+    assert items[0].text.startswith("Propose a memory change if warranted.")
+    session = env.svc.sessions.get(key)
+    assert session is not None
+    assert session.requester == "alert:oom"
+    assert session.request == "alert KubeContainerOOMKilled"
+
+    env.send(notification())  # a repeat notification
+    assert len(env.chat.posts) == 1
+    assert len(env.turns) == 1
+
+    firing = fixture()["alerts"] + [second_alert()]
+    env.send(notification(alerts=firing))  # an alert joins the group
+    assert len(env.turns) == 1
+    channel, note, thread = env.chat.posts[-1]
+    assert thread == key.thread_ts
+    assert "Firing in this group now:" in note
+    assert "`pod=loki-1`" in note
+    assert "loki-0" not in note
+
+    ended = [{**a, "status": "resolved"} for a in firing]
+    env.send(notification(status="resolved", alerts=ended))
+    channel, note, thread = env.chat.posts[-1]
+    assert thread == key.thread_ts
+    assert "The alert group is resolved" in note
+    assert len(env.turns) == 1
+    posts = len(env.chat.posts)
+    env.send(notification(status="resolved", alerts=ended))  # resolved, repeated
+    assert len(env.chat.posts) == posts
+
+    env.store.delete(key)  # the reaper closed the session
+    env.send(notification(status="resolved", alerts=ended))
+    assert len(env.chat.posts) == posts  # a resolved group with no session says nothing
+    env.send(notification())
+    assert len(env.turns) == 2
+    assert env.turns[1][0] != key
+    assert env.outcomes() == {"session": 2.0, "repeat": 2.0, "noted": 2.0, "ignored": 1.0}
+
+
+def test_an_unrouted_group_is_counted_and_the_budget_is_noted_once(tmp_path: Path) -> None:
+    env = Env(tmp_path, {**ROUTE, "max_sessions_per_hour": 1})
+    labels = {"alertname": "Watchdog"}
+    env.send(notification(commonLabels=labels, groupKey="{}:watchdog"))
+    assert env.chat.posts == []
+    for namespace in ("prod", "staging", "dev", "prod"):
+        env.send(notification(groupKey=f'{{}}:{{namespace="{namespace}"}}'))
+    assert len(env.turns) == 1
+    roots = [text for _, text, thread in env.chat.posts if thread is None]
+    assert len(roots) == 2
+    assert "Alert route `oom` started 1 session this hour" in roots[1]
+    assert env.outcomes() == {"unrouted": 1.0, "session": 1.0, "rate_limited": 2.0, "repeat": 1.0}
