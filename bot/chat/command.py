@@ -42,6 +42,7 @@ from tools.catalog import default_registry
 from tools.context import PullRequestSource, ToolContext
 from tools.git import run_git
 from tools.gitrun import GitError
+from tools.mask_teacher import MaskTeacher
 from tools.redaction import SecretMask, scrub_credentials
 from tools.registry import ToolRegistry
 
@@ -136,13 +137,15 @@ def _session(
         system_prompt=system_prompt(),
         budgets=budgets_from_settings(settings),
     )
+    differ = _differ(settings)
     ctx = ToolContext(
         root=root,
         protected_paths=settings.protected_paths,
         base_commit=base,
         pull_requests=pull_requests,
-        differ=_differ(settings),
+        differ=differ,
         secret_mask=mask,
+        teach_mask=MaskTeacher(root, base, mask, differ),
         policy_dir=settings.policy_dir,
         kubernetes_version=settings.kubernetes_version,
     )
