@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.e2e.harness import BOB, CHANNEL, Stack, stack
+from tests.e2e.test_teams import audit
 from tests.scenarios.models import Call
 from tests.scenarios.project import commit_all, make_project
 from tests.secret_repo import (
@@ -109,7 +111,7 @@ def test_the_first_tool_output_is_masked_and_again_after_a_restart(tmp_path: Pat
         s.model.calls(Call("r2", "file_read", {"path": CREDS}))
         _rotate(s)
         s.model.answer(f"Rotated {PASSWORD}.")
-        s.reply(root.ts, "rotate it")
+        s.reply(root.ts, f"rotate it, it is {PASSWORD} now")  # audited: masked there too
         proposal = s.proposal(root.ts)
         s.wait_text(root.ts, "Rotated")
         again = s.model.results(4)
@@ -119,7 +121,12 @@ def test_the_first_tool_output_is_masked_and_again_after_a_restart(tmp_path: Pat
         s.wait_text(root.ts, "Opened pull request #1")
         pull = next(iter(s.github.repos["acme/infra"].pulls.values()))
         assert leaks(pull.body + pull.title) == []
-        assert leaks(_everything_posted(s)) == []
+        said = [m.text + str(m.blocks or "") for m in s.slack.bot_messages(CHANNEL, root.ts)]
+        said += [f"{u.title} {u.text}" for u in s.slack.uploads]
+        assert leaks("\n".join(said)) == []  # the reply quoting the password is a person's
+        told = [e for e in audit(s, "--thread", root.ts) if e["event"] == "message"]
+        assert [e["details"]["text"] for e in told][-1] == "rotate it, it is <redacted> now"
+        assert leaks(json.dumps(audit(s, "--thread", root.ts))) == []
 
 
 DENY_REPLICAS = """\
