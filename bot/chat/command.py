@@ -138,6 +138,9 @@ def _session(
         budgets=budgets_from_settings(settings),
     )
     differ = _differ(settings)
+    # Not started in the background: a chat may end at once, and its first tool output or
+    # answer waits for the renders anyway.
+    teacher = MaskTeacher(root, base, mask, differ)
     ctx = ToolContext(
         root=root,
         protected_paths=settings.protected_paths,
@@ -145,7 +148,7 @@ def _session(
         pull_requests=pull_requests,
         differ=differ,
         secret_mask=mask,
-        teach_mask=MaskTeacher(root, base, mask, differ),
+        teach_mask=teacher,
         policy_dir=settings.policy_dir,
         kubernetes_version=settings.kubernetes_version,
     )

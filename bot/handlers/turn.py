@@ -68,6 +68,8 @@ def run_turn(
         window=CONTEXT_WINDOWS.get(provider.name, 128_000),
         mask=mask.apply, on_tool=tool_done, on_write=saved_write,
     )  # fmt: skip
+    teacher = MaskTeacher(checkout.root, session.base_commit, mask, svc.differ)
+    teacher.start()  # renders while the model thinks; the first tool output waits for it
     ctx = ToolContext(
         root=checkout.root,
         protected_paths=svc.settings.protected_paths,
@@ -78,7 +80,7 @@ def run_turn(
         kubernetes_version=svc.settings.kubernetes_version,
         secret_mask=mask,
         differ=svc.differ,  # one per service: base renders are shared by turns and proposals
-        teach_mask=MaskTeacher(checkout.root, session.base_commit, mask, svc.differ),
+        teach_mask=teacher,
     )
     conversation = session.load_conversation()
     window = CONTEXT_WINDOWS.get(provider.name, 128_000)
