@@ -12,7 +12,10 @@ that shares the route is covered without being named here.
 `EnvelopeGate` wraps Bolt's WSGI handler behind the signature gate: an unreadable request is
 answered 400 with one log line (no traceback, never the body) and counted as
 `tanka_bot_errors_total{kind="unreadable"}`; a well-formed request no listener takes (an event
-type the app does not subscribe to) gets 200 instead of Bolt's 404, which Slack would retry.
+type the app does not subscribe to) gets 200 instead of Bolt's 404, which Slack would retry. If
+Bolt still fails on a request (raises, or answers 5xx when a middleware raised), that is a bug:
+logged with its traceback, counted as `kind="inbound"`, and answered 400 so Slack does not
+repeat it.
 """
 
 from __future__ import annotations
@@ -148,12 +151,22 @@ class EnvelopeGate:
 
         def recording(status: str, headers: list[tuple[str, str]], *rest: Any) -> Any:
             answered.append(status)
-            if status.startswith("404"):  # Bolt: no listener takes it
+            if status.startswith(("404", "5")):  # answered below instead
                 return None
             return start(status, headers, *rest)
 
-        out = self.inner(environ, recording)
-        if answered and answered[0].startswith("404"):
+        out: Iterable[bytes] = []
+        try:
+            out = self.inner(environ, recording)
+        except Exception:  # a request the reading above let through and Bolt could not take
+            answered[:] = ["500"]
+            log.exception("Bolt failed on a signed Slack request")
+        if answered and answered[0].startswith("5"):
+            # Slack would send it again, three times, and it would fail again: a bug to fix
+            # (the log has it), not a reason to retry.
+            self.metrics.errors.labels("inbound").inc()
+            return reply(start, "400 Bad Request", b"the request could not be handled\n")
+        if answered and answered[0].startswith("404"):  # Bolt: no listener takes it
             log.info("ignored a Slack request no listener takes (type %s)", read.get("type"))
             return reply(start, "200 OK", b"")
         return out

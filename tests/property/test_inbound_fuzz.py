@@ -340,3 +340,5 @@ def test_no_listener_failed_behind_the_answers(
     # The last test of the module: the service is stopped after it.
     service.bolt.listener_runner.listener_executor.shutdown(wait=True)
     assert [r.getMessage() for r in caplog.records] == []
+    # Every refusal above came from the edge's reading, none from the net behind it.
+    assert service.svc.metrics.errors.labels("inbound")._value.get() == 0

@@ -99,6 +99,24 @@ def test_a_well_formed_request_no_listener_takes_is_answered_200() -> None:
     assert (response.code, bolt.calls) == (200, 1)
 
 
+class Broken:
+    def __call__(self, env: dict[str, Any], start: Any) -> list[bytes]:
+        raise AttributeError("'NoneType' object has no attribute 'get'")
+
+
+@pytest.mark.parametrize("bolt", [Bolt("500 Internal Server Error"), Broken()])
+def test_a_request_bolt_fails_on_is_answered_400_with_the_traceback_logged(
+    bolt: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    metrics = Metrics()
+    body = b'{"type":"event_callback","event":{"type":"app_mention"}}'
+    response, text = call(EnvelopeGate(bolt, metrics), environ(body=body))
+    assert (response.code, text) == (400, b"the request could not be handled\n")
+    assert metrics.errors.labels("inbound")._value.get() == 1
+    if isinstance(bolt, Broken):
+        assert [r.exc_info is not None for r in caplog.records] == [True]
+
+
 class SocketClient:
     def __init__(self) -> None:
         self.responses: list[SocketModeResponse] = []
