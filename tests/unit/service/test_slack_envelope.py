@@ -8,12 +8,13 @@ from typing import Any
 
 import pytest
 from slack_bolt import App
-from slack_sdk.socket_mode.request import SocketModeRequest
-from slack_sdk.socket_mode.response import SocketModeResponse
+from slack_sdk import WebClient
 
 from bot.inbound.slack_envelope import EnvelopeGate, Unreadable, read_envelope
 from bot.inbound.slack_socket import CheckedSocketModeHandler
 from bot.telemetry.metrics import Metrics
+from fakes import slack_events as events
+from fakes.slack_server import SlackServer
 from tests.unit.service.test_http import call, environ
 
 JSON = "application/json"
@@ -117,27 +118,33 @@ def test_a_request_bolt_fails_on_is_answered_400_with_the_traceback_logged(
         assert [r.exc_info is not None for r in caplog.records] == [True]
 
 
-class SocketClient:
-    def __init__(self) -> None:
-        self.responses: list[SocketModeResponse] = []
+def test_over_a_real_socket_malformed_envelopes_are_acked_and_the_connection_goes_on() -> None:
+    with SlackServer(socket_mode=True) as slack:
+        assert slack.socket_mode is not None
+        client = WebClient(token=slack.bot_token, base_url=slack.api_url)
+        bolt = App(client=client, signing_secret="dummy", token_verification_enabled=False)
+        seen: list[Any] = []
 
-    def send_socket_mode_response(self, response: SocketModeResponse) -> None:
-        self.responses.append(response)
+        def got(event: dict[str, Any]) -> None:  # Bolt passes arguments by name
+            seen.append(event)
 
-
-def test_a_malformed_socket_mode_envelope_is_acknowledged_and_dropped() -> None:
-    bolt = App(token="xoxb-dummy", signing_secret="dummy", token_verification_enabled=False)
-    seen: list[Any] = []
-    bolt.event("app_mention")(seen.append)
-    metrics = Metrics()
-    handler = CheckedSocketModeHandler(bolt, "xapp-dummy", metrics)
-    client = SocketClient()
-    for payload in ([1, 2], {"type": "event_callback", "event": None}, "text"):
-        # slack_sdk builds a request from whatever JSON the envelope holds (SocketModeRequest's
-        # own constructor refuses a payload that is not an object).
-        request = SocketModeRequest.__new__(SocketModeRequest)
-        request.type, request.envelope_id, request.payload = "events_api", "E1", payload  # type: ignore[assignment]
-        handler.handle(client, request)  # type: ignore[arg-type]
-    assert [r.envelope_id for r in client.responses] == ["E1"] * 3
-    assert seen == []
-    assert metrics.errors.labels("unreadable")._value.get() == 3
+        bolt.event("app_mention")(got)
+        metrics = Metrics()
+        handler = CheckedSocketModeHandler(bolt, slack.app_token, metrics)
+        try:
+            handler.connect()  # type: ignore[no-untyped-call]  # Bolt leaves it unannotated
+            bad = [[1, 2], {"type": "event_callback", "event": None}, "text", {"team": 5}, None]
+            for number, payload in enumerate(bad):
+                envelope = {"envelope_id": f"bad-{number}", "type": "events_api",
+                            "payload": payload, "accepts_response_payload": False}  # fmt: skip
+                slack.socket_mode.push(envelope)
+                assert slack.socket_mode.wait_for_ack(f"bad-{number}").payload is None
+            mention = events.app_mention(channel="C0DEPLOY", user="U0ALICE", text="<@U0BOT> hi",
+                                         ts="1700000000.000100")  # fmt: skip
+            good = slack.socket_mode.push_event(events.event_callback(mention, event_id="Ev1"))
+            slack.socket_mode.wait_for_ack(good)
+            slack.wait_for(lambda: seen)
+            assert slack.socket_mode.connection_count == 1  # the same connection throughout
+            assert metrics.errors.labels("unreadable")._value.get() == len(bad)
+        finally:
+            handler.close()  # type: ignore[no-untyped-call]
