@@ -42,7 +42,13 @@ class MaskTeacher:
 
     def start(self) -> None:
         """Begin teaching in the background; the next call waits for it to finish."""
-        threading.Thread(target=self, name="mask-teacher", daemon=True).start()
+        threading.Thread(target=self._background, name="mask-teacher", daemon=True).start()
+
+    def _background(self) -> None:
+        try:
+            self()
+        except Exception:  # unexpected: the next call, on the turn's thread, tries again
+            log.exception("teaching the session's SecretMask failed")
 
     def __call__(self) -> None:
         if not self.base:
