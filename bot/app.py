@@ -33,6 +33,7 @@ from bot.git.askpass import TokenCredentials
 from bot.inbound.alert_receiver import AlertReceiver
 from bot.inbound.github_receiver import WebhookReceiver
 from bot.inbound.http import HealthApp, Readiness
+from bot.inbound.slack_envelope import EnvelopeGate
 from bot.inbound.slack_listeners import register
 from bot.inbound.slack_signature import SignatureGate
 from bot.policy.groups import GroupCache
@@ -213,15 +214,16 @@ def serve(settings: Settings, *, host: str, port: int, socket_mode: bool) -> int
 
     service = build_service(settings, socket_mode=socket_mode)
     service.start_jobs(sweep_interval=min(max(settings.session_ttl / 4, 10.0), 300.0))
-    slack = None if socket_mode else _verified(SlackRequestHandler(service.bolt), service)
-    app = HealthApp(service.readiness, service.svc.metrics, slack=slack,
-                    github=github_webhook(service), alerts=alert_webhook(service))  # fmt: skip
+    app = wsgi_app(service, socket_mode=socket_mode, github=github_webhook(service),
+                   alerts=alert_webhook(service))  # fmt: skip
     server = create_server(app, host=host, port=port, threads=16, ident="tanka-bot")
     socket_handler = None
     if socket_mode:
-        from slack_bolt.adapter.socket_mode import SocketModeHandler  # noqa: PLC0415 - only the transport the settings choose is loaded
+        from bot.inbound.slack_socket import CheckedSocketModeHandler  # noqa: PLC0415 - only the transport the settings choose is loaded
 
-        socket_handler = SocketModeHandler(service.bolt, _secret(settings.slack_app_token))
+        socket_handler = CheckedSocketModeHandler(
+            service.bolt, _secret(settings.slack_app_token), service.svc.metrics
+        )
         socket_handler.connect()  # type: ignore[no-untyped-call]
     stopping = threading.Event()
 
@@ -251,6 +253,14 @@ def serve(settings: Settings, *, host: str, port: int, socket_mode: bool) -> int
     return 0
 
 
+def wsgi_app(service: Service, *, socket_mode: bool, github: Any, alerts: Any = None) -> HealthApp:
+    """What waitress serves: health, readiness, metrics, and (HTTP mode) Slack's requests behind
+    the signature and envelope gates; `github` and `alerts` are the webhook apps or None."""
+    slack = None if socket_mode else _verified(SlackRequestHandler(service.bolt), service)
+    return HealthApp(service.readiness, service.svc.metrics, slack=slack, github=github,
+                     alerts=alerts)  # fmt: skip
+
+
 def github_webhook(service: Service) -> Any:
     """The `POST /github/webhook` app, or None (404) when GITHUB_WEBHOOK_SECRET is unset."""
     secret = service.svc.settings.github_webhook_secret
@@ -273,7 +283,8 @@ def alert_webhook(service: Service) -> Any:
 
 def _verified(handler: SlackRequestHandler, service: Service) -> Any:
     secret = _secret(service.svc.settings.slack_signing_secret)
-    return SignatureGate(handler, secret, service.svc.metrics)
+    metrics = service.svc.metrics
+    return SignatureGate(EnvelopeGate(handler, metrics), secret, metrics)
 
 
 def _secret(value: SecretStr | None) -> str:

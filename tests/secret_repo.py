@@ -41,8 +41,18 @@ def b64(text: str) -> str:
     return base64.b64encode(text.encode()).decode()
 
 
+def b64_forms(text: str) -> set[str]:
+    """Standard and URL-safe base64, padded and not."""
+    raw = text.encode()
+    forms = {base64.b64encode(raw).decode(), base64.urlsafe_b64encode(raw).decode()}
+    return forms | {f.rstrip("=") for f in forms}
+
+
 # Every form in which a value could be read: plain, base64 (as in a Secret's data or a copy).
-FORBIDDEN = (*PLAIN_VALUES, *(b64(v) for v in (PASSWORD, NEW_PASSWORD, TOKEN, CERT, PASSPHRASE)))
+FORBIDDEN = (
+    *PLAIN_VALUES,
+    *sorted(f for v in (PASSWORD, NEW_PASSWORD, TOKEN, CERT, PASSPHRASE) for f in b64_forms(v)),
+)
 
 
 def leaks(text: str) -> list[str]:
@@ -68,3 +78,37 @@ def _replace(path: Path, old: str, new: str) -> None:
     text = path.read_text()
     assert old in text, (path, old)
     path.write_text(text.replace(old, new))
+
+
+# Another environment, with no Secret, whose ConfigMap copies the Secret's password: plain,
+# base64 and URL-safe base64 without padding. Shown alone, nothing in it says it is secret.
+APP = "environments/app"
+APP_MAIN = """local creds = import 'creds.libsonnet';
+{
+  config: {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'copy' },
+    data: {
+      copied: creds.password,
+      copied_b64: std.base64(creds.password),
+      copied_url: std.strReplace(std.strReplace(std.rstripChars(std.base64(creds.password), '='),
+                                                '+', '-'), '/', '_'),
+    },
+  },
+}
+"""
+
+
+def add_copying_env(root: Path) -> Path:
+    """`root` (a made secret repo) with APP committed."""
+    (root / APP).mkdir()
+    (root / APP / "main.jsonnet").write_text(APP_MAIN)
+    spec = (root / ENV / "spec.json").read_text().replace(ENV, APP).replace('"prod"', '"app"')
+    (root / APP / "spec.json").write_text(spec)
+    commit_all(root, "an environment copying the password")
+    return root
+
+
+def make_secret_repo_with_copy(root: Path) -> Path:
+    return add_copying_env(make_secret_repo(root))

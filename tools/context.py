@@ -11,6 +11,7 @@ if TYPE_CHECKING:  # the Tanka engine loads only when a rendered diff is asked f
     from tools.subagent_port import SubAgents
     from tools.tanka.diff.revision import RevisionDiffer
 
+from tools.mask_teacher import nothing_to_teach
 from tools.redaction.mask import SecretMask
 
 # Paths the agent may read but never write, unless the settings say otherwise. `.gitattributes`
@@ -59,6 +60,9 @@ class ToolContext:
     # The session's Secret values: renders add to it, and every tool result is masked with it
     # (tools/registry.py). Front ends share it to mask what they show.
     secret_mask: SecretMask = field(default_factory=SecretMask)
+    # Called before every tool output is masked: teaches the mask, once, every Secret value the
+    # session can render (tools/mask_teacher.py), so the first output is masked as the last.
+    teach_mask: Callable[[], None] = field(default=nothing_to_teach)
     # Rendered diffs (tanka_diff). Its caches (base trees, base renders) pay off across calls, so
     # the front end makes one per session or process and uses it for its own proposal diffs too;
     # None: a fresh differ per call, base trees in the system temp directory.

@@ -70,6 +70,7 @@ class Tool(Generic[InputT]):
         a value in two and leave a part of it unmasked.
         """
         outcome = self._outcome(ctx, arguments)
+        ctx.teach_mask()  # before the first output: values not rendered yet are known too
         content = ctx.secret_mask.apply(outcome.content)
         if outcome.is_error:
             return ToolOutcome(content, is_error=True)

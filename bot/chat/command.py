@@ -43,6 +43,7 @@ from tools.context import PullRequestSource, ToolContext
 from tools.git import run_git
 from tools.gitrun import GitError
 from tools.linear_re import SPACE
+from tools.mask_teacher import MaskTeacher
 from tools.redaction import SecretMask, scrub_credentials
 from tools.registry import ToolRegistry
 
@@ -138,13 +139,18 @@ def _session(
         system_prompt=system_prompt(),
         budgets=budgets_from_settings(settings),
     )
+    differ = _differ(settings)
+    # Not started in the background: a chat may end at once, and its first tool output or
+    # answer waits for the renders anyway.
+    teacher = MaskTeacher(root, base, mask, differ)
     ctx = ToolContext(
         root=root,
         protected_paths=settings.protected_paths,
         base_commit=base,
         pull_requests=pull_requests,
-        differ=_differ(settings),
+        differ=differ,
         secret_mask=mask,
+        teach_mask=teacher,
         policy_dir=settings.policy_dir,
         kubernetes_version=settings.kubernetes_version,
     )

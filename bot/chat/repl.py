@@ -142,6 +142,7 @@ def _turn(session: ChatSession, prompt: str, token: CancelToken) -> TurnResult:
 
 def report(session: ChatSession, result: TurnResult) -> None:
     """The answer (or why there is none) and what the turn cost."""
+    session.ctx.teach_mask()  # a turn without tool calls has not taught it yet
     if session.changes is not None:
         session.changes.learn()
     if result.text.strip():

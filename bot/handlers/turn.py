@@ -29,6 +29,7 @@ from tools.context import ToolContext
 from tools.errors import ToolError
 from tools.git import working_tree_id
 from tools.gitrun import GitError
+from tools.mask_teacher import MaskTeacher
 from tools.redaction import SecretMask
 from tools.tanka.check import CheckOptions, CheckSetupError, check_environments
 from tools.tanka.diff.groups import group_envs, grouped_summary, grouped_text
@@ -68,6 +69,8 @@ def run_turn(
         window=CONTEXT_WINDOWS.get(provider.name, 128_000),
         mask=mask.apply, on_tool=tool_done, on_write=saved_write,
     )  # fmt: skip
+    teacher = MaskTeacher(checkout.root, session.base_commit, mask, svc.differ)
+    teacher.start()  # renders while the model thinks; the first tool output waits for it
     ctx = ToolContext(
         root=checkout.root,
         protected_paths=svc.settings.protected_paths,
@@ -78,6 +81,7 @@ def run_turn(
         kubernetes_version=svc.settings.kubernetes_version,
         secret_mask=mask,
         differ=svc.differ,  # one per service: base renders are shared by turns and proposals
+        teach_mask=teacher,
     )
     conversation = session.load_conversation()
     window = CONTEXT_WINDOWS.get(provider.name, 128_000)
@@ -205,14 +209,15 @@ def _checks(svc: Services, checkout: Checkout, diff: RevisionDiff) -> str:
 
 def teach_mask(svc: Services, session: Session, mask: SecretMask) -> None:
     """Teach a mask this replica has just made (after a restart, on another replica, or once
-    the thread's mask was dropped) the Secret values of the session's change, as the renders
-    before it did, before anything of the session is posted: the stored proposal, its title and
-    the request may carry them. Values never go to the store, so rendering is the only way."""
-    if session.revision == 0 or not session.base_commit:
-        return  # nothing was ever edited, so nothing was ever rendered
+    the thread's mask was dropped) every Secret value the session can render, as a turn's first
+    tool call does (tools/mask_teacher.py), before anything of the session is posted: the
+    stored proposal, its title and the request may carry them. Values never go to the store,
+    so rendering is the only way."""
+    if not session.base_commit:
+        return  # no checkout was ever made, so nothing was ever rendered or shown
     try:
         checkout = svc.workspaces.open(session)
-        rendered_change(checkout.root, session.base_commit, mask, differ=svc.differ)
+        svc.differ.learn_secrets(checkout.root, session.base_commit, mask)
     except (TankaError, ToolError, OSError, WorkspaceError) as exc:
         # The proposal's own render fails the same way and says so in the thread; what the mask
         # cannot learn here, no render of this change could show either.

@@ -108,7 +108,7 @@ def replay_key(event: str, payload: Mapping[str, Any]) -> str | None:
 
 def _check_run(repo: str, run: Mapping[str, Any]) -> list[GitHubEvent]:
     numbers = sorted(
-        {_int(pr, "number") for pr in run.get("pull_requests") or () if isinstance(pr, Mapping)}
+        {_int(pr, "number") for pr in _list(run, "pull_requests") if isinstance(pr, Mapping)}
     )
     return [
         CheckRunUpdate(
@@ -126,7 +126,7 @@ def _check_run(repo: str, run: Mapping[str, Any]) -> list[GitHubEvent]:
 
 def _status(repo: str, payload: Mapping[str, Any]) -> CommitStatus:
     branches = sorted(
-        {str(b["name"]) for b in payload.get("branches") or () if isinstance(b, Mapping)
+        {str(b["name"]) for b in _list(payload, "branches") if isinstance(b, Mapping)
          and isinstance(b.get("name"), str)}
     )  # fmt: skip
     return CommitStatus(
@@ -207,6 +207,13 @@ def _int(data: Mapping[str, Any], key: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise PayloadError(f"payload field {key!r} is missing or not a number")
     return value
+
+
+def _list(data: Mapping[str, Any], key: str) -> list[Any]:
+    value = data.get(key)
+    if value is not None and not isinstance(value, list):
+        raise PayloadError(f"payload field {key!r} is not a list")
+    return value or []
 
 
 def _text(value: object) -> str:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.e2e.harness import BOB, CHANNEL, Stack, stack
+from tests.e2e.test_teams import audit
 from tests.scenarios.models import Call
 from tests.scenarios.project import commit_all, make_project
 from tests.secret_repo import (
+    APP,
     CREDS,
     ENV,
     NEW_PASSWORD,
@@ -16,6 +19,7 @@ from tests.secret_repo import (
     VISIBLE,
     leaks,
     make_secret_repo,
+    make_secret_repo_with_copy,
 )
 
 DEV = "environments/dev/main.jsonnet"
@@ -83,6 +87,46 @@ def test_after_a_restart_the_approval_still_masks_what_the_change_renders(tmp_pa
         said = [m.text + str(m.blocks or "") for m in s.slack.bot_messages(CHANNEL, root.ts)]
         assert "Opened pull request #1" in "".join(said)
         assert leaks("\n".join(said)) == []
+
+
+def test_the_first_tool_output_is_masked_and_again_after_a_restart(tmp_path: Path) -> None:
+    # Nothing rendered yet: the model first reads the source holding the values, then shows an
+    # environment with no Secret whose ConfigMap copies the password. Then a new process on the
+    # same Redis takes the thread's next turn, whose first call reads the source again, and the
+    # change it makes is approved: its pull request shows no value either.
+    with stack(tmp_path, project=make_secret_repo_with_copy, redis=True) as s:
+        s.start_bot()
+        s.model.calls(Call("r1", "file_read", {"path": CREDS}))
+        s.model.calls(Call("s1", "tanka_show", {"env_path": APP}))
+        s.model.answer(f"The copy holds {PASSWORD}.")
+        root = s.mention("where is the db password copied?")
+        s.wait_text(root.ts, "The copy holds")
+        first = [s.model.results(1), s.model.results(2)]
+        assert [leaks(seen.content) for results in first for seen in results] == [[], []]
+        assert "copied_url: <redacted>" in first[1][0].content
+        assert s.bot is not None
+        s.bot.stop()
+
+        s.start_bot({"TANKA_BOT_WORKDIR": str(tmp_path / "replica-2")})
+        s.model.calls(Call("r2", "file_read", {"path": CREDS}))
+        _rotate(s)
+        s.model.answer(f"Rotated {PASSWORD}.")
+        s.reply(root.ts, f"rotate it, it is {PASSWORD} now")  # audited: masked there too
+        proposal = s.proposal(root.ts)
+        s.wait_text(root.ts, "Rotated")
+        again = s.model.results(4)
+        assert [leaks(seen.content) for seen in again] == [[]]
+        assert "password: '<redacted>'" in again[0].content
+        s.react(proposal.ts, "white_check_mark", user=BOB)
+        s.wait_text(root.ts, "Opened pull request #1")
+        pull = next(iter(s.github.repos["acme/infra"].pulls.values()))
+        assert leaks(pull.body + pull.title) == []
+        said = [m.text + str(m.blocks or "") for m in s.slack.bot_messages(CHANNEL, root.ts)]
+        said += [f"{u.title} {u.text}" for u in s.slack.uploads]
+        assert leaks("\n".join(said)) == []  # the reply quoting the password is a person's
+        told = [e for e in audit(s, "--thread", root.ts) if e["event"] == "message"]
+        assert [e["details"]["text"] for e in told][-1] == "rotate it, it is <redacted> now"
+        assert leaks(json.dumps(audit(s, "--thread", root.ts))) == []
 
 
 DENY_REPLICAS = """\

@@ -13,6 +13,7 @@ from pathlib import Path
 from tests.scenarios.conftest import Chat
 from tests.scenarios.models import AnthropicModel, Call
 from tests.secret_repo import (
+    APP,
     CREDS,
     ENV,
     NEW_PASSWORD,
@@ -23,6 +24,7 @@ from tests.secret_repo import (
     change_password,
     leaks,
     make_secret_repo,
+    make_secret_repo_with_copy,
 )
 from tools.redaction import REDACTED
 
@@ -58,3 +60,27 @@ def test_no_value_reaches_the_model_or_the_terminal(
     assert f"-  visible: {VISIBLE}" in rendered.splitlines()
     assert f"+  visible: {NEW_VISIBLE}" in rendered.splitlines()
     assert f"+  leaked: {REDACTED}" in rendered.splitlines()
+
+
+def test_the_first_tool_output_and_a_copy_elsewhere_are_masked(
+    tmp_path: Path, anthropic: AnthropicModel, chat: Chat
+) -> None:
+    # The model reads the source before anything was rendered, then shows an environment with
+    # no Secret whose ConfigMap copies the password (plain, base64, URL-safe base64), and quotes
+    # the value in its answer. The chat itself renders nothing before the first tool output.
+    repo = make_secret_repo_with_copy(tmp_path / "infra")
+    anthropic.calls(Call("read", "file_read", {"path": CREDS}))
+    anthropic.calls(Call("show", "tanka_show", {"env_path": APP}))
+    anthropic.answer(f"The copy holds {PASSWORD} ({b64(PASSWORD).rstrip('=')}).")
+
+    run = chat(repo, "where is the db password copied?", anthropic)
+
+    assert run.code == 0, run.err
+    read, shown = (seen.content for request in (1, 2) for seen in anthropic.results(request))
+    assert leaks(read) == []
+    assert f"password: '{REDACTED}'" in read
+    assert leaks(shown) == []
+    assert f"copied_url: {REDACTED}" in shown
+    assert leaks(run.out) == []
+    assert leaks(run.err) == []
+    assert f"The copy holds {REDACTED} ({REDACTED})." in run.out

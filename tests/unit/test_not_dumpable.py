@@ -23,4 +23,3 @@ def test_serve_process_becomes_not_dumpable() -> None:
         [sys.executable, "-c", PROBE], capture_output=True, text=True, check=True, timeout=60
     ).stdout.split()
     assert out == ["1", "True", "0"]
-

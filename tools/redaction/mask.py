@@ -11,15 +11,24 @@ For each value it knows several forms, since a value is rarely written only one 
 - the value without surrounding whitespace (a file's trailing newline): masking the whitespace
   too would swallow the line break and the next line's start (literals.py lets a newline match
   a diff's line prefix);
-- its base64 form, padded and not (as it would sit in a Secret's `data`, or in `std.base64`'s
-  output quoted elsewhere), and for a `data` value its decoded text;
+- its base64 form, standard and URL-safe (`-_` for `+/`), padded and not (as it would sit in a
+  Secret's `data`, in `std.base64`'s output quoted elsewhere, or in a token or URL), and for a
+  `data` value its decoded text. Not found: the value's base64 inside a larger base64 blob (a
+  whole config file encoded at once), whose characters depend on what precedes the value; it is
+  out of scope, as is any other encoding (hex, URL-escaping, gzip);
 - its JSON/YAML double-quoted escaped form, when that differs (quotes, backslashes, newlines);
 - for a multi-line value (a certificate, a config file), each line of at least `MIN_LINE_LENGTH`
   characters on its own: a unified diff shows such a value line by line, each behind `+`/`-`.
 
 Values shorter than `MIN_VALUE_LENGTH` are not masked. A one- to three-character value ("1",
 "yes", "dev") occurs all over any diff: masking it would black out unrelated text, and the pattern
-of markers would itself give the value away; a value that short protects nothing anyway. Lines of
+of markers would itself give the value away; a value that short protects nothing anyway (a
+thousand guesses find it). Four characters is where common words still collide ("true" is
+masked, and so is every "true" beside it) but a value stops being guessable at a glance: the
+floor errs towards hiding too much, since a false positive costs readability and a false
+negative a leak. The one exception is a boolean or null spelled as a string ("true", "false",
+"yes", "no", "on", "off", "null", "none", any case): a Secret holding one hides nothing (two
+guesses), and masking it would blank every boolean in every manifest shown. Lines of
 multi-line values have a higher bar for the same reason: short lines ("}", "---") are everywhere.
 
 Overlapping occurrences of different values are hidden as one run, so no part of either shows.
@@ -41,6 +50,8 @@ from tools.redaction.marker import REDACTED
 
 MIN_VALUE_LENGTH = 4
 MIN_LINE_LENGTH = 8
+# Booleans and nulls spelled as strings: never a secret, everywhere in manifests.
+NOT_SECRET = frozenset({"true", "false", "yes", "no", "on", "off", "null", "none"})
 
 
 class SecretMask:
@@ -120,12 +131,13 @@ class SecretMask:
 def plain_forms(value: str) -> set[str]:
     """The forms under which a plain value may appear in text; empty when it is too short."""
     stripped = value.strip()
-    if len(stripped) < MIN_VALUE_LENGTH:
+    if len(stripped) < MIN_VALUE_LENGTH or stripped.lower() in NOT_SECRET:
         return set()
     forms = {stripped}
     for text in (value, stripped):
-        encoded = base64.b64encode(text.encode("utf-8")).decode("ascii")
-        forms |= {encoded, encoded.rstrip("=")}
+        raw = text.encode("utf-8")
+        for encoded in (base64.b64encode(raw), base64.urlsafe_b64encode(raw)):
+            forms |= {encoded.decode("ascii"), encoded.decode("ascii").rstrip("=")}
         forms.add(json.dumps(text, ensure_ascii=False)[1:-1])
     lines = [line.strip() for line in stripped.splitlines()]
     if len(lines) > 1:
@@ -140,6 +152,6 @@ def encoded_forms(value: str) -> set[str]:
         decoded = base64.b64decode(compact, validate=True).decode("utf-8")
     except (binascii.Error, ValueError):  # not base64, or binary: only the value as written
         return {f for f in (value, compact) if len(f.strip()) >= MIN_VALUE_LENGTH}
-    if len(decoded.strip()) < MIN_VALUE_LENGTH:
+    if len(decoded.strip()) < MIN_VALUE_LENGTH or decoded.strip().lower() in NOT_SECRET:
         return set()
     return plain_forms(decoded) | {value, compact, compact.rstrip("=")}

@@ -229,6 +229,17 @@ def test_a_payload_missing_what_the_event_needs_names_the_field() -> None:
         parse("pull_request", {"action": "closed", "pull_request": {}, "repository": REPOSITORY})
 
 
+def test_a_list_field_of_another_type_names_the_field() -> None:
+    repo = {"full_name": "acme/infra"}
+    run = {"action": "completed", "repository": repo, "check_run": {"pull_requests": 5}}
+    with pytest.raises(PayloadError, match="'pull_requests' is not a list"):
+        parse("check_run", run)
+    status = {"repository": repo, "branches": "main", "sha": "abc", "id": 1, "context": "ci",
+              "state": "success"}  # fmt: skip
+    with pytest.raises(PayloadError, match="'branches' is not a list"):
+        parse("status", status)
+
+
 def test_the_signature_is_githubs_hmac_sha256() -> None:
     # GitHub's documented example: secret "It's a Secret to Everybody", body "Hello, World!".
     secret, body = b"It's a Secret to Everybody", b"Hello, World!"

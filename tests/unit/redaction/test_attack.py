@@ -15,18 +15,23 @@ import pytest
 
 from tests.scenarios.project import git
 from tests.secret_repo import (
+    APP,
     CREDS,
     ENV,
+    NEW_PASSWORD,
     NEW_VISIBLE,
     PASSWORD,
     VISIBLE,
+    add_copying_env,
     change_password,
     leaks,
     make_secret_repo,
 )
 from tools.catalog import default_registry
 from tools.context import ToolContext
-from tools.redaction import REDACTED
+from tools.mask_teacher import MaskTeacher
+from tools.redaction import REDACTED, SecretMask
+from tools.tanka.diff.revision import RevisionDiffer
 
 
 @pytest.fixture
@@ -74,9 +79,50 @@ def test_no_tool_result_shows_a_value_once_rendered(ctx: ToolContext) -> None:
     assert "lib/creds.libsonnet" in found
 
 
-def test_before_any_render_the_source_is_not_known_to_be_secret(ctx: ToolContext) -> None:
-    # What the mask holds is what the session rendered: a documented limit, pinned here.
-    assert PASSWORD not in run(ctx, "file_read", path=CREDS)
+def test_without_a_teacher_only_what_was_rendered_is_known(ctx: ToolContext) -> None:
+    # What the mask holds is what the session rendered; front ends give a teacher (below).
     assert "dummy-db-password-NEW-9Xw4" in run(ctx, "file_read", path=CREDS)
     run(ctx, "tanka_show", env_path=ENV)
     assert leaks(run(ctx, "file_read", path=CREDS)) == []
+
+
+@pytest.fixture
+def taught(tmp_path: Path) -> ToolContext:
+    """A session as the front ends make it: a teacher, and an environment copying a value."""
+    root = add_copying_env(make_secret_repo(tmp_path / "infra"))
+    base = git(root, "rev-parse", "HEAD").strip()
+    change_password(root)
+    mask, differ = SecretMask(), RevisionDiffer()
+    teacher = MaskTeacher(root, base, mask, differ)
+    return ToolContext(root=root, base_commit=base, secret_mask=mask, differ=differ,
+                       teach_mask=teacher)  # fmt: skip
+
+
+def test_the_first_tool_output_is_masked_before_any_render(taught: ToolContext) -> None:
+    source = run(taught, "file_read", path=CREDS)  # the very first call: nothing rendered yet
+    assert leaks(source) == []
+    assert f"password: '{REDACTED}'" in source
+    assert leaks(run(taught, "git_diff")) == []
+
+
+def test_a_copy_in_an_environment_without_the_secret_is_masked(taught: ToolContext) -> None:
+    shown = run(taught, "tanka_show", env_path=APP)
+    assert leaks(shown) == []
+    assert PASSWORD not in shown
+    assert f"copied: {REDACTED}" in shown
+    assert f"copied_b64: {REDACTED}" in shown
+    assert f"copied_url: {REDACTED}" in shown
+
+
+def test_a_secret_only_at_the_base_still_masks_its_copies(taught: ToolContext) -> None:
+    # The change drops the Secret (and keeps the password); the ConfigMap still copies it.
+    creds = taught.root / CREDS
+    creds.write_text(creds.read_text().replace(NEW_PASSWORD, PASSWORD))
+    main = taught.root / ENV / "main.jsonnet"
+    text = main.read_text()
+    main.write_text(text[: text.index("  secret: {")] + text[text.index("  lower: {") :])
+    shown = run(taught, "tanka_show", env_path=ENV)
+    assert "kind: Secret" not in shown
+    assert leaks(shown) == []
+    assert PASSWORD not in shown
+    assert f"leaked: {REDACTED}" in shown

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tools.redaction import MIN_LINE_LENGTH, MIN_VALUE_LENGTH, REDACTED, SecretMask
+from tools.redaction.mask import NOT_SECRET
 
 PASSWORD = "dummy-password-7Hq2"
 CERT = (
@@ -27,6 +28,26 @@ def test_plain_value_and_its_base64_forms() -> None:
     mask = SecretMask([PASSWORD])
     text = f"a {PASSWORD} b {b64(PASSWORD)} c {b64(PASSWORD).rstrip('=')}x d"
     assert mask.apply(text) == f"a {REDACTED} b {REDACTED} c {REDACTED}x d"
+
+
+def test_url_safe_base64_padded_or_not() -> None:
+    value = "dummy>>?password~~"  # its standard base64 has + and /, the URL-safe one - and _
+    url_safe = base64.urlsafe_b64encode(value.encode()).decode()
+    assert url_safe != b64(value)
+    mask = SecretMask([value])
+    text = f"a {url_safe} b {url_safe.rstrip('=')} c {b64(value)} d"
+    assert mask.apply(text) == f"a {REDACTED} b {REDACTED} c {REDACTED} d"
+    encoded = SecretMask()
+    encoded.add_encoded(b64(value))  # a Secret's data value: its URL-safe form too
+    assert encoded.apply(f"token={url_safe}") == f"token={REDACTED}"
+
+
+def test_booleans_and_nulls_spelled_as_strings_are_not_masked() -> None:
+    mask = SecretMask(["true", "False", " yes ", "null"])
+    mask.add_encoded(b64("true"))
+    text = "enabled: true\ndebug: False\nready: yes\nvalue: null\n"
+    assert mask.apply(text) == text
+    assert mask.size == 0
 
 
 def test_encoded_value_and_its_decoded_text() -> None:
@@ -153,7 +174,8 @@ def values_and_text(draw: st.DrawFn, alphabet: str) -> tuple[list[str], str]:
 
 
 def _long_enough(values: list[str]) -> list[str]:
-    return [v for v in values if len(v.strip()) >= MIN_VALUE_LENGTH]
+    return [v for v in values if len(v.strip()) >= MIN_VALUE_LENGTH
+            and v.strip().lower() not in NOT_SECRET]  # fmt: skip
 
 
 @given(values_and_text(SAFE))

@@ -157,6 +157,24 @@ class RevisionDiffer:
             result.envs.extend(self._compare(rel, old, new, commit))
         return result
 
+    def learn_secrets(self, repo: Path, base: str, mask: SecretMask) -> None:
+        """Teach `mask` every Secret value a session on `repo` can render: every environment at
+        `base` (renders cached as any base render, so once per commit per differ) and the
+        environments the working tree's changes affect, on both sides. An environment that
+        fails to render teaches nothing: it cannot show a value either."""
+        repo = Path(os.path.realpath(repo))
+        commit = resolve_commit(repo, base)
+        tree = self.trees.tree(repo, commit)
+        everything = sorted(base_index(self.trees, commit, tree).envs)
+
+        def one(rel: str) -> Rendered:
+            return self._render_side(tree, rel, commit, DEFAULT_OPTIONS)
+
+        workers = max(1, min(self.workers, len(everything) or 1))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            _learn(mask, pool.map(one, everything))
+        self.diff(repo, commit, mask=mask)
+
     def _render_all(
         self, repo: Path, tree: Path, commit: str, entrypoints: list[str], options: RenderOptions
     ) -> dict[tuple[bool, str], Rendered]:
