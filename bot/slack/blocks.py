@@ -173,7 +173,8 @@ def proposal(view: ProposalView) -> Rendered:
         approve = f"{view.approvals}\n{approve}"
     blocks.append(section(approve))
     text = clip(f"{head}\n" + "\n".join(lines) + f"\n{approve}", TEXT_LIMIT, "\n…")
-    return fit(Rendered(text, blocks, tuple(snippets)))
+    # One block is left for the buttons (bot.slack.interactive) that end the message.
+    return fit(Rendered(text, blocks, tuple(snippets)), max_blocks=MAX_BLOCKS - 1)
 
 
 def block_chars(value: Any) -> int:
@@ -186,14 +187,14 @@ def block_chars(value: Any) -> int:
     return 0
 
 
-def fit(message: Rendered) -> Rendered:
+def fit(message: Rendered, *, max_blocks: int = MAX_BLOCKS) -> Rendered:
     """The message within Slack's limits: at most MAX_BLOCKS blocks and BLOCKS_TEXT_LIMIT
     characters of blocks (the first and last blocks are kept whole: the summary and the line
     people act on), `text` at most TEXT_LIMIT. Messages already within them are unchanged."""
     blocks = list(message.blocks)
-    if len(blocks) > MAX_BLOCKS:
-        dropped = len(blocks) - MAX_BLOCKS + 1
-        blocks = [*blocks[: MAX_BLOCKS - 2], section(f"… {dropped} more part(s) left out"),
+    if len(blocks) > max_blocks:
+        dropped = len(blocks) - max_blocks + 1
+        blocks = [*blocks[: max_blocks - 2], section(f"… {dropped} more part(s) left out"),
                   blocks[-1]]  # fmt: skip
     while block_chars(blocks) > BLOCKS_TEXT_LIMIT and len(blocks) > 2:
         # Shorten the longest block in the middle; drop it when that is not enough.

@@ -1,0 +1,61 @@
+"""A proposal's message once it is decided: approved (who, and the pull request) or superseded
+by a newer proposal. The buttons go, so nobody clicks a proposal that can no longer be approved.
+
+The message's blocks are kept in the store when it is posted (a blob, with the session's TTL):
+chat.update replaces the blocks whole, and the diffs shown are not in the session record. If
+the blob has expired, the message keeps its summary line only. An edit that fails is logged:
+the approval or the new proposal it follows has already happened.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+
+from bot.domain.ports import ChatError
+from bot.domain.sessions import ProposalRecord, Session
+from bot.services import Services
+from bot.slack import interactive
+from bot.slack.blocks import Block, section
+
+log = logging.getLogger(__name__)
+
+
+def _blob(session: Session, ts: str) -> str:
+    return f"proposal-blocks:{session.key.id}:{ts}"
+
+
+def remember(svc: Services, session: Session, ts: str, blocks: Sequence[Block]) -> None:
+    svc.store.put_blob(
+        _blob(session, ts), json.dumps(list(blocks)).encode(), svc.settings.session_ttl
+    )
+
+
+def approved_line(record_number: int, approvers: Sequence[str], number: int, url: str) -> str:
+    names = ", ".join(f"<@{u}>" for u in approvers)
+    return (
+        f":white_check_mark: Proposal {record_number} approved by {names}: "
+        f"<{url}|pull request #{number}>"
+    )
+
+
+def superseded_line(newer: int) -> str:
+    return f":arrow_down: Proposal {newer} below replaces this one; approve that one instead."
+
+
+def resolve(svc: Services, session: Session, record: ProposalRecord, line: str) -> None:
+    """Edit the proposal's message: no buttons, and `line` saying what became of it."""
+    key = session.key
+    raw = svc.store.get_blob(_blob(session, record.ts))
+    try:
+        shown: list[Block] = json.loads(raw) if raw else []
+    except ValueError:
+        shown = []
+    if not shown:
+        number = session.proposals.index(record) + 1 if record in session.proposals else 0
+        shown = [section(f"*Proposal {number}*: {len(record.files)} file(s) changed")]
+    try:
+        svc.chat.update(key.channel, record.ts, line, blocks=interactive.resolved(shown, line))
+    except ChatError as exc:
+        log.info("could not edit proposal message %s: %s", record.ts, exc)
