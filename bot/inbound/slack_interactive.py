@@ -10,7 +10,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from slack_bolt import Ack, App
+from slack_bolt import Ack, App, Respond
 
 from bot.domain.requests import Mention, SlashCommand
 from bot.handlers import steer
@@ -66,7 +66,7 @@ def register(app: App, runner: Runner, svc: Services) -> None:
 
     app.view(NEW_ENV_CALLBACK)(on_submit)
 
-    def on_ask(ack: Ack, body: Mapping[str, Any]) -> None:
+    def on_ask(ack: Ack, body: Mapping[str, Any], respond: Respond) -> None:
         ack()
         svc.metrics.events.labels("message_action").inc()
         ask = parse_ask(body)
@@ -76,7 +76,12 @@ def register(app: App, runner: Runner, svc: Services) -> None:
         why = steer.steering(svc).channel_refusal(ask.channel)
         if why is not None:
             steer.refuse_user(svc, ask.channel, ask.thread_ts, ask.user, "shortcut")  # audited
-            runner.ephemeral(ask.channel, ask.user, why)
+            # Through the shortcut's response_url: the bot may not be in that channel at all.
+            try:
+                respond(text=why, response_type="ephemeral", replace_original=False)
+            except Exception as exc:
+                log.warning("could not answer the shortcut: %s", exc)
+                runner.ephemeral(ask.channel, ask.user, why)
             return
         runner.accept_message(_mention(ask))  # the steering rules apply there
 

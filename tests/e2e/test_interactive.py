@@ -1,0 +1,92 @@
+"""The new-env modal and the `tanka_ask` shortcut, over real HTTP into `tanka-bot serve`: signed
+slash command, view_submission and message_action payloads against the Slack fake."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from fakes.slack_interactions import message_action, send_interaction, view_submission
+from fakes.slack_views import submission_answer_problems
+from tests.e2e.harness import ALICE, CHANNEL, MALLORY, Stack, stack
+from tests.e2e.test_teams import settings_file
+from tests.scenarios.models import Call
+
+
+def _submit(s: Stack, view: dict[str, Any], **values: dict[str, Any]) -> Any:
+    sent = send_interaction(s.sender, view_submission(view, user=ALICE, values=values))
+    assert sent.response.status == 200, sent.response.text
+    answer = json.loads(sent.response.text) if sent.response.text.strip() else None
+    assert submission_answer_problems(answer, view) == []  # a shape Slack accepts
+    return answer
+
+
+def test_new_env_without_a_name_opens_a_modal_that_refuses_bad_names_inline(
+    tmp_path: Path,
+) -> None:
+    with stack(tmp_path) as s:
+        s.start_bot()
+        sent = s.sender.command("new-env", channel_id=CHANNEL, user_id=ALICE)
+        assert sent.response.status == 200
+        opened = s.slack.wait_for(lambda: s.slack.views("modal"), 10)[-1]
+        view = opened.view
+        assert view["callback_id"] == "tanka_new_env"
+        assert [b["block_id"] for b in view["blocks"]] == ["name", "copy_from", "instructions"]
+        options = view["blocks"][1]["element"]["options"]
+        assert {"environments/dev", "environments/prod"} <= {o["value"] for o in options}
+
+        bad = _submit(s, view, name={"value": "Not A Name"})
+        assert bad["response_action"] == "errors"
+        assert "one word" in bad["errors"]["name"]
+        taken = _submit(s, view, name={"value": "dev"})
+        assert "already exists" in taken["errors"]["name"]
+        weird = _submit(s, view, name={"value": "../etc"})
+        assert "not a usable environment name" in weird["errors"]["name"]
+        assert s.slack.bot_messages(CHANNEL) == []  # no work before a good name
+
+        s.model.calls(Call("c1", "file_read", {"path": "environments/dev/main.jsonnet"}))
+        s.model.answer("Created environments/staging like dev.")
+        chosen = {"selected_option": {"text": {"type": "plain_text", "text": "environments/dev"},
+                                      "value": "environments/dev"}}  # fmt: skip
+        assert _submit(s, view, name={"value": "staging"}, copy_from=chosen,
+                       instructions={"value": "two replicas"}) is None  # fmt: skip
+        root = s.slack.wait_for(lambda: s.slack.bot_messages(CHANNEL), 10)[0]
+        assert "new environment `staging`" in root.text
+        assert "Copy the conventions of environments/dev. two replicas" in root.text
+        s.wait_text(root.ts, "Created environments/staging like dev.")
+        request = json.dumps(s.model.bodies()[0])
+        assert "named `staging`" in request
+        assert s.slack.violations == []
+
+
+def test_the_ask_shortcut_starts_a_session_in_the_messages_thread_quoting_it(
+    tmp_path: Path,
+) -> None:
+    with stack(tmp_path) as s:
+        s.start_bot()
+        s.model.answer("Loki in dev runs 1 replica; raising it needs a change in dev.")
+        alert = s.slack.add_message(CHANNEL, "loki-dev is out of memory again", user=MALLORY)
+        quoted = {"ts": alert.ts, "user": MALLORY, "text": alert.text}
+        payload = message_action(user=ALICE, channel=CHANNEL, message=quoted)
+        assert send_interaction(s.sender, payload).response.status == 200
+        s.wait_text(alert.ts, "raising it needs a change in dev")
+        request = json.dumps(s.model.bodies()[0])
+        assert "> loki-dev is out of memory again" in request
+        assert f"<@{MALLORY}>" in request
+
+
+def test_the_shortcut_in_a_channel_not_served_is_refused_ephemerally(tmp_path: Path) -> None:
+    with stack(tmp_path) as s:
+        s.start_bot(settings_file(tmp_path, {"channels": {CHANNEL: None}}))
+        other = "C0RANDOM"
+        posted = s.slack.add_message(other, "can someone scale loki?", user=MALLORY)
+        quoted = {"ts": posted.ts, "user": MALLORY, "text": posted.text}
+        payload = message_action(user=ALICE, channel=other, message=quoted)
+        payload["response_url"] = s.slack.new_response_url()
+        assert send_interaction(s.sender, payload).response.status == 200
+        refusal = s.slack.wait_for(lambda: s.slack.responses, 10)[0].body
+        assert refusal["response_type"] == "ephemeral"
+        assert "channel" in refusal["text"]
+        assert s.slack.bot_messages(other) == []
+        assert s.model.request_count() == 0
