@@ -84,6 +84,19 @@ for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ARGV[2]) end
 return changed
 """
 
+# The newest ARGV[1] members of the sorted set KEYS[1] whose session (key ARGV[2] .. member)
+# still exists, newest first: the Home tab's one query per section.
+_NEWEST_SESSIONS: Final = """
+local ids = redis.call('ZREVRANGE', KEYS[1], 0, -1)
+local out = {}
+for _, id in ipairs(ids) do
+  if #out >= tonumber(ARGV[1]) then break end
+  local data = redis.call('GET', ARGV[2] .. id)
+  if data then table.insert(out, data) end
+end
+return out
+"""
+
 _RELEASE: Final = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -103,6 +116,7 @@ class RedisStore:
         self._renew = self.client.register_script(_RENEW)
         self._release = self.client.register_script(_RELEASE)
         self._mark_member = self.client.register_script(_MARK_MEMBER)
+        self._newest_sessions = self.client.register_script(_NEWEST_SESSIONS)
 
     def __repr__(self) -> str:
         return f"RedisStore({self._where}, prefix={self._prefix!r})"
@@ -128,7 +142,34 @@ class RedisStore:
             tx.delete(self._key("session", key.id), self._key("pending", key.id))
             tx.zrem(self._key("sessions"), key.id)
             tx.zrem(self._key("sessions", key.channel), key.id)
+            tx.zrem(self._key("awaiting"), key.id)  # by-requester entries are skipped once gone
             tx.execute()
+
+    def index_session(
+        self, key: ThreadKey, *, requester: str, awaiting: bool, updated: float
+    ) -> None:
+        with self.reachable():
+            tx = self.client.pipeline(transaction=True)
+            tx.zadd(self._key("by-requester", requester), {key.id: updated})
+            if awaiting:
+                tx.zadd(self._key("awaiting"), {key.id: updated})
+            else:
+                tx.zrem(self._key("awaiting"), key.id)
+            tx.execute()
+
+    def sessions_by(self, requester: str, limit: int) -> list[str]:
+        return self._newest(self._key("by-requester", requester), limit)
+
+    def awaiting(self, limit: int) -> list[str]:
+        return self._newest(self._key("awaiting"), limit)
+
+    def _newest(self, index: str, limit: int) -> list[str]:
+        if limit <= 0:
+            return []
+        args: list[str | int] = [limit, self._key("session", "")]
+        with self.reachable():
+            rows = cast("list[bytes]", self._newest_sessions(keys=[index], args=args))
+        return [row.decode() for row in rows]
 
     def sessions(self, channel: str | None = None) -> list[tuple[ThreadKey, float]]:
         index = self._key("sessions") if channel is None else self._key("sessions", channel)
