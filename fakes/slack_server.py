@@ -302,6 +302,8 @@ class SlackServer(ScriptedHTTPServer):
         self._ts = itertools.count(1)
         self._ids = itertools.count(1)
         self._views: list[OpenedView] = []  # views.open and views.publish, in order
+        # conversations.members: set with set_members(); otherwise whoever posted there
+        self._members: dict[str, list[str]] = {}
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -413,6 +415,11 @@ class SlackServer(ScriptedHTTPServer):
 
     def bot_messages(self, channel: str, thread_ts: str | None = None) -> list[SlackMessage]:
         return [m for m in self.messages(channel, thread_ts) if m.bot_id == self.bot_id]
+
+    def set_members(self, channel: str, users: Iterable[str]) -> None:
+        """Who is in `channel` (conversations.members); the bot is always in it."""
+        with self._state:
+            self._members[channel] = [*users, self.bot_user_id]
 
     def views(self, surface: str | None = None) -> list[OpenedView]:
         """Views opened (modals) or published (Home tabs), oldest first."""
@@ -725,6 +732,19 @@ class SlackServer(ScriptedHTTPServer):
         self._changed.notify_all()
         return opened
 
+    def _conversations_members(self, args: JSONDict) -> JSONDict:
+        channel = self._channel(args.get("channel"))
+        members = self._members.get(channel)
+        if members is None:
+            posted = [m.user for m in self._messages.get(channel, []) if m.user]
+            members = list(dict.fromkeys([*posted, self.bot_user_id]))
+        limit = max(_int(args.get("limit"), 100), 1)
+        start = _int(args.get("cursor") or 0, 0)
+        page = members[start : start + limit]
+        more = start + limit < len(members)
+        return {"members": page,
+                "response_metadata": {"next_cursor": str(start + limit) if more else ""}}  # fmt: skip
+
     def _views_open(self, args: JSONDict) -> JSONDict:
         if not args.get("trigger_id"):
             raise _ApiError("invalid_trigger_id")
@@ -932,6 +952,7 @@ _METHODS: dict[str, _Handler] = {
     "chat.postEphemeral": SlackServer._post_ephemeral,
     "chat.getPermalink": SlackServer._permalink,
     "views.open": SlackServer._views_open,
+    "conversations.members": SlackServer._conversations_members,
     "views.publish": SlackServer._views_publish,
     "conversations.replies": SlackServer._replies,
     "conversations.history": SlackServer._history,

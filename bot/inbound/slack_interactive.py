@@ -1,7 +1,8 @@
 """Bolt listeners for Slack's interactive payloads: the Approve and Cancel buttons, the new-env
-modal, the `tanka_ask` message shortcut. Each is acknowledged first and parsed into the value the
-rest of the bot already handles: a click is a reaction, the modal is `/tanka new-env`, the
-shortcut is a mention in the message's thread. So the same checks and answers apply.
+modal, the `tanka_ask` message shortcut; and the Home tab (`app_home_opened`). Each is
+acknowledged first and parsed into the value the rest of the bot already handles: a click is a
+reaction, the modal is `/tanka new-env`, the shortcut is a mention in the message's thread. So
+the same checks and answers apply.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from typing import Any
 
 from slack_bolt import Ack, App, Respond
 
+from bot.domain.ports import ChatError
 from bot.domain.requests import Mention, SlashCommand
-from bot.handlers import steer
+from bot.handlers import home, steer
 from bot.handlers.admin import environment_names
 from bot.inbound.slack_actions import (
     Ask,
@@ -25,10 +27,13 @@ from bot.inbound.slack_actions import (
     quote,
 )
 from bot.inbound.slack_payloads import Ignored
+from bot.policy.groups import GroupCache
 from bot.runtime.runner import Runner
 from bot.services import Services
+from bot.slack.client import SlackChatClient
 from bot.slack.interactive import APPROVE_ACTION, CANCEL_ACTION
 from bot.slack.views import NAME_BLOCK, NEW_ENV_CALLBACK, new_env_modal
+from bot.store.base import StoreUnavailable
 from tools.gitrun import GitError
 
 log = logging.getLogger(__name__)
@@ -86,6 +91,30 @@ def register(app: App, runner: Runner, svc: Services) -> None:
         runner.accept_message(_mention(ask))  # the steering rules apply there
 
     app.shortcut(ASK_SHORTCUT)(on_ask)
+    register_home(app, runner, svc)
+
+
+def register_home(app: App, runner: Runner, svc: Services) -> None:
+    web = SlackChatClient(app.client)
+    # Who is in a channel, for the Home tab: one call per channel every 5 minutes at most.
+    members = GroupCache(web.channel_members, ttl=300.0)
+    workspace: list[str] = []
+
+    def on_home(event: Mapping[str, Any]) -> None:
+        svc.metrics.events.labels("app_home_opened").inc()
+        user = event.get("user")
+        if event.get("tab", "home") != "home" or not isinstance(user, str) or not user:
+            return
+        try:
+            if not workspace:
+                workspace.append(web.workspace_url())
+            view = home.build(svc, user, channels=runner.channels, members=members.members,
+                              workspace_url=workspace[0])  # fmt: skip
+            web.publish_home(user, view)
+        except (ChatError, StoreUnavailable) as exc:
+            log.warning("the Home tab of %s was not published: %s", user, exc)
+
+    app.event("app_home_opened")(on_home)
 
 
 def open_new_env_form(app: App, svc: Services, command: SlashCommand, trigger_id: str) -> str:

@@ -7,11 +7,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-from fakes.slack_interactions import message_action, send_interaction, view_submission
+from fakes.slack_interactions import (
+    app_home_opened,
+    message_action,
+    send_interaction,
+    view_submission,
+)
 from fakes.slack_views import submission_answer_problems
-from tests.e2e.harness import ALICE, CHANNEL, MALLORY, Stack, stack
+from tests.e2e.harness import ALICE, BOB, CHANNEL, MALLORY, Stack, stack
 from tests.e2e.test_teams import settings_file
 from tests.scenarios.models import Call
+
+DEV = "environments/dev/main.jsonnet"
 
 
 def _submit(s: Stack, view: dict[str, Any], **values: dict[str, Any]) -> Any:
@@ -90,3 +97,61 @@ def test_the_shortcut_in_a_channel_not_served_is_refused_ephemerally(tmp_path: P
         assert "channel" in refusal["text"]
         assert s.slack.bot_messages(other) == []
         assert s.model.request_count() == 0
+
+
+def _home(s: Stack, user: str, count: int) -> str:
+    """Open `user`'s Home tab (the `count`th publication for them) and return its text."""
+    s.sender.send(app_home_opened(user=user))
+    views = s.slack.wait_for(
+        lambda: [v for v in s.slack.views("home") if v.user == user][count - 1 :] or None, 15
+    )
+    return json.dumps(views[0].view)
+
+
+def test_the_home_tab_of_a_requester_and_of_an_approver(tmp_path: Path) -> None:
+    with stack(tmp_path) as s:
+        s.start_bot()
+        s.model.calls(Call("c1", "file_edit", {"path": DEV, "old_text": "replicas=1",
+                                              "new_text": "replicas=3"}))  # fmt: skip
+        s.model.answer("Set grafana's replicas in dev to 3.")
+        root = s.mention("scale grafana in dev to 3\nit is slow")
+        proposal = s.proposal(root.ts)
+        s.slack.set_members(CHANNEL, [ALICE, BOB, MALLORY])
+
+        alice = _home(s, ALICE, 1)
+        assert "scale grafana in dev to 3" in alice
+        assert "it is slow" not in alice  # the request's first line only
+        assert "proposal 1 waiting for approval" in alice
+        assert f"/archives/{CHANNEL}/p{root.ts.replace('.', '')}" in alice  # a link, no API call
+        assert f"proposal 1 by <@{ALICE}>" in alice  # self-approval is allowed by default
+        mallory = _home(s, MALLORY, 1)  # in the channel, but not an approver
+        assert "Nothing waits for your approval." in mallory
+        assert "scale grafana" not in mallory
+        bob = _home(s, BOB, 1)
+        assert "No session yet" in bob
+        assert f"proposal 1 by <@{ALICE}>" in bob  # he is the approver
+        assert _home(s, BOB, 2) == bob  # again: the members list is cached for minutes
+        assert len(s.slack.calls("conversations.members")) == 1
+        assert not s.slack.calls("chat.getPermalink")
+
+        s.react(proposal.ts, "white_check_mark", user=BOB)
+        s.wait_text(root.ts, "Opened pull request #1")
+        alice = _home(s, ALICE, 2)
+        assert "Your open pull requests" in alice
+        assert "pull request #1 open" in alice
+        assert "No open pull request." not in alice
+        assert s.slack.violations == []
+
+
+def test_the_home_tab_hides_channels_the_user_is_not_in(tmp_path: Path) -> None:
+    with stack(tmp_path) as s:
+        s.start_bot()
+        s.model.calls(Call("c1", "file_edit", {"path": DEV, "old_text": "replicas=1",
+                                              "new_text": "replicas=3"}))  # fmt: skip
+        s.model.answer("Set to 3.")
+        root = s.mention("scale grafana in dev to 3")
+        s.proposal(root.ts)
+        s.slack.set_members(CHANNEL, [ALICE])
+        bob = _home(s, BOB, 1)
+        assert "scale grafana" not in bob
+        assert "Nothing waits for your approval." in bob
