@@ -741,9 +741,8 @@ class SlackServer(ScriptedHTTPServer):
         limit = max(_int(args.get("limit"), 100), 1)
         start = _int(args.get("cursor") or 0, 0)
         page = members[start : start + limit]
-        more = start + limit < len(members)
-        return {"members": page,
-                "response_metadata": {"next_cursor": str(start + limit) if more else ""}}  # fmt: skip
+        cursor = str(start + limit) if start + limit < len(members) else ""
+        return {"members": page, "response_metadata": {"next_cursor": cursor}}
 
     def _views_open(self, args: JSONDict) -> JSONDict:
         if not args.get("trigger_id"):
