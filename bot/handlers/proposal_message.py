@@ -1,7 +1,9 @@
-"""A proposal's message once it is decided: approved (who, and the pull request) or superseded
-by a newer proposal. The buttons go, so nobody clicks a proposal that can no longer be approved.
+"""A proposal's message once it is decided: approved (who, and the pull request), superseded
+by a newer proposal, or its session closed. The buttons go, so nobody clicks a proposal that
+can no longer be approved.
 
-The message's blocks are kept in the store when it is posted (a blob, with the session's TTL):
+The message's blocks are kept in the store when it is posted (a blob that outlives the session
+by a day):
 chat.update replaces the blocks whole, and the diffs shown are not in the session record. If
 the blob has expired, the message keeps its summary line only. An edit that fails is logged:
 the approval or the new proposal it follows has already happened.
@@ -21,6 +23,10 @@ from bot.slack.blocks import Block, section
 
 log = logging.getLogger(__name__)
 
+CLOSED = ":wave: This session was closed, so this proposal can no longer be approved."
+# The blocks outlive the session a little: a session reaped when idle still edits its message.
+KEEP_AFTER_SESSION = 86_400.0
+
 
 def _blob(session: Session, ts: str) -> str:
     return f"proposal-blocks:{session.key.id}:{ts}"
@@ -28,7 +34,9 @@ def _blob(session: Session, ts: str) -> str:
 
 def remember(svc: Services, session: Session, ts: str, blocks: Sequence[Block]) -> None:
     svc.store.put_blob(
-        _blob(session, ts), json.dumps(list(blocks)).encode(), svc.settings.session_ttl
+        _blob(session, ts),
+        json.dumps(list(blocks)).encode(),
+        svc.settings.session_ttl + KEEP_AFTER_SESSION,
     )
 
 
@@ -42,6 +50,16 @@ def approved_line(record_number: int, approvers: Sequence[str], number: int, url
 
 def superseded_line(newer: int) -> str:
     return f":arrow_down: Proposal {newer} below replaces this one; approve that one instead."
+
+
+def end_status(svc: Services, session: Session, text: str) -> None:
+    """The status message of a turn that no longer runs: `text`, and no Cancel button."""
+    if not session.status_ts:
+        return
+    try:
+        svc.chat.update(session.channel, session.status_ts, text)
+    except ChatError as exc:
+        log.info("could not edit the status message %s: %s", session.status_ts, exc)
 
 
 def resolve(svc: Services, session: Session, record: ProposalRecord, line: str) -> None:

@@ -231,3 +231,29 @@ def test_queued_messages_nobody_reads_are_handed_to_wake(env: Env) -> None:
     Reaper(env.services("r1"), wake=woken.append).sweep()
     assert woken == [KEY]  # KEY2's running turn reads its own queue
     assert env.store.has_pending(KEY)  # wake takes them, not the sweep
+
+
+def test_a_reaped_sessions_waiting_proposal_and_a_cut_off_status_lose_their_buttons(
+    env: Env,
+) -> None:
+    from bot.domain.sessions import ProposalRecord  # noqa: PLC0415 - only this test needs it
+    from bot.handlers import proposal_message  # noqa: PLC0415
+
+    session = env.save(KEY, idle_for=TTL + 1)
+    session.proposals = [ProposalRecord(ts="1700000000.000500", base_commit="a", tree="b",
+                                        diff_hash="c", files=("x",))]  # fmt: skip
+    env.store.save(KEY, session.to_json(), updated=session.updated)
+    shown = [{"type": "section", "text": {"type": "mrkdwn", "text": "*Proposal 1* diff"}},
+             {"type": "actions", "elements": []}]  # fmt: skip
+    proposal_message.remember(env.services("r1"), session, "1700000000.000500", shown)
+    running = env.save(KEY2, idle_for=60, state="running")
+    running.status_ts = "1700000000.000600"
+    env.store.save(KEY2, running.to_json(), updated=running.updated)
+
+    assert env.reaper().sweep() == (1, 1)
+    updates = {a["ts"]: a for m, a in env.chat.calls if m == "update"}
+    closed = updates["1700000000.000500"]
+    assert [b["type"] for b in closed["blocks"]] == ["section", "context"]  # no buttons
+    assert "*Proposal 1* diff" in str(closed["blocks"])
+    assert "closed" in closed["text"]
+    assert updates["1700000000.000600"]["blocks"] is None  # the status's Cancel is gone
