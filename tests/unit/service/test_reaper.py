@@ -243,7 +243,10 @@ def test_a_reaped_sessions_waiting_proposal_and_a_cut_off_status_lose_their_butt
     session.proposals = [ProposalRecord(ts="1700000000.000500", base_commit="a", tree="b",
                                         diff_hash="c", files=("x",))]  # fmt: skip
     env.store.save(KEY, session.to_json(), updated=session.updated)
-    section = {"type": "section", "text": {"type": "mrkdwn", "text": "*Proposal 1* diff"}}
+    section: dict[str, object] = {
+        "type": "section",
+        "text": {"type": "mrkdwn", "text": "*Proposal 1* diff"},
+    }
     shown: list[dict[str, object]] = [section, {"type": "actions", "elements": []}]
     proposal_message.remember(env.services("r1"), session, "1700000000.000500", shown)
     running = env.save(KEY2, idle_for=60, state="running")
