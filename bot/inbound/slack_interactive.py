@@ -51,6 +51,13 @@ def register(app: App, runner: Runner, svc: Services) -> None:
         if isinstance(parsed, Ignored):
             log.debug("ignored: %s", parsed.reason)
             return
+        if parsed.name == s.cancel_emoji:
+            # The cancel emoji of someone who may not steer is refused without a word (and
+            # audited there); a click deserves to hear why, and only the clicker does.
+            gate = steer.steering(svc)
+            why = gate.channel_refusal(parsed.channel) or gate.user_refusal(parsed.user)
+            if why is not None:
+                runner.ephemeral(parsed.channel, parsed.user, f"Not cancelled: {why}")
         runner.accept_reaction(parsed)  # exactly the emoji: bot.runtime.reactions
 
     app.action(APPROVE_ACTION)(on_click)

@@ -75,6 +75,8 @@ def register(app: App, runner: Runner, svc: Services, *, bot_id: str = "") -> No
             trigger = body.get("trigger_id")
             if why is None and isinstance(trigger, str) and trigger:
                 why = open_new_env_form(app, here, command, trigger) or None
+            elif why is None:  # no trigger_id to open the form with: say how to type it
+                why = help_message(svc, action.problem)
             ack(text=why) if why else ack()
         elif isinstance(action, Help):
             ack(text=help_message(svc, action.problem))

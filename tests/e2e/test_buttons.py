@@ -9,6 +9,7 @@ from fakes.anthropic_server import anthropic_message, text_block
 from fakes.slack_interactions import block_actions, send_interaction
 from fakes.slack_server import SlackMessage
 from tests.e2e.harness import ALICE, BOB, CHANNEL, MALLORY, Stack, stack
+from tests.e2e.test_teams import settings_file
 from tests.e2e.test_threads import slow
 from tests.scenarios.models import Call
 
@@ -114,3 +115,20 @@ def test_cancel_on_the_status_message_stops_the_running_turn(tmp_path: Path) -> 
         s.wait_text(root.ts, ":octagonal_sign: cancelled; edits made so far are kept", timeout=15)
         assert "too late" not in " ".join(s.bot_texts(root.ts))
         assert _actions(s.slack.message(CHANNEL, status.ts)) == []  # the button went with it
+
+
+def test_a_cancel_click_by_someone_who_may_not_steer_is_refused_with_the_reason(
+    tmp_path: Path,
+) -> None:
+    with stack(tmp_path) as s:
+        s.start_bot(settings_file(tmp_path, {"allowed_users": [ALICE]}))
+        s.model.fake.script(slow(anthropic_message(text_block("Finished.")), 4))
+        root = s.mention("think for a while")
+        status = s.wait_text(root.ts, "working on it")
+        s.slack.wait_for(lambda: s.model.request_count() >= 1, timeout=30)
+        click(s, status, "tanka_cancel", user=MALLORY)
+        refusal = s.slack.wait_for(lambda: s.slack.ephemerals, 10)[0]
+        assert refusal.user == MALLORY
+        assert refusal.text.startswith("Not cancelled: you are not on the list")
+        s.wait_text(root.ts, "Finished.")  # the turn ran to its end
+        assert "cancelled the running turn" not in " ".join(s.bot_texts(root.ts))
