@@ -38,6 +38,7 @@ class MemoryStore:
         self._writes = 0
         self._by_requester: dict[str, dict[ThreadKey, float]] = {}
         self._awaiting: dict[ThreadKey, float] = {}
+        self._cards: dict[ThreadKey, str] = {}
 
     # sessions
 
@@ -55,13 +56,15 @@ class MemoryStore:
             self._sessions.pop(key, None)
             self._pending.pop(key, None)
             self._awaiting.pop(key, None)
+            self._cards.pop(key, None)
             for keys in self._by_requester.values():
                 keys.pop(key, None)
 
     def index_session(
-        self, key: ThreadKey, *, requester: str, awaiting: bool, updated: float
+        self, key: ThreadKey, card: str, *, requester: str, awaiting: bool, updated: float
     ) -> None:
         with self._lock:
+            self._cards[key] = card
             self._by_requester.setdefault(requester, {})[key] = float(updated)
             if awaiting:
                 self._awaiting[key] = float(updated)
@@ -78,8 +81,8 @@ class MemoryStore:
 
     def _newest(self, index: dict[ThreadKey, float], limit: int) -> list[str]:
         ordered = sorted(index.items(), key=lambda item: (item[1], item[0].id), reverse=True)
-        found = (self._sessions.get(key) for key, _ in ordered)
-        return [entry[0] for entry in found if entry is not None][: max(limit, 0)]
+        found = (self._cards.get(key) for key, _ in ordered)
+        return [card for card in found if card is not None][: max(limit, 0)]
 
     def sessions(self, channel: str | None = None) -> list[tuple[ThreadKey, float]]:
         with self._lock:

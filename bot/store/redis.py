@@ -84,8 +84,8 @@ for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ARGV[2]) end
 return changed
 """
 
-# The newest ARGV[1] members of the sorted set KEYS[1] whose session (key ARGV[2] .. member)
-# still exists, newest first: the Home tab's one query per section.
+# The cards (key ARGV[2] .. member) of the newest ARGV[1] members of the sorted set KEYS[1] that
+# still have one, newest first: the Home tab's one query per section.
 _NEWEST_SESSIONS: Final = """
 local ids = redis.call('ZREVRANGE', KEYS[1], 0, -1)
 local out = {}
@@ -143,13 +143,15 @@ class RedisStore:
             tx.zrem(self._key("sessions"), key.id)
             tx.zrem(self._key("sessions", key.channel), key.id)
             tx.zrem(self._key("awaiting"), key.id)  # by-requester entries are skipped once gone
+            tx.delete(self._key("card", key.id))
             tx.execute()
 
     def index_session(
-        self, key: ThreadKey, *, requester: str, awaiting: bool, updated: float
+        self, key: ThreadKey, card: str, *, requester: str, awaiting: bool, updated: float
     ) -> None:
         with self.reachable():
             tx = self.client.pipeline(transaction=True)
+            tx.set(self._key("card", key.id), card.encode())
             tx.zadd(self._key("by-requester", requester), {key.id: updated})
             if awaiting:
                 tx.zadd(self._key("awaiting"), {key.id: updated})
@@ -166,7 +168,7 @@ class RedisStore:
     def _newest(self, index: str, limit: int) -> list[str]:
         if limit <= 0:
             return []
-        args: list[str | int] = [limit, self._key("session", "")]
+        args: list[str | int] = [limit, self._key("card", "")]
         with self.reachable():
             rows = cast("list[bytes]", self._newest_sessions(keys=[index], args=args))
         return [row.decode() for row in rows]

@@ -493,9 +493,9 @@ def test_sessions_by_requester_are_newest_first_limited_and_skip_deleted(backend
     store = backend.store
     c = ThreadKey("C1", "1700000002.000300")
     for n, key in enumerate((A, B, c, OTHER_CHANNEL)):
-        store.save(key, f'{{"n": {n}}}', updated=float(n))
-        store.index_session(key, requester="U1" if key != B else "U2", awaiting=False,
-                            updated=float(n))  # fmt: skip
+        store.save(key, f'{{"n": {n}, "conversation": "long"}}', updated=float(n))
+        store.index_session(key, f'{{"n": {n}}}', requester="U1" if key != B else "U2",
+                            awaiting=False, updated=float(n))  # fmt: skip
     assert store.sessions_by("U1", 10) == ['{"n": 3}', '{"n": 2}', '{"n": 0}']
     assert store.sessions_by("U1", 2) == ['{"n": 3}', '{"n": 2}']
     assert store.sessions_by("U2", 10) == ['{"n": 1}']
@@ -510,11 +510,12 @@ def test_awaiting_holds_the_sessions_indexed_as_awaiting_until_they_are_not(
     store = backend.store
     store.save(A, '{"a": 1}', updated=1.0)
     store.save(B, '{"b": 1}', updated=2.0)
-    store.index_session(A, requester="U1", awaiting=True, updated=1.0)
-    store.index_session(B, requester="U1", awaiting=True, updated=2.0)
+    store.index_session(A, '{"a": 1}', requester="U1", awaiting=True, updated=1.0)
+    store.index_session(B, '{"b": 1}', requester="U1", awaiting=True, updated=2.0)
     assert store.awaiting(10) == ['{"b": 1}', '{"a": 1}']
-    store.index_session(B, requester="U1", awaiting=False, updated=3.0)
+    store.index_session(B, '{"b": 2}', requester="U1", awaiting=False, updated=3.0)
     assert store.awaiting(10) == ['{"a": 1}']
+    assert store.sessions_by("U1", 10) == ['{"b": 2}', '{"a": 1}']  # the card was replaced
     store.delete(A)
     assert store.awaiting(10) == []
     assert store.awaiting(0) == []
