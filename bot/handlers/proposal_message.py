@@ -20,6 +20,7 @@ from bot.domain.sessions import ProposalRecord, Session
 from bot.services import Services
 from bot.slack import interactive
 from bot.slack.blocks import Block, section
+from bot.slack.masking import mask_tree
 
 log = logging.getLogger(__name__)
 
@@ -33,9 +34,14 @@ def _blob(session: Session, ts: str) -> str:
 
 
 def remember(svc: Services, session: Session, ts: str, blocks: Sequence[Block]) -> None:
+    """Keep the blocks as Slack got them: masked with the thread's mask (svc.chat is a
+    MaskingChat in a thread), so neither the store nor a later edit, even by the sweep that
+    has no thread mask, holds a Secret value the mask knows."""
+    mask = getattr(svc.chat, "mask", None)
+    shown = mask_tree(list(blocks), mask) if callable(mask) else list(blocks)
     svc.store.put_blob(
         _blob(session, ts),
-        json.dumps(list(blocks)).encode(),
+        json.dumps(shown).encode(),
         svc.settings.session_ttl + KEEP_AFTER_SESSION,
     )
 

@@ -260,3 +260,20 @@ def test_a_reaped_sessions_waiting_proposal_and_a_cut_off_status_lose_their_butt
     assert "*Proposal 1* diff" in str(closed["blocks"])
     assert "closed" in closed["text"]
     assert updates["1700000000.000600"]["blocks"] is None  # the status's Cancel is gone
+
+
+def test_a_proposals_blocks_are_kept_masked_as_slack_got_them(env: Env) -> None:
+    from dataclasses import replace  # noqa: PLC0415
+
+    from bot.handlers import proposal_message  # noqa: PLC0415
+    from bot.slack.masking import MaskingChat  # noqa: PLC0415
+
+    session = env.save(KEY, idle_for=0)
+    svc = env.services("r1")
+    masked = replace(svc, chat=MaskingChat(svc.chat, lambda t: t.replace("hunter2", "****")))
+    block: dict[str, object] = {"type": "section", "text": {"type": "mrkdwn", "text": "pw hunter2"}}
+    proposal_message.remember(masked, session, "1700000000.000500", [block])
+    kept = env.store.get_blob(f"proposal-blocks:{KEY.id}:1700000000.000500")
+    assert kept is not None
+    assert b"hunter2" not in kept
+    assert b"pw ****" in kept
