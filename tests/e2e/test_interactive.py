@@ -7,8 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from bot.slack.views import new_env_modal
+from fakes.slack_events import app_mention, event_callback
 from fakes.slack_interactions import (
     app_home_opened,
+    block_actions,
     message_action,
     send_interaction,
     view_submission,
@@ -155,3 +158,30 @@ def test_the_home_tab_hides_channels_the_user_is_not_in(tmp_path: Path) -> None:
         bob = _home(s, BOB, 1)
         assert "scale grafana" not in bob
         assert "Nothing waits for your approval." in bob
+
+
+def test_over_socket_mode_a_click_approves_and_a_bad_name_is_refused_in_the_ack(
+    tmp_path: Path,
+) -> None:
+    with stack(tmp_path, slack_options={"socket_mode": True}) as s:
+        s.start_bot(socket_mode=True)
+        socket = s.slack.socket_mode
+        assert socket is not None
+        socket.wait_connected()
+        s.model.calls(Call("c1", "file_edit", {"path": DEV, "old_text": "replicas=1",
+                                              "new_text": "replicas=3"}))  # fmt: skip
+        s.model.answer("Done over the socket.")
+        root = s.slack.add_message(CHANNEL, "<@U0BOT> scale dev to 3", user=ALICE)
+        mentioned = app_mention(channel=CHANNEL, user=ALICE, text=root.text, ts=root.ts)
+        socket.push_event(event_callback(mentioned, event_id="EvSock1"))
+        proposal = s.proposal(root.ts)
+        socket.push_interactive(block_actions(user=BOB, channel=CHANNEL, message_ts=proposal.ts,
+                                              action_id="tanka_approve"))  # fmt: skip
+        s.wait_text(root.ts, "Opened pull request #1")
+
+        view = new_env_modal(CHANNEL, ["environments/dev"])
+        submitted = view_submission(view, user=ALICE, values={"name": {"value": "dev"}})
+        ack = socket.wait_for_ack(socket.push_interactive(submitted))
+        assert ack.payload["response_action"] == "errors"
+        assert "already exists" in ack.payload["errors"]["name"]
+        assert submission_answer_problems(ack.payload, view) == []
