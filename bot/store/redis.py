@@ -85,14 +85,26 @@ return changed
 """
 
 # The cards (key ARGV[2] .. member) of the newest ARGV[1] members of the sorted set KEYS[1] that
-# still have one, newest first: the Home tab's one query per section.
-_NEWEST_SESSIONS: Final = """
-local ids = redis.call('ZREVRANGE', KEYS[1], 0, -1)
+# still have one, newest first: the Home tab's one query per section. Members whose card is gone
+# (the session was deleted) are dropped from the set on the way, so it stays small.
+_NEWEST_CARDS: Final = """
+local want = tonumber(ARGV[1])
 local out = {}
-for _, id in ipairs(ids) do
-  if #out >= tonumber(ARGV[1]) then break end
-  local data = redis.call('GET', ARGV[2] .. id)
-  if data then table.insert(out, data) end
+local start = 0
+while #out < want do
+  local ids = redis.call('ZREVRANGE', KEYS[1], start, start + want - 1)
+  if #ids == 0 then break end
+  local kept = 0
+  for _, id in ipairs(ids) do
+    local card = redis.call('GET', ARGV[2] .. id)
+    if card then
+      kept = kept + 1
+      if #out < want then table.insert(out, card) end
+    else
+      redis.call('ZREM', KEYS[1], id)
+    end
+  end
+  start = start + kept
 end
 return out
 """
@@ -116,7 +128,7 @@ class RedisStore:
         self._renew = self.client.register_script(_RENEW)
         self._release = self.client.register_script(_RELEASE)
         self._mark_member = self.client.register_script(_MARK_MEMBER)
-        self._newest_sessions = self.client.register_script(_NEWEST_SESSIONS)
+        self._newest_cards = self.client.register_script(_NEWEST_CARDS)
 
     def __repr__(self) -> str:
         return f"RedisStore({self._where}, prefix={self._prefix!r})"
@@ -170,7 +182,7 @@ class RedisStore:
             return []
         args: list[str | int] = [limit, self._key("card", "")]
         with self.reachable():
-            rows = cast("list[bytes]", self._newest_sessions(keys=[index], args=args))
+            rows = cast("list[bytes]", self._newest_cards(keys=[index], args=args))
         return [row.decode() for row in rows]
 
     def sessions(self, channel: str | None = None) -> list[tuple[ThreadKey, float]]:

@@ -519,3 +519,16 @@ def test_awaiting_holds_the_sessions_indexed_as_awaiting_until_they_are_not(
     store.delete(A)
     assert store.awaiting(10) == []
     assert store.awaiting(0) == []
+
+
+def test_sessions_by_skips_many_deleted_sessions_between_live_ones(backend: Backend) -> None:
+    store = backend.store
+    keys = [ThreadKey("C1", f"1700000{n:03d}.000100") for n in range(30)]
+    for n, key in enumerate(keys):
+        store.save(key, "{}", updated=float(n))
+        store.index_session(key, f'{{"n": {n}}}', requester="U1", awaiting=False,
+                            updated=float(n))  # fmt: skip
+    for key in keys[5:28]:
+        store.delete(key)
+    assert store.sessions_by("U1", 4) == ['{"n": 29}', '{"n": 28}', '{"n": 4}', '{"n": 3}']
+    assert store.sessions_by("U1", 4) == ['{"n": 29}', '{"n": 28}', '{"n": 4}', '{"n": 3}']
