@@ -24,6 +24,7 @@ MAX_OPTIONS = 100
 MAX_OPTION_TEXT = 75
 MAX_LABEL = 2000
 MAX_SECTION_TEXT = 3000
+MAX_HEADER_TEXT = 150
 
 
 def _text(obj: Any) -> str:
@@ -73,8 +74,12 @@ def block_problems(pointer: str, block: Mapping[str, Any], *, surface: str) -> l
         for i, element in enumerate(elements):
             if isinstance(element, Mapping):
                 problems += element_problems(f"{pointer}/elements/{i}", element)
+    elif surface == "message":
+        pass  # the message checks of fakes.slack_server cover sections and headers there
     elif kind == "section" and len(_text(block.get("text"))) > MAX_SECTION_TEXT:
         problems.append(f"section text over {MAX_SECTION_TEXT} characters [{pointer}/text]")
+    elif kind == "header" and not 0 < len(_text(block.get("text"))) <= MAX_HEADER_TEXT:
+        problems.append(f"header text must be 1 to {MAX_HEADER_TEXT} characters [{pointer}]")
     return problems
 
 

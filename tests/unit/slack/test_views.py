@@ -90,3 +90,7 @@ def test_the_fake_refuses_what_slack_refuses() -> None:
     assert view_problems({"type": "home", "blocks": modal["blocks"]}, surface="home")  # inputs
     many = [{"type": "divider"}] * 101
     assert view_problems({"type": "home", "blocks": many}, surface="home")
+    header = {"type": "header", "text": {"type": "plain_text", "text": "h" * 151}}
+    assert view_problems({"type": "home", "blocks": [header]}, surface="home")
+    section = {"type": "section", "text": {"type": "mrkdwn", "text": "s" * 3001}}
+    assert view_problems({"type": "home", "blocks": [section]}, surface="home")
