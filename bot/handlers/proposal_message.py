@@ -19,7 +19,7 @@ from bot.domain.ports import ChatError
 from bot.domain.sessions import ProposalRecord, Session
 from bot.services import Services
 from bot.slack import interactive
-from bot.slack.blocks import Block, section
+from bot.slack.blocks import Block, Rendered, fit, section
 from bot.slack.masking import mask_tree
 
 log = logging.getLogger(__name__)
@@ -79,7 +79,10 @@ def resolve(svc: Services, session: Session, record: ProposalRecord, line: str) 
     if not shown:
         number = session.proposals.index(record) + 1 if record in session.proposals else 0
         shown = [section(f"*Proposal {number}*: {len(record.files)} file(s) changed")]
+    # The line may push a proposal that filled Slack's ~12,000 characters over: fit again,
+    # keeping the summary and the line whole.
+    fitted = fit(Rendered(line, interactive.resolved(shown, line)))
     try:
-        svc.chat.update(key.channel, record.ts, line, blocks=interactive.resolved(shown, line))
+        svc.chat.update(key.channel, record.ts, line, blocks=fitted.blocks)
     except ChatError as exc:
         log.info("could not edit proposal message %s: %s", record.ts, exc)

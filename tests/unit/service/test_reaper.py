@@ -277,3 +277,23 @@ def test_a_proposals_blocks_are_kept_masked_as_slack_got_them(env: Env) -> None:
     assert kept is not None
     assert b"hunter2" not in kept
     assert b"pw ****" in kept
+
+
+def test_a_resolved_proposal_that_filled_slacks_limit_still_fits(env: Env) -> None:
+    from bot.domain.sessions import ProposalRecord  # noqa: PLC0415
+    from bot.handlers import proposal_message  # noqa: PLC0415
+    from bot.slack import blocks, interactive  # noqa: PLC0415
+
+    session = env.save(KEY, idle_for=0)
+    record = ProposalRecord(ts="1700000000.000500", base_commit="a", tree="b", diff_hash="c",
+                            files=("x",))  # fmt: skip
+    full = blocks.fit(blocks.Rendered("t", [blocks.section("*Proposal 1*")] + [
+        blocks.section("d" * 2990) for _ in range(5)] + [blocks.section("React")]))  # fmt: skip
+    shown = [*full.blocks, interactive.proposal_actions()]
+    proposal_message.remember(env.services("r1"), session, record.ts, shown)
+    line = proposal_message.approved_line(1, ["U0BOB"], 12, "https://github.com/a/b/pull/12")
+    proposal_message.resolve(env.services("r1"), session, record, line)
+    update = next(a for m, a in env.chat.calls if m == "update")
+    assert blocks.block_chars(update["blocks"]) <= blocks.BLOCKS_TEXT_LIMIT
+    assert update["blocks"][0]["text"]["text"] == "*Proposal 1*"
+    assert update["blocks"][-1]["elements"][0]["text"] == line
