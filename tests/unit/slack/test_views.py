@@ -94,3 +94,18 @@ def test_the_fake_refuses_what_slack_refuses() -> None:
     assert view_problems({"type": "home", "blocks": [header]}, surface="home")
     section = {"type": "section", "text": {"type": "mrkdwn", "text": "s" * 3001}}
     assert view_problems({"type": "home", "blocks": [section]}, surface="home")
+
+
+def test_a_full_proposal_with_its_buttons_stays_within_slacks_limits() -> None:
+    from bot.slack import blocks  # noqa: PLC0415
+
+    view = blocks.ProposalView(
+        number=1, files=["a"], envs=[], git_diff="+x\n" * 800, rendered_diff="",
+        approve_emoji="ok", review_note="n" * 2900, review="headline\n" + "r" * 9000,
+        checks="ok\n" + "c" * 2900, approvals="a" * 2800,
+    )  # fmt: skip
+    proposal = blocks.proposal(view).blocks
+    assert blocks.block_chars(proposal) > blocks.BLOCKS_TEXT_LIMIT - 100  # it was fitted
+    shown = [*proposal, interactive.proposal_actions()]
+    assert len(shown) <= blocks.MAX_BLOCKS
+    assert blocks.block_chars(shown) <= blocks.BLOCKS_TEXT_LIMIT
