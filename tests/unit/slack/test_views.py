@@ -106,6 +106,7 @@ def test_a_full_proposal_with_its_buttons_stays_within_slacks_limits() -> None:
     )  # fmt: skip
     proposal = blocks.proposal(view).blocks
     assert blocks.block_chars(proposal) > blocks.BLOCKS_TEXT_LIMIT - 100  # it was fitted
+    assert blocks.block_chars(proposal) <= blocks.BLOCKS_TEXT_LIMIT - blocks.BUTTONS_ROOM
     shown = [*proposal, interactive.proposal_actions()]
     assert len(shown) <= blocks.MAX_BLOCKS
     assert blocks.block_chars(shown) <= blocks.BLOCKS_TEXT_LIMIT
