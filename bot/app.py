@@ -30,6 +30,7 @@ from bot.agent.prompts import system_prompt
 from bot.compose import budgets_from_settings, mcp_hub, with_mcp_tools
 from bot.config import ConfigError, Settings
 from bot.git.askpass import TokenCredentials
+from bot.inbound import slack_interactive
 from bot.inbound.alert_receiver import AlertReceiver
 from bot.inbound.github_receiver import WebhookReceiver
 from bot.inbound.http import HealthApp, Readiness
@@ -195,6 +196,7 @@ def build_service(
         process_before_response=False,
     )  # fmt: skip
     register(bolt, runner, svc, bot_id=bot_id)
+    slack_interactive.register(bolt, runner, svc)  # buttons, the new-env modal, the shortcut
     # One maintenance job per repository; the first serves readiness as before, the others
     # (channels with their own repository) are checked too.
     jobs = [CacheMaintenance(c, base_branch=branch) for c, branch in channels.caches()]

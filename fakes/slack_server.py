@@ -44,6 +44,7 @@ from typing import Any, Self, TypeVar
 from urllib.parse import parse_qsl
 
 from fakes.http_server import RecordedRequest, Reply, ScriptedHTTPServer
+from fakes.slack_views import block_problems, view_problems
 from fakes.socket_mode_server import SocketModeServer
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "AssistantStatus",
     "CommandResponse",
     "Ephemeral",
+    "OpenedView",
     "SlackMessage",
     "SlackServer",
     "UploadedFile",
@@ -74,7 +76,7 @@ MAX_BLOCK_ID = 255
 MAX_LOADING_MESSAGES = 10
 
 # Fields Slack takes as JSON; in a form body they arrive as JSON strings.
-_JSON_FIELDS = ("blocks", "attachments", "metadata", "files", "loading_messages")
+_JSON_FIELDS = ("blocks", "attachments", "metadata", "files", "loading_messages", "view")
 
 
 @dataclass
@@ -234,6 +236,17 @@ class _ApiError(Exception):
         self.extra = extra
 
 
+@dataclass
+class OpenedView:
+    """A modal opened with views.open, or a Home tab published with views.publish."""
+
+    surface: str  # "modal" or "home"
+    view: JSONDict
+    id: str
+    user: str = ""  # views.publish's user_id
+    trigger_id: str = ""  # views.open's
+
+
 class SlackServer(ScriptedHTTPServer):
     """The Web API methods tanka-bot uses, with state: channels, threads, reactions, files."""
 
@@ -288,6 +301,9 @@ class SlackServer(ScriptedHTTPServer):
         self._failures: list[_Failure] = []
         self._ts = itertools.count(1)
         self._ids = itertools.count(1)
+        self._views: list[OpenedView] = []  # views.open and views.publish, in order
+        # conversations.members: set with set_members(); otherwise whoever posted there
+        self._members: dict[str, list[str]] = {}
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -399,6 +415,21 @@ class SlackServer(ScriptedHTTPServer):
 
     def bot_messages(self, channel: str, thread_ts: str | None = None) -> list[SlackMessage]:
         return [m for m in self.messages(channel, thread_ts) if m.bot_id == self.bot_id]
+
+    def set_members(self, channel: str, users: Iterable[str]) -> None:
+        """Who is in `channel` (conversations.members); the bot is always in it."""
+        with self._state:
+            self._members[channel] = [*users, self.bot_user_id]
+
+    def views(self, surface: str | None = None) -> list[OpenedView]:
+        """Views opened (modals) or published (Home tabs), oldest first."""
+        with self._state:
+            return [v for v in self._views if surface is None or v.surface == surface]
+
+    def home_of(self, user: str) -> JSONDict | None:
+        """The Home tab last published for `user`."""
+        published = [v for v in self.views("home") if v.user == user]
+        return published[-1].view if published else None
 
     def calls(self, method: str | None = None) -> list[ApiCall]:
         """Web API calls in arrival order (all, or those of one method like "chat.postMessage")."""
@@ -682,6 +713,49 @@ class SlackServer(ScriptedHTTPServer):
             **extra,
         }
 
+    def _view(self, method: str, surface: str, args: JSONDict) -> OpenedView:
+        view = args.get("view")
+        if isinstance(view, str):
+            raise _ApiError("invalid_arguments", response_metadata={"messages": ["view: JSON"]})
+        problems = view_problems(view, surface=surface)
+        if problems:
+            for problem in problems:
+                self._violation(method, "invalid_arguments", problem)
+            raise _ApiError(
+                "invalid_arguments",
+                response_metadata={"messages": [f"[ERROR] {p}" for p in problems]},
+            )
+        opened = OpenedView(surface, copy.deepcopy(dict(view or {})), f"V{next(self._ids):08d}",
+                            user=str(args.get("user_id") or ""),
+                            trigger_id=str(args.get("trigger_id") or ""))  # fmt: skip
+        self._views.append(opened)
+        self._changed.notify_all()
+        return opened
+
+    def _conversations_members(self, args: JSONDict) -> JSONDict:
+        channel = self._channel(args.get("channel"))
+        members = self._members.get(channel)
+        if members is None:
+            posted = [m.user for m in self._messages.get(channel, []) if m.user]
+            members = list(dict.fromkeys([*posted, self.bot_user_id]))
+        limit = max(_int(args.get("limit"), 100), 1)
+        start = _int(args.get("cursor") or 0, 0)
+        page = members[start : start + limit]
+        cursor = str(start + limit) if start + limit < len(members) else ""
+        return {"members": page, "response_metadata": {"next_cursor": cursor}}
+
+    def _views_open(self, args: JSONDict) -> JSONDict:
+        if not args.get("trigger_id"):
+            raise _ApiError("invalid_trigger_id")
+        opened = self._view("views.open", "modal", args)
+        return {"view": {**opened.view, "id": opened.id}}
+
+    def _views_publish(self, args: JSONDict) -> JSONDict:
+        if not args.get("user_id"):
+            raise _ApiError("invalid_arguments")
+        opened = self._view("views.publish", "home", args)
+        return {"view": {**opened.view, "id": opened.id}}
+
     def _post_ephemeral(self, args: JSONDict) -> JSONDict:
         channel = self._channel(args.get("channel"))
         user = args.get("user")
@@ -876,6 +950,9 @@ _METHODS: dict[str, _Handler] = {
     "chat.update": SlackServer._update,
     "chat.postEphemeral": SlackServer._post_ephemeral,
     "chat.getPermalink": SlackServer._permalink,
+    "views.open": SlackServer._views_open,
+    "conversations.members": SlackServer._conversations_members,
+    "views.publish": SlackServer._views_publish,
     "conversations.replies": SlackServer._replies,
     "conversations.history": SlackServer._history,
     "reactions.add": SlackServer._reactions_add,
@@ -951,7 +1028,7 @@ def _block_problems(pointer: str, block: Mapping[str, Any]) -> tuple[list[str], 
         return problems, len(text)
     if kind == "context":
         return problems, sum(len(_text_of(e)) for e in block.get("elements") or [])
-    return problems, 0
+    return [*problems, *block_problems(pointer, block, surface="message")], 0
 
 
 def _text_of(obj: Any) -> str:

@@ -147,6 +147,18 @@ class SocketModeServer:
             )
         )
 
+    def push_interactive(self, payload: Mapping[str, Any]) -> str:
+        """An `interactive` envelope: a click, a modal's submission, a shortcut (the payload as
+        Slack's `payload` field holds it); a view_submission's answer comes back in the ack."""
+        return self.push(
+            slack_events.socket_envelope(
+                "interactive",
+                payload,
+                envelope_id=self._envelope_id(),
+                accepts_response_payload=payload.get("type") == "view_submission",
+            )
+        )
+
     def disconnect(self, reason: str = "refresh_requested") -> None:
         """Ask the client to reconnect, as Slack does every few hours.
 

@@ -91,9 +91,12 @@ HELP_TEXT = "\n".join(
         "• `/tanka new-env <name> [instructions]`: create an environment following the "
         "repository's conventions",
         "• `/tanka envs`: list the environments · `/tanka status`: this channel's active sessions",
-        "• In a session thread: react with :{approve}: on the latest proposal to open a pull "
-        "request; react with :{cancel}: or reply `cancel` to stop the running turn "
-        "(edits are kept); reply `rebase` to move the change onto the newest base branch",
+        "• In a session thread: press *Approve* on the latest proposal (or react with "
+        ":{approve}:) to open a pull request; press *Cancel*, react with :{cancel}: or reply "
+        "`cancel` to stop the running turn (edits are kept); reply `rebase` to move the change "
+        "onto the newest base branch",
+        "• `/tanka new-env` alone opens a form; the app's Home tab lists your sessions and what "
+        "waits for your approval; *Ask tanka-bot* in a message's menu starts a session on it",
     ]
 )
 

@@ -16,20 +16,26 @@ def help_message(svc: Services, problem: str = "") -> str:
     return help_text(svc.settings.approve_emoji, svc.settings.cancel_emoji, problem)
 
 
-def environments_message(svc: Services) -> str:
-    """The environments on the base branch: directories holding a main.jsonnet, from the mirror."""
+def environment_names(svc: Services) -> list[str]:
+    """The environments on the base branch: directories holding a main.jsonnet, from the mirror.
+    GitError when the mirror cannot be read."""
     cache = svc.workspaces.cache
-    branch = svc.settings.base_branch
-    try:
-        commit = cache.commit_of(branch)
-        files = Git(cache.path, 60.0).out("ls-tree", "-r", "--name-only", commit).splitlines()
-    except GitError as exc:
-        return f"The environments could not be listed: {exc}"
-    envs = sorted(
+    commit = cache.commit_of(svc.settings.base_branch)
+    files = Git(cache.path, 60.0).out("ls-tree", "-r", "--name-only", commit).splitlines()
+    return sorted(
         f.removesuffix("/main.jsonnet")
         for f in files
         if f.endswith("/main.jsonnet") and "/vendor/" not in f and not f.startswith("vendor/")
     )
+
+
+def environments_message(svc: Services) -> str:
+    """The environments on the base branch: directories holding a main.jsonnet, from the mirror."""
+    branch = svc.settings.base_branch
+    try:
+        envs = environment_names(svc)
+    except GitError as exc:
+        return f"The environments could not be listed: {exc}"
     if not envs:
         return f"No environment (a directory with main.jsonnet) on `{branch}`."
     shown = "\n".join(f"• `{e}`" for e in envs[:MAX_LISTED])

@@ -21,7 +21,7 @@ from bot.domain.alerts import requester_label
 from bot.domain.requests import Reaction
 from bot.domain.sessions import ProposalRecord, PullRequestRecord, Session
 from bot.errors import UserError
-from bot.handlers import ci
+from bot.handlers import ci, proposal_message
 from bot.policy import rules as policy
 from bot.publish.pipeline import Published, PublishError, publish
 from bot.publish.pr_text import pr_body, pr_title
@@ -136,7 +136,8 @@ def approve(
     svc.metrics.approvals.labels("accepted").inc()
     _audit(svc, session, user, "complete", counted=counted, number=number)
     svc.metrics.prs.labels("opened" if published.created else "updated").inc()
-    session.proposals[number - 1] = record.model_copy(update={"approved_by": counted.approvers})
+    record = record.model_copy(update={"approved_by": counted.approvers})
+    session.proposals[number - 1] = record
     session.pull_request = PullRequestRecord(
         number=published.pr_number, url=published.pr_url, branch=published.branch
     )
@@ -158,6 +159,10 @@ def approve(
         if retired is not None
         else ""
     )
+    line = proposal_message.approved_line(
+        number, counted.approvers, published.pr_number, published.pr_url
+    )
+    proposal_message.resolve(svc, session, record, line)
     svc.chat.post(
         key.channel,
         f":rocket: {verb} pull request #{published.pr_number}: {published.pr_url}{commit}{why} "

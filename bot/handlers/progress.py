@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from bot.agent.events import Event, ToolCallEvent, ToolResultEvent, UsageEvent
 from bot.domain.ports import ChatClient, ChatError
-from bot.slack import blocks
+from bot.slack import blocks, interactive
 from tools.subagent_port import WRITING_TOOLS  # after each of these, the patch is saved
 
 log = logging.getLogger(__name__)
@@ -79,12 +79,15 @@ class Progress:
         if now - self._last_edit < self.interval:
             return
         self._last_edit = now
-        try:
-            self.chat.update(self.channel, self.status_ts, self.mask(text))
+        shown = self.mask(text)
+        try:  # Cancel stays on the status message while the turn runs
+            self.chat.update(self.channel, self.status_ts, shown,
+                             blocks=interactive.status_blocks(shown))  # fmt: skip
         except ChatError as exc:
             log.info("progress update failed (the turn goes on): %s", exc)
 
     def finish(self, text: str) -> None:
+        """The last edit: the outcome, and no button left (blocks=None clears them)."""
         try:
             self.chat.update(self.channel, self.status_ts, self.mask(text))
         except ChatError as exc:

@@ -18,12 +18,13 @@ from bot.domain.alerts import is_alert_requester, quiet_broadcasts
 from bot.domain.prices import dollars, turn_cost
 from bot.domain.sessions import ProposalRecord, Session
 from bot.git.checkout import Checkout
+from bot.handlers import proposal_message
 from bot.handlers.progress import CONTEXT_WINDOWS, Progress
 from bot.policy import rules as policy
 from bot.publish.pr_text import pr_title
 from bot.publish.proposal import Proposal, make_proposal
 from bot.services import Services
-from bot.slack import blocks
+from bot.slack import blocks, interactive
 from bot.workspace.workspaces import WorkspaceError
 from tools.context import ToolContext
 from tools.errors import ToolError
@@ -48,8 +49,9 @@ def run_turn(
     key = session.key
     checkout = svc.workspaces.open(session)
     session.state = "running"
-    session.status_ts = svc.chat.post(key.channel, ":hourglass_flowing_sand: working on it…",
-                                      thread_ts=key.thread_ts)  # fmt: skip
+    working = ":hourglass_flowing_sand: working on it…"
+    session.status_ts = svc.chat.post(key.channel, working, thread_ts=key.thread_ts,
+                                      blocks=interactive.status_blocks(working))  # fmt: skip
     svc.store.index_message(key.channel, session.status_ts, key, svc.settings.session_ttl)
     _save(svc, session)
 
@@ -295,8 +297,14 @@ def propose(
     for snippet in message.snippets:
         svc.chat.upload(key.channel, key.thread_ts, filename=snippet.filename,
                         title=snippet.title, content=snippet.content)  # fmt: skip
-    ts = svc.chat.post(key.channel, message.text, thread_ts=key.thread_ts, blocks=message.blocks)
+    shown = [*message.blocks, interactive.proposal_actions()]  # Approve and Cancel
+    ts = svc.chat.post(key.channel, message.text, thread_ts=key.thread_ts, blocks=shown)
     svc.store.index_message(key.channel, ts, key, svc.settings.session_ttl)
+    proposal_message.remember(svc, session, ts, shown)
+    previous = session.latest_proposal
+    if previous is not None and not previous.approved_by:
+        line = proposal_message.superseded_line(len(session.proposals) + 1)
+        proposal_message.resolve(svc, session, previous, line)
     session.proposals.append(
         ProposalRecord(
             ts=ts,

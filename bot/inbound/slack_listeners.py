@@ -17,6 +17,7 @@ from bot.domain.commands import Envs, Help, NewEnv, Status, parse_slash
 from bot.domain.requests import Mention, ThreadReply
 from bot.handlers import steer
 from bot.handlers.admin import environments_message, help_message, status_message
+from bot.inbound.slack_interactive import open_new_env_form
 from bot.inbound.slack_payloads import Ignored, message_dedupe_key, parse_command, parse_event
 from bot.runtime.failures import STORE_DOWN
 from bot.runtime.runner import Runner
@@ -69,7 +70,15 @@ def register(app: App, runner: Runner, svc: Services, *, bot_id: str = "") -> No
             steer.refuse_command(svc, command)  # audited
             return
         here = runner.channels(command.channel) or svc
-        if isinstance(action, Help):
+        if isinstance(action, Help) and command.text.lower() == "new-env":  # no name: the form
+            why = steer.refuse_command(svc, command)
+            trigger = body.get("trigger_id")
+            if why is None and isinstance(trigger, str) and trigger:
+                why = open_new_env_form(app, here, command, trigger) or None
+            elif why is None:  # no trigger_id to open the form with: say how to type it
+                why = help_message(svc, action.problem)
+            ack(text=why) if why else ack()
+        elif isinstance(action, Help):
             ack(text=help_message(svc, action.problem))
         elif isinstance(action, NewEnv):
             ack(text=f"Starting a session to create environment `{action.name}`…")

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from bot.domain.ports import ChatError
 from bot.domain.sessions import SessionCorrupt
 from bot.domain.thread import ThreadKey
+from bot.handlers import proposal_message
 from bot.runtime.lease import Lease, lock_name
 from bot.services import Services
 from bot.store.base import StoreUnavailable
@@ -77,6 +78,9 @@ class Reaper:
             session = self.svc.sessions.get(lease.key)
             if session is None:
                 return 0
+            latest = session.latest_proposal
+            if latest is not None and not latest.approved_by:  # its buttons can do nothing now
+                proposal_message.resolve(self.svc, session, latest, proposal_message.CLOSED)
             self.svc.workspaces.discard(session)
             self.svc.store.delete(lease.key)
             hours = self.svc.settings.session_ttl / 3600
@@ -103,6 +107,8 @@ class Reaper:
                 return 0  # another replica reported it first
             session.state = "idle"
             self.svc.sessions.put(session)
+            if session.status_ts:  # no Cancel left on a turn that no longer runs
+                proposal_message.end_status(self.svc, session, ":warning: cut off")
             self.svc.chat.post(session.channel, CUT_OFF, thread_ts=session.thread_ts)
             return 1
         finally:

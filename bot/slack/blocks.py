@@ -21,6 +21,7 @@ INLINE_DIFF_LIMIT = 2500  # a diff inline in one section, with room for the fenc
 TEXT_LIMIT = 3900  # fallback `text` and plain messages: short enough to read, far under 40,000
 SUMMARY_ENV_LINES = 20
 MAX_BLOCKS = 50
+BUTTONS_ROOM = 40  # characters of blocks left for a proposal's buttons
 INLINE_GROUPS = 10  # past this many groups of environments, the diffs go to a file
 
 Block = dict[str, Any]
@@ -173,7 +174,10 @@ def proposal(view: ProposalView) -> Rendered:
         approve = f"{view.approvals}\n{approve}"
     blocks.append(section(approve))
     text = clip(f"{head}\n" + "\n".join(lines) + f"\n{approve}", TEXT_LIMIT, "\n…")
-    return fit(Rendered(text, blocks, tuple(snippets)))
+    # Room is left for the buttons (bot.slack.interactive) that end the message: a block, and
+    # their labels' characters.
+    return fit(Rendered(text, blocks, tuple(snippets)), max_blocks=MAX_BLOCKS - 1,
+               max_chars=BLOCKS_TEXT_LIMIT - BUTTONS_ROOM)  # fmt: skip
 
 
 def block_chars(value: Any) -> int:
@@ -186,26 +190,28 @@ def block_chars(value: Any) -> int:
     return 0
 
 
-def fit(message: Rendered) -> Rendered:
+def fit(
+    message: Rendered, *, max_blocks: int = MAX_BLOCKS, max_chars: int = BLOCKS_TEXT_LIMIT
+) -> Rendered:
     """The message within Slack's limits: at most MAX_BLOCKS blocks and BLOCKS_TEXT_LIMIT
     characters of blocks (the first and last blocks are kept whole: the summary and the line
     people act on), `text` at most TEXT_LIMIT. Messages already within them are unchanged."""
     blocks = list(message.blocks)
-    if len(blocks) > MAX_BLOCKS:
-        dropped = len(blocks) - MAX_BLOCKS + 1
-        blocks = [*blocks[: MAX_BLOCKS - 2], section(f"… {dropped} more part(s) left out"),
+    if len(blocks) > max_blocks:
+        dropped = len(blocks) - max_blocks + 1
+        blocks = [*blocks[: max_blocks - 2], section(f"… {dropped} more part(s) left out"),
                   blocks[-1]]  # fmt: skip
-    while block_chars(blocks) > BLOCKS_TEXT_LIMIT and len(blocks) > 2:
+    while block_chars(blocks) > max_chars and len(blocks) > 2:
         # Shorten the longest block in the middle; drop it when that is not enough.
         middle = max(range(1, len(blocks) - 1), key=lambda i: block_chars(blocks[i]))
-        excess = block_chars(blocks) - BLOCKS_TEXT_LIMIT
+        excess = block_chars(blocks) - max_chars
         size = block_chars(blocks[middle])
         if size - excess >= 200 and blocks[middle].get("type") == "section":
             text = blocks[middle]["text"]["text"]
             blocks[middle] = section(clip(text, len(text) - excess - 40, "\n… (cut)"))
         else:
             del blocks[middle]
-    if block_chars(blocks) > BLOCKS_TEXT_LIMIT:
+    if block_chars(blocks) > max_chars:
         blocks = [section(clip(message.text, SECTION_LIMIT, "\n…"))]
     return Rendered(clip(message.text, TEXT_LIMIT, "\n…"), blocks, message.snippets)
 

@@ -110,6 +110,28 @@ class SlackChatClient:
         users = data.get("users") or []
         return frozenset(str(u) for u in users)
 
+    def channel_members(self, channel: str) -> frozenset[str]:
+        """Everyone in `channel` (conversations.members, every page); ChatError if unreadable."""
+        found: set[str] = set()
+        cursor = ""
+        while True:
+            args: dict[str, Any] = {"channel": channel, "limit": 1000}
+            if cursor:
+                args["cursor"] = cursor
+            data = self._call("conversations.members", **args)
+            found.update(str(u) for u in data.get("members") or [])
+            meta = data.get("response_metadata")
+            cursor = str(meta.get("next_cursor") or "") if isinstance(meta, dict) else ""
+            if not cursor:
+                return frozenset(found)
+
+    def workspace_url(self) -> str:
+        """The workspace's URL (auth.test), e.g. https://acme.slack.com/."""
+        return str(self._call("auth.test").get("url") or "https://slack.com/")
+
+    def publish_home(self, user: str, view: dict[str, Any]) -> None:
+        self._call("views.publish", user_id=user, view=view)
+
     def permalink(self, channel: str, ts: str) -> str | None:
         try:
             link = self._call("chat.getPermalink", channel=channel, message_ts=ts).get("permalink")

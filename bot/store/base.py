@@ -72,6 +72,24 @@ class SessionStore(Protocol):
         """
         ...
 
+    def index_session(
+        self, key: ThreadKey, card: str, *, requester: str, awaiting: bool, updated: float
+    ) -> None:
+        """Index the session for the Home tab: its `card` (a small JSON summary, replaced on
+        every call) under its requester by `updated`, and among the sessions whose latest
+        proposal awaits an approval when `awaiting`. `delete` forgets them."""
+        ...
+
+    def sessions_by(self, requester: str, limit: int) -> list[str]:
+        """The cards of the sessions `requester` started, newest first, at most `limit`: one
+        query."""
+        ...
+
+    def awaiting(self, limit: int) -> list[str]:
+        """The cards of the sessions whose latest proposal awaits an approval, newest first, at
+        most `limit`: one query."""
+        ...
+
     def index_message(self, channel: str, ts: str, key: ThreadKey, ttl: float) -> None:
         """Remember for `ttl` seconds that message `ts` in `channel` belongs to thread `key`.
 

@@ -36,6 +36,9 @@ class MemoryStore:
         self._sets: ExpiringDict[str, dict[str, tuple[float, bool]]] = ExpiringDict()
         self._locks: ExpiringDict[str, str] = ExpiringDict()
         self._writes = 0
+        self._by_requester: dict[str, dict[ThreadKey, float]] = {}
+        self._awaiting: dict[ThreadKey, float] = {}
+        self._cards: dict[ThreadKey, str] = {}
 
     # sessions
 
@@ -52,6 +55,34 @@ class MemoryStore:
         with self._lock:
             self._sessions.pop(key, None)
             self._pending.pop(key, None)
+            self._awaiting.pop(key, None)
+            self._cards.pop(key, None)
+            for keys in self._by_requester.values():
+                keys.pop(key, None)
+
+    def index_session(
+        self, key: ThreadKey, card: str, *, requester: str, awaiting: bool, updated: float
+    ) -> None:
+        with self._lock:
+            self._cards[key] = card
+            self._by_requester.setdefault(requester, {})[key] = float(updated)
+            if awaiting:
+                self._awaiting[key] = float(updated)
+            else:
+                self._awaiting.pop(key, None)
+
+    def sessions_by(self, requester: str, limit: int) -> list[str]:
+        with self._lock:
+            return self._newest(self._by_requester.get(requester, {}), limit)
+
+    def awaiting(self, limit: int) -> list[str]:
+        with self._lock:
+            return self._newest(self._awaiting, limit)
+
+    def _newest(self, index: dict[ThreadKey, float], limit: int) -> list[str]:
+        ordered = sorted(index.items(), key=lambda item: (item[1], item[0].id), reverse=True)
+        found = (self._cards.get(key) for key, _ in ordered)
+        return [card for card in found if card is not None][: max(limit, 0)]
 
     def sessions(self, channel: str | None = None) -> list[tuple[ThreadKey, float]]:
         with self._lock:

@@ -84,6 +84,31 @@ for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ARGV[2]) end
 return changed
 """
 
+# The cards (key ARGV[2] .. member) of the newest ARGV[1] members of the sorted set KEYS[1] that
+# still have one, newest first: the Home tab's one query per section. Members whose card is gone
+# (the session was deleted) are dropped from the set on the way, so it stays small.
+_NEWEST_CARDS: Final = """
+local want = tonumber(ARGV[1])
+local out = {}
+local start = 0
+while #out < want do
+  local ids = redis.call('ZREVRANGE', KEYS[1], start, start + want - 1)
+  if #ids == 0 then break end
+  local kept = 0
+  for _, id in ipairs(ids) do
+    local card = redis.call('GET', ARGV[2] .. id)
+    if card then
+      kept = kept + 1
+      if #out < want then table.insert(out, card) end
+    else
+      redis.call('ZREM', KEYS[1], id)
+    end
+  end
+  start = start + kept
+end
+return out
+"""
+
 _RELEASE: Final = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -103,6 +128,7 @@ class RedisStore:
         self._renew = self.client.register_script(_RENEW)
         self._release = self.client.register_script(_RELEASE)
         self._mark_member = self.client.register_script(_MARK_MEMBER)
+        self._newest_cards = self.client.register_script(_NEWEST_CARDS)
 
     def __repr__(self) -> str:
         return f"RedisStore({self._where}, prefix={self._prefix!r})"
@@ -128,7 +154,36 @@ class RedisStore:
             tx.delete(self._key("session", key.id), self._key("pending", key.id))
             tx.zrem(self._key("sessions"), key.id)
             tx.zrem(self._key("sessions", key.channel), key.id)
+            tx.zrem(self._key("awaiting"), key.id)  # by-requester entries are skipped once gone
+            tx.delete(self._key("card", key.id))
             tx.execute()
+
+    def index_session(
+        self, key: ThreadKey, card: str, *, requester: str, awaiting: bool, updated: float
+    ) -> None:
+        with self.reachable():
+            tx = self.client.pipeline(transaction=True)
+            tx.set(self._key("card", key.id), card.encode())
+            tx.zadd(self._key("by-requester", requester), {key.id: updated})
+            if awaiting:
+                tx.zadd(self._key("awaiting"), {key.id: updated})
+            else:
+                tx.zrem(self._key("awaiting"), key.id)
+            tx.execute()
+
+    def sessions_by(self, requester: str, limit: int) -> list[str]:
+        return self._newest(self._key("by-requester", requester), limit)
+
+    def awaiting(self, limit: int) -> list[str]:
+        return self._newest(self._key("awaiting"), limit)
+
+    def _newest(self, index: str, limit: int) -> list[str]:
+        if limit <= 0:
+            return []
+        args: list[str | int] = [limit, self._key("card", "")]
+        with self.reachable():
+            rows = cast("list[bytes]", self._newest_cards(keys=[index], args=args))
+        return [row.decode() for row in rows]
 
     def sessions(self, channel: str | None = None) -> list[tuple[ThreadKey, float]]:
         index = self._key("sessions") if channel is None else self._key("sessions", channel)

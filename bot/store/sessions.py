@@ -9,7 +9,7 @@ StoreUnavailable passes through unchanged.
 
 from __future__ import annotations
 
-from bot.domain.sessions import Session
+from bot.domain.sessions import Session, SessionCorrupt
 from bot.domain.thread import ThreadKey
 from bot.store.base import SessionStore
 
@@ -28,3 +28,29 @@ class Sessions:
 
     def put(self, session: Session) -> None:
         self._store.save(session.key, session.to_json(), updated=session.updated)
+        latest = session.latest_proposal
+        # The Home tab's card: the session without its conversation and trace (the bulk).
+        card = session.model_copy(update={"conversation": {}, "trace": []}).to_json()
+        self._store.index_session(  # the Home tab's sections (bot.handlers.home)
+            session.key, card, requester=session.requester, updated=session.updated,
+            awaiting=latest is not None and not latest.approved_by,
+        )  # fmt: skip
+
+    def by_requester(self, user: str, limit: int) -> list[Session]:
+        """The sessions `user` started, newest first, as cards: no conversation or trace
+        (unreadable ones are left out)."""
+        return _readable(self._store.sessions_by(user, limit))
+
+    def awaiting(self, limit: int) -> list[Session]:
+        """Sessions whose latest proposal awaits an approval, newest first, as cards."""
+        return _readable(self._store.awaiting(limit))
+
+
+def _readable(rows: list[str]) -> list[Session]:
+    found = []
+    for raw in rows:
+        try:
+            found.append(Session.from_json(raw))
+        except SessionCorrupt:
+            continue  # the thread itself says so when used; a list skips it
+    return found

@@ -531,3 +531,116 @@ def test_socket_mode_urls_need_the_app_token_and_a_fresh_ticket(
         assert hello["connection_info"] == {"app_id": "A0APP"}
     with pytest.raises(InvalidStatus), connect(url):
         pass  # a ticket opens one connection only
+
+
+# -- views, members, interactive payloads ------------------------------------------------------
+
+
+def test_views_open_and_publish_are_checked_as_slack_does_and_logged(
+    slack: SlackServer, client: WebClient
+) -> None:
+    from bot.slack.views import new_env_modal  # noqa: PLC0415 - the bot's own modal
+
+    modal = new_env_modal(CHANNEL, ["environments/dev"])
+    assert client.views_open(trigger_id="1.2.fake", view=modal)["view"]["id"]
+    with pytest.raises(SlackApiError) as missing:
+        client.views_open(trigger_id="", view=modal)
+    assert missing.value.response["error"] == "invalid_trigger_id"
+    too_long = {**modal, "title": {"type": "plain_text", "text": "A title of 25 characters."}}
+    with pytest.raises(SlackApiError) as refused:
+        client.views_open(trigger_id="1.2.fake", view=too_long)
+    assert refused.value.response["error"] == "invalid_arguments"
+    # An input block has no place on a Home tab, nor 101 blocks.
+    for blocks in (modal["blocks"], [{"type": "divider"}] * 101):
+        with pytest.raises(SlackApiError):
+            client.views_publish(user_id="U0ALICE", view={"type": "home", "blocks": blocks})
+    home = {"type": "home", "blocks": [{"type": "section",
+                                        "text": {"type": "mrkdwn", "text": "hi"}}]}  # fmt: skip
+    client.views_publish(user_id="U0ALICE", view=home)
+    assert slack.home_of("U0ALICE") == home
+    assert [v.surface for v in slack.views()] == ["modal", "home"]
+    assert {v.error for v in slack.violations} == {"invalid_arguments"}
+    assert any("title over 24" in v.detail for v in slack.violations)
+    assert any("only allowed in modals" in v.detail for v in slack.violations)
+    assert len(slack.calls("views.open")) == 3  # the call log keeps refused calls too
+
+
+def test_a_message_with_an_input_block_is_refused(slack: SlackServer, client: WebClient) -> None:
+    block = {"type": "input", "label": {"type": "plain_text", "text": "x"},
+             "element": {"type": "plain_text_input", "action_id": "v"}}  # fmt: skip
+    with pytest.raises(SlackApiError) as refused:
+        client.chat_postMessage(channel=CHANNEL, text="x", blocks=[block])
+    assert refused.value.response["error"] == "invalid_blocks"
+
+
+def test_conversations_members_pages_through_the_members(
+    slack: SlackServer, client: WebClient
+) -> None:
+    slack.set_members(CHANNEL, [f"U0P{i}" for i in range(5)])
+    first = client.conversations_members(channel=CHANNEL, limit=4)
+    cursor = first["response_metadata"]["next_cursor"]
+    second = client.conversations_members(channel=CHANNEL, limit=4, cursor=cursor)
+    assert len(first["members"]) == 4
+    assert second["response_metadata"]["next_cursor"] == ""
+    assert set(first["members"]) | set(second["members"]) == {
+        *(f"U0P{i}" for i in range(5)),
+        slack.bot_user_id,
+    }
+
+
+def test_bolt_routes_the_fakes_interactive_payloads_and_answers_view_errors(
+    slack: SlackServer,
+) -> None:
+    from fakes.slack_interactions import (  # noqa: PLC0415
+        block_actions,
+        message_action,
+        send_interaction,
+        view_submission,
+    )
+    from fakes.slack_views import submission_answer_problems  # noqa: PLC0415
+
+    app = App(client=WebClient(token=slack.bot_token, base_url=slack.api_url),
+              signing_secret=SECRET, token_verification_enabled=False)  # fmt: skip
+    seen: list[str] = []
+
+    @app.action("tanka_approve")
+    def approve(ack: Ack, body: dict[str, Any]) -> None:
+        ack()
+        seen.append(body["user"]["id"])
+
+    @app.view("tanka_new_env")
+    def submit(ack: Ack) -> None:
+        ack(response_action="errors", errors={"name": "taken"})
+
+    @app.shortcut("tanka_ask")
+    def ask(ack: Ack, body: dict[str, Any]) -> None:
+        ack()
+        seen.append(body["message"]["text"])
+
+    handler = SlackRequestHandler(app)
+    server = make_server("127.0.0.1", 0, handler, WSGIServer, _QuietHandler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        sender = SlackEventSender(f"http://127.0.0.1:{server.server_port}/slack/events", SECRET)
+        click = block_actions(user="U0BOB", channel=CHANNEL, message_ts="1.000001",
+                              action_id="tanka_approve")  # fmt: skip
+        assert send_interaction(sender, click).response.status == 200
+        from bot.slack.views import new_env_modal  # noqa: PLC0415
+
+        view = new_env_modal(CHANNEL, [])
+        submitted = view_submission(view, user="U0BOB", values={"name": {"value": "dev"}})
+        sent = send_interaction(sender, submitted)
+        answer = json.loads(sent.response.text)
+        assert answer == {"response_action": "errors", "errors": {"name": "taken"}}
+        assert submission_answer_problems(answer, view) == []
+        assert submission_answer_problems({"response_action": "errors",
+                                           "errors": {"nope": "x"}}, view)  # fmt: skip
+        shortcut = message_action(user="U0BOB", channel=CHANNEL,
+                                  message={"ts": "1.000002", "text": "hello"})  # fmt: skip
+        assert send_interaction(sender, shortcut).response.status == 200
+        assert seen == ["U0BOB", "hello"]
+    finally:
+        server.shutdown()
+        thread.join()
+        server.server_close()

@@ -23,7 +23,8 @@ CONTRACT_SCOPES = {
     "users:read": "the PR body names the requester and the approver",
 }
 # Scope each subscribed event needs (Slack's events reference; see shared reference notes).
-EVENT_SCOPES = {
+EVENT_SCOPES: dict[str, str | None] = {
+    "app_home_opened": None,
     "app_mention": "app_mentions:read",
     "message.channels": "channels:history",
     "message.groups": "groups:history",
@@ -61,11 +62,16 @@ METHOD_SCOPES: dict[str, str | None] = {
     "conversations_replies": "history",  # channels:history and groups:history
     "conversations_history": "history",
     "conversations_info": "channels:read",
+    "conversations_members": "read",  # channels:read and groups:read
+    "views_open": None,
+    "views_publish": None,
 }
 SDK_CALL = re.compile(
     r"\.((?:chat|assistant|reactions|files|users|usergroups|conversations|auth|apps|views|pins"
     r"|team|emoji|bookmarks|bots)_\w+)\s*\("
 )
+# bot.slack.client calls the Web API by method name: `self._call("chat.update", ...)`.
+NAMED_CALL = re.compile(r"_call\(\s*\"([a-z]+\.[\w.]+)\"")
 LISTENER = re.compile(
     r"\.(event|command|message|action|view|shortcut)\(\s*(?:[\"']([^\"']*)[\"'])?"
 )
@@ -77,6 +83,7 @@ def scan(sources: dict[str, str]) -> dict[str, set[str]]:
     found["interactive"] = set()
     for text in sources.values():
         found["calls"] |= set(SDK_CALL.findall(text))
+        found["calls"] |= {name.replace(".", "_") for name in NAMED_CALL.findall(text)}
         for kind, name in LISTENER.findall(text):
             if kind == "event" and name:
                 found["events"].add(name)
@@ -113,11 +120,13 @@ def subscribed_events(code: dict[str, set[str]]) -> set[str]:
 
 
 def needed_scopes(events: set[str], calls: set[str]) -> set[str]:
-    scopes = set(CONTRACT_SCOPES) | {EVENT_SCOPES[e] for e in events}
+    scopes = set(CONTRACT_SCOPES) | {s for e in events if (s := EVENT_SCOPES[e])}
     for call in calls:
         scope = METHOD_SCOPES[call]
         if scope == "history":
             scopes |= {"channels:history", "groups:history"}
+        elif scope == "read":
+            scopes |= {"channels:read", "groups:read"}
         elif scope:
             scopes.add(scope)
     return scopes
@@ -169,6 +178,21 @@ def test_events_cover_the_contract_and_the_code() -> None:
     assert needed <= subscribed, f"subscribe to {sorted(needed - subscribed)}"
     # An event nobody listens to is answered 404 by Bolt and retried by Slack.
     assert subscribed <= needed, f"nothing handles {sorted(subscribed - needed)}"
+
+
+def test_the_home_tab_and_the_shortcut_are_declared_as_the_code_handles_them() -> None:
+    from bot.inbound.slack_interactive import ASK_SHORTCUT  # noqa: PLC0415 - the code's id
+
+    for manifest in (HTTP, SOCKET):
+        features = manifest["features"]
+        assert features["app_home"]["home_tab_enabled"] is True
+        assert "app_home_opened" in manifest["settings"]["event_subscriptions"]["bot_events"]
+        assert [(s["type"], s["callback_id"]) for s in features["shortcuts"]] == [
+            ("message", ASK_SHORTCUT)
+        ]
+        assert manifest["settings"]["interactivity"]["is_enabled"] is True
+    assert {"action", "view", "shortcut"} <= CODE["interactive"]
+    assert "app_home_opened" in CODE["events"]
 
 
 def test_every_slack_call_in_the_code_is_known() -> None:

@@ -231,3 +231,69 @@ def test_queued_messages_nobody_reads_are_handed_to_wake(env: Env) -> None:
     Reaper(env.services("r1"), wake=woken.append).sweep()
     assert woken == [KEY]  # KEY2's running turn reads its own queue
     assert env.store.has_pending(KEY)  # wake takes them, not the sweep
+
+
+def test_a_reaped_sessions_waiting_proposal_and_a_cut_off_status_lose_their_buttons(
+    env: Env,
+) -> None:
+    from bot.domain.sessions import ProposalRecord  # noqa: PLC0415 - only this test needs it
+    from bot.handlers import proposal_message  # noqa: PLC0415
+
+    session = env.save(KEY, idle_for=TTL + 1)
+    session.proposals = [ProposalRecord(ts="1700000000.000500", base_commit="a", tree="b",
+                                        diff_hash="c", files=("x",))]  # fmt: skip
+    env.store.save(KEY, session.to_json(), updated=session.updated)
+    section: dict[str, object] = {
+        "type": "section",
+        "text": {"type": "mrkdwn", "text": "*Proposal 1* diff"},
+    }
+    shown: list[dict[str, object]] = [section, {"type": "actions", "elements": []}]
+    proposal_message.remember(env.services("r1"), session, "1700000000.000500", shown)
+    running = env.save(KEY2, idle_for=60, state="running")
+    running.status_ts = "1700000000.000600"
+    env.store.save(KEY2, running.to_json(), updated=running.updated)
+
+    assert env.reaper().sweep() == (1, 1)
+    updates = {a["ts"]: a for m, a in env.chat.calls if m == "update"}
+    closed = updates["1700000000.000500"]
+    assert [b["type"] for b in closed["blocks"]] == ["section", "context"]  # no buttons
+    assert "*Proposal 1* diff" in str(closed["blocks"])
+    assert "closed" in closed["text"]
+    assert updates["1700000000.000600"]["blocks"] is None  # the status's Cancel is gone
+
+
+def test_a_proposals_blocks_are_kept_masked_as_slack_got_them(env: Env) -> None:
+    from dataclasses import replace  # noqa: PLC0415
+
+    from bot.handlers import proposal_message  # noqa: PLC0415
+    from bot.slack.masking import MaskingChat  # noqa: PLC0415
+
+    session = env.save(KEY, idle_for=0)
+    svc = env.services("r1")
+    masked = replace(svc, chat=MaskingChat(svc.chat, lambda t: t.replace("hunter2", "****")))
+    block: dict[str, object] = {"type": "section", "text": {"type": "mrkdwn", "text": "pw hunter2"}}
+    proposal_message.remember(masked, session, "1700000000.000500", [block])
+    kept = env.store.get_blob(f"proposal-blocks:{KEY.id}:1700000000.000500")
+    assert kept is not None
+    assert b"hunter2" not in kept
+    assert b"pw ****" in kept
+
+
+def test_a_resolved_proposal_that_filled_slacks_limit_still_fits(env: Env) -> None:
+    from bot.domain.sessions import ProposalRecord  # noqa: PLC0415
+    from bot.handlers import proposal_message  # noqa: PLC0415
+    from bot.slack import blocks, interactive  # noqa: PLC0415
+
+    session = env.save(KEY, idle_for=0)
+    record = ProposalRecord(ts="1700000000.000500", base_commit="a", tree="b", diff_hash="c",
+                            files=("x",))  # fmt: skip
+    full = blocks.fit(blocks.Rendered("t", [blocks.section("*Proposal 1*")] + [
+        blocks.section("d" * 2990) for _ in range(5)] + [blocks.section("React")]))  # fmt: skip
+    shown = [*full.blocks, interactive.proposal_actions()]
+    proposal_message.remember(env.services("r1"), session, record.ts, shown)
+    line = proposal_message.approved_line(1, ["U0BOB"], 12, "https://github.com/a/b/pull/12")
+    proposal_message.resolve(env.services("r1"), session, record, line)
+    update = next(a for m, a in env.chat.calls if m == "update")
+    assert blocks.block_chars(update["blocks"]) <= blocks.BLOCKS_TEXT_LIMIT
+    assert update["blocks"][0]["text"]["text"] == "*Proposal 1*"
+    assert update["blocks"][-1]["elements"][0]["text"] == line

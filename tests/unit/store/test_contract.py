@@ -484,3 +484,51 @@ def test_mark_times_must_be_finite(backend: Backend, at: float) -> None:
         backend.store.add_member("s", "U1", LONG, at=at)
     with pytest.raises(ValueError, match="a mark's time must be a finite unix time"):
         backend.store.remove_member("s", "U1", LONG, at=at)
+
+
+# the Home tab's indexes
+
+
+def test_sessions_by_requester_are_newest_first_limited_and_skip_deleted(backend: Backend) -> None:
+    store = backend.store
+    c = ThreadKey("C1", "1700000002.000300")
+    for n, key in enumerate((A, B, c, OTHER_CHANNEL)):
+        store.save(key, f'{{"n": {n}, "conversation": "long"}}', updated=float(n))
+        store.index_session(key, f'{{"n": {n}}}', requester="U1" if key != B else "U2",
+                            awaiting=False, updated=float(n))  # fmt: skip
+    assert store.sessions_by("U1", 10) == ['{"n": 3}', '{"n": 2}', '{"n": 0}']
+    assert store.sessions_by("U1", 2) == ['{"n": 3}', '{"n": 2}']
+    assert store.sessions_by("U2", 10) == ['{"n": 1}']
+    assert store.sessions_by("U9", 10) == []
+    store.delete(c)
+    assert store.sessions_by("U1", 2) == ['{"n": 3}', '{"n": 0}']  # the limit counts live ones
+
+
+def test_awaiting_holds_the_sessions_indexed_as_awaiting_until_they_are_not(
+    backend: Backend,
+) -> None:
+    store = backend.store
+    store.save(A, '{"a": 1}', updated=1.0)
+    store.save(B, '{"b": 1}', updated=2.0)
+    store.index_session(A, '{"a": 1}', requester="U1", awaiting=True, updated=1.0)
+    store.index_session(B, '{"b": 1}', requester="U1", awaiting=True, updated=2.0)
+    assert store.awaiting(10) == ['{"b": 1}', '{"a": 1}']
+    store.index_session(B, '{"b": 2}', requester="U1", awaiting=False, updated=3.0)
+    assert store.awaiting(10) == ['{"a": 1}']
+    assert store.sessions_by("U1", 10) == ['{"b": 2}', '{"a": 1}']  # the card was replaced
+    store.delete(A)
+    assert store.awaiting(10) == []
+    assert store.awaiting(0) == []
+
+
+def test_sessions_by_skips_many_deleted_sessions_between_live_ones(backend: Backend) -> None:
+    store = backend.store
+    keys = [ThreadKey("C1", f"1700000{n:03d}.000100") for n in range(30)]
+    for n, key in enumerate(keys):
+        store.save(key, "{}", updated=float(n))
+        store.index_session(key, f'{{"n": {n}}}', requester="U1", awaiting=False,
+                            updated=float(n))  # fmt: skip
+    for key in keys[5:28]:
+        store.delete(key)
+    assert store.sessions_by("U1", 4) == ['{"n": 29}', '{"n": 28}', '{"n": 4}', '{"n": 3}']
+    assert store.sessions_by("U1", 4) == ['{"n": 29}', '{"n": 28}', '{"n": 4}', '{"n": 3}']

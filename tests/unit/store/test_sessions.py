@@ -39,3 +39,29 @@ def test_an_unreadable_record_is_session_corrupt_and_still_exists() -> None:
     with pytest.raises(SessionCorrupt):
         Sessions(store).get(KEY)
     assert Sessions(store).exists(KEY)
+
+
+def test_put_indexes_a_card_for_the_home_by_requester_and_while_a_proposal_waits() -> None:
+    from bot.domain.sessions import ProposalRecord  # noqa: PLC0415
+
+    store = MemoryStore()
+    sessions = Sessions(store)
+    stored = session()
+    stored.conversation = {"messages": ["a long history"]}
+    stored.record_tool("file_read", True, 0.1)
+    sessions.put(stored)
+    assert sessions.awaiting(10) == []
+    (card,) = sessions.by_requester("U0ASK", 10)
+    assert card.conversation == {}  # the bulk stays out of the Home's reads
+    assert card.trace == []
+    assert card.request == "raise replicas"
+
+    record = ProposalRecord(ts="1700000000.000900", base_commit="a", tree="b", diff_hash="c",
+                            files=("x",))  # fmt: skip
+    stored.proposals = [record]
+    sessions.put(stored)
+    assert [s.key for s in sessions.awaiting(10)] == [KEY]
+    stored.proposals = [record.model_copy(update={"approved_by": ("U0BOB",)})]
+    sessions.put(stored)
+    assert sessions.awaiting(10) == []
+    assert sessions.by_requester("U0OTHER", 10) == []
