@@ -74,6 +74,7 @@ class Service:
 
     def start_jobs(self, *, sweep_interval: float) -> None:
         self.svc.audit.start()
+        self.runner.admission.start()
         self.maintenance.start()
         for maintenance in self.more_maintenance:
             maintenance.start()
@@ -85,6 +86,7 @@ class Service:
 
     def stop(self, timeout: float) -> bool:
         """Stop taking work and let running turns finish (up to `timeout` s)."""
+        self.runner.admission.stop(timeout)
         finished = self.dispatcher.shutdown(timeout)
         for scheduler in self.schedulers:
             scheduler.shutdown(wait=False)
@@ -190,7 +192,9 @@ def build_service(
                         if settings.slack_signing_secret else None),
         request_verification_enabled=not socket_mode,
         token_verification_enabled=False,  # auth.test was called above, with a clear error
-        process_before_response=False,
+        # The listeners triage and queue before the ack (bot.runtime.edge), so a request is
+        # durable before Slack is told it arrived; slow work runs on the workers.
+        process_before_response=True,
     )  # fmt: skip
     register(bolt, runner, svc, bot_id=bot_id)
     # One maintenance job per repository; the first serves readiness as before, the others

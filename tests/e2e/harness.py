@@ -155,7 +155,9 @@ class Stack:
 
     def react(self, ts: str, name: str, *, user: str) -> None:
         self.slack.add_reaction(CHANNEL, ts, name, user=user)
-        self.sender.send(reaction_added(channel=CHANNEL, ts=ts, reaction=name, user=user))
+        author = self.slack.message(CHANNEL, ts).user  # Slack names it as `item_user`
+        self.sender.send(reaction_added(channel=CHANNEL, ts=ts, reaction=name, user=user,
+                                        item_user=author))  # fmt: skip
 
     def bot_texts(self, thread_ts: str) -> list[str]:
         return [m.text for m in self.slack.bot_messages(CHANNEL, thread_ts)]

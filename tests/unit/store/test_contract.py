@@ -484,3 +484,49 @@ def test_mark_times_must_be_finite(backend: Backend, at: float) -> None:
         backend.store.add_member("s", "U1", LONG, at=at)
     with pytest.raises(ValueError, match="a mark's time must be a finite unix time"):
         backend.store.remove_member("s", "U1", LONG, at=at)
+
+
+# the work queue
+
+
+def test_work_is_taken_oldest_first_and_each_item_once(backend: Backend) -> None:
+    store = backend.store
+    assert store.put_work("w1") == 1
+    assert store.put_work("w2") == 2
+    other = backend.replica()
+    assert store.take_work("r1", 1.0) == "w1"
+    assert other.take_work("r2", 1.0) == "w2"
+    assert store.take_work("r1", 0.05) is None  # empty: waits, then None
+
+
+def test_concurrent_takers_share_the_items_without_overlap(backend: Backend) -> None:
+    for i in range(20):
+        backend.store.put_work(f"w{i}")
+    taken = race(4, lambda i: [backend.replica().take_work(f"r{i}", 0.05) for _ in range(6)])
+    items = [x for batch in taken for x in batch if x is not None]
+    assert sorted(items) == sorted(f"w{i}" for i in range(20))
+
+
+def test_returned_work_goes_back_to_the_head_in_order(backend: Backend) -> None:
+    store = backend.store
+    for name in ("w1", "w2", "w3", "w4"):
+        store.put_work(name)
+    assert [store.take_work("dead", 1.0) for _ in range(3)] == ["w1", "w2", "w3"]
+    store.done_work("dead", "w2")  # finished before it died
+    assert store.work_owners() == ["dead"]
+    assert backend.replica().return_work("dead") == 2
+    assert store.work_owners() == []
+    assert [store.take_work("alive", 1.0) for _ in range(3)] == ["w1", "w3", "w4"]
+    assert store.return_work("nobody") == 0
+
+
+def test_done_work_forgets_only_that_item(backend: Backend) -> None:
+    store = backend.store
+    store.put_work("same")
+    store.put_work("other")
+    store.take_work("r", 1.0)
+    store.take_work("r", 1.0)
+    store.done_work("r", "same")
+    store.done_work("r", "missing")  # a no-op
+    assert store.return_work("r") == 1
+    assert store.take_work("r2", 1.0) == "other"
