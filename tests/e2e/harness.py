@@ -221,6 +221,7 @@ def stack(
     tmp: Path,
     *,
     redis: bool = False,
+    redis_keeps_data: bool = False,
     slack_options: Mapping[str, Any] | None = None,
     project: Callable[[Path], Path] = make_project,
 ) -> Iterator[Stack]:
@@ -234,7 +235,11 @@ def stack(
         origin = tmp / "origin.git"
         git(tmp, "clone", "--bare", "--quiet", str(source), str(origin))
         (tmp / "redis").mkdir()
-        server = stack_.enter_context(RedisServer(tmp / "redis")) if redis else None
+        server = (
+            stack_.enter_context(RedisServer(tmp / "redis", keep_data=redis_keeps_data))
+            if redis
+            else None
+        )
         (tmp / "home").mkdir()
         s = Stack(
             tmp,
