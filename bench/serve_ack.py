@@ -181,7 +181,7 @@ def main() -> None:
                if os.environ.get("REDIS_URL") else {}),
         }  # fmt: skip
         bot = subprocess.Popen(
-            [sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(bot_port)],
+            [sys.executable, *os.environ.get("BENCH_PY_ARGS", "").split(), "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(bot_port)],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         bare = subprocess.Popen(
@@ -195,19 +195,32 @@ def main() -> None:
             print(
                 f"{events} signed events, {concurrency} concurrent clients, {os.cpu_count()} cores"
             )
-            print("mix: replies in threads with no session")
+            mixes = os.environ.get("MIXES", "replies,busy").split(",")
+            if "replies" in mixes:
+                print("mix: replies in threads with no session")
             for name, port in (("bare Bolt app", bare_port), ("tanka-bot serve", bot_port)):
                 url = f"http://127.0.0.1:{port}/slack/events"
                 load(url, replies(50, f"EvWarm{port}"), 10)  # warm-up
-                report(name, *load(url, replies(events), concurrency))
+                if "replies" in mixes:
+                    report(name, *load(url, replies(events), concurrency))
+            if "busy" not in mixes:
+                return
             print("mix: busy channel (80% replies, 10% mentions, 10% reactions, not the bot's)")
             bodies, mentioned = busy_mix(slack, events)
             before = len(slack.calls())
             report("bare Bolt app", *load(f"http://127.0.0.1:{bare_port}/slack/events", bodies,
                                           concurrency))  # fmt: skip
             assert len(slack.calls()) == before  # the bare app calls nothing
-            report("tanka-bot serve", *load(f"http://127.0.0.1:{bot_port}/slack/events", bodies,
-                                            concurrency))  # fmt: skip
+            latencies, wall, failures = load(f"http://127.0.0.1:{bot_port}/slack/events", bodies,
+                                             concurrency)  # fmt: skip
+            report("tanka-bot serve", latencies, wall, failures)
+            kinds = {0: "mentions", 1: "reactions"}
+            by_kind: dict[str, list[float]] = {}
+            for i, seconds in enumerate(latencies):
+                by_kind.setdefault(kinds.get(i % 10, "replies"), []).append(seconds * 1000)
+            print(f"{'':<22} " + "   ".join(
+                f"{kind} p50 {statistics.median(ms):.1f} / max {max(ms):.1f} ms"
+                for kind, ms in by_kind.items()))  # fmt: skip
             busy_outcome(slack, mentioned, float(os.environ.get("BUSY_WAIT", "60")))
         finally:
             for process in (bot, bare):

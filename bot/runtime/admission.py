@@ -16,6 +16,7 @@ for the bot.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +30,7 @@ log = logging.getLogger(__name__)
 
 TAKE_WAIT = 1.0  # seconds a consumer waits on an empty queue before looking at its stop flag
 RETRY = 1.0  # seconds between tries while the store is down
+WORKER_NICE = 10  # how much lower the workers' CPU priority is than the listeners'
 
 
 def owner_lock(owner: str) -> str:
@@ -102,6 +104,7 @@ class Admission:
         self._notices.shutdown(wait=False, cancel_futures=False)
 
     def _consume(self) -> None:
+        _yield_to_acks()
         while not self._stop.is_set():
             if not self._leased.wait(RETRY):
                 continue
@@ -169,6 +172,17 @@ class Admission:
                 if moved:
                     log.warning("replica %s stopped with %d request(s) taken; queued again",
                                 other, moved)  # fmt: skip
+
+
+def _yield_to_acks() -> None:
+    """Run this worker thread (and the git, helm and jsonnet processes it starts, which inherit
+    it) at a lower CPU priority, so on a busy machine Slack's acks, health checks and the
+    listener threads go first. Linux applies a thread id's niceness to that thread alone;
+    elsewhere this does nothing."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WORKER_NICE)
+    except (AttributeError, OSError) as exc:  # not Linux, or not allowed: run as is
+        log.debug("worker priority unchanged: %s", exc)
 
 
 def _where(work: Work) -> str:

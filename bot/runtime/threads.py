@@ -126,6 +126,10 @@ class Threads:
             except ChatError as exc:
                 self.svc.metrics.errors.labels("slack").inc()
                 log.warning("Slack call failed: %s", exc)
+                # Slack refused even after its retries; once it takes posts again, say so
+                # (best effort: if this fails too, the log above is all there is).
+                self.post(key, f":warning: Slack did not take one of my messages ({exc}); "
+                               "saved edits are kept. Reply to try again.")  # fmt: skip
             except Exception as exc:
                 self.svc.metrics.errors.labels("internal").inc()
                 log.exception("unexpected failure")
