@@ -35,7 +35,8 @@ def web_client(token: str, base_url: str, *, timeout: int = 30) -> WebClient:
         retry_handlers=[
             ConnectionErrorRetryHandler(max_retry_count=2),
             RateLimitErrorRetryHandler(max_retry_count=3),
-            ServerErrorRetryHandler(max_retry_count=2),
+            # the SDK counts retries across handlers: a call is tried at most 4 times in all
+            ServerErrorRetryHandler(max_retry_count=3),
         ],
     )
 

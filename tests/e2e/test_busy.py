@@ -176,3 +176,28 @@ def test_a_killed_replica_leaves_its_acknowledged_work_to_another(tmp_path: Path
         time.sleep(1.0)
         assert sum("Done." in t for t in s.bot_texts(waiting.ts)) == 1
         assert s.model.request_count() == 3  # the hung call, then each request once
+
+
+def test_slack_429s_and_500s_and_github_502s_are_retried_then_said_with_one_pull_request(
+    tmp_path: Path,
+) -> None:
+    with stack(tmp_path, redis=True) as s:
+        s.start_bot()
+        edit = {"path": DEV, "old_text": "replicas=1", "new_text": "replicas=3"}
+        s.model.calls(Call("c1", "file_edit", edit))
+        s.model.answer("Proposed.")
+        s.slack.rate_limit("chat.postMessage", retry_after=1, times=2)
+        s.slack.fail("chat.postMessage", status=500, times=1)
+        root = s.mention("scale dev to 3")
+        proposal = s.proposal(root.ts)  # posted through Slack's 429s and 500
+
+        # GitHub answers 502 to every try of the first approval: the thread is told, and the
+        # next approval opens the pull request, once.
+        s.github.fail(502, "Bad Gateway", method="POST", path=r"/pulls$", times=4)
+        s.react(proposal.ts, "white_check_mark", user=BOB)
+        s.wait_text(root.ts, "approve again to retry", timeout=60)
+        assert s.github.repos["acme/infra"].pulls == {}
+        s.github.fail(502, "Bad Gateway", method="POST", path=r"/pulls$", times=1)
+        s.react(proposal.ts, "white_check_mark", user=BOB)
+        s.wait_text(root.ts, "Opened pull request #1", timeout=60)
+        assert list(s.github.repos["acme/infra"].pulls) == [1]
