@@ -134,9 +134,7 @@ def busy_outcome(slack: SlackServer, mentioned: set[str], wait: float) -> None:
 ANSWER = "Bench answer"
 
 
-def load(
-    url: str, bodies: list[bytes], concurrency: int
-) -> tuple[list[float], float, int]:
+def load(url: str, bodies: list[bytes], concurrency: int) -> tuple[list[float], float, int]:
 
     def one(body: bytes) -> tuple[float, int]:
         started = time.perf_counter()
@@ -181,7 +179,7 @@ def main() -> None:
                if os.environ.get("REDIS_URL") else {}),
         }  # fmt: skip
         bot = subprocess.Popen(
-            [sys.executable, *os.environ.get("BENCH_PY_ARGS", "").split(), "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(bot_port)],
+            [sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(bot_port)],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         bare = subprocess.Popen(
