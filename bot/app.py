@@ -13,6 +13,7 @@ import os
 import signal
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -86,8 +87,10 @@ class Service:
 
     def stop(self, timeout: float) -> bool:
         """Stop taking work and let running turns finish (up to `timeout` s)."""
-        self.runner.admission.stop(timeout)
-        finished = self.dispatcher.shutdown(timeout)
+        started = time.monotonic()
+        drained = self.runner.admission.stop(timeout)
+        finished = self.dispatcher.shutdown(max(0.0, timeout - (time.monotonic() - started)))
+        finished = finished and drained
         for scheduler in self.schedulers:
             scheduler.shutdown(wait=False)
         self.maintenance.shutdown()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -96,12 +97,16 @@ class Admission:
         for thread in self._threads:
             thread.start()
 
-    def stop(self, timeout: float) -> None:
-        """Stop taking work; items not taken stay on the queue for the next replica."""
+    def stop(self, timeout: float) -> bool:
+        """Stop taking work and let running requests finish (up to `timeout` s in all); whether
+        they did. Items not taken stay on the queue; items taken and cut off here are run again
+        by another replica once this one's owner lease expires."""
         self._stop.set()
+        deadline = time.monotonic() + timeout
         for thread in self._threads:
-            thread.join(timeout)
+            thread.join(max(0.0, deadline - time.monotonic()))
         self._notices.shutdown(wait=False, cancel_futures=False)
+        return not any(thread.is_alive() for thread in self._threads)
 
     def _consume(self) -> None:
         _yield_to_acks()
