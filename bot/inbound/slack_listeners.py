@@ -36,7 +36,11 @@ def register(app: App, runner: Runner, svc: Services, *, bot_id: str = "") -> No
         if isinstance(parsed, Ignored):
             _ignored(svc, event, parsed)
             return
-        runner.receive(parsed, lambda: _first_time(svc, body, parsed))
+        try:
+            runner.receive(parsed, lambda: _first_time(svc, body, parsed))
+        except Exception:  # a bug here must not turn Slack's delivery into a 5xx it retries
+            svc.metrics.errors.labels("internal").inc()
+            log.exception("could not take a %s event", event.get("type"))
 
     # Each subscribed event (slack-app-manifest.yaml) has a listener: Bolt answers 404 to an
     # unhandled one, and Slack retries it.
