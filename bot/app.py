@@ -8,6 +8,7 @@ and the HTTP port still serves health, readiness and metrics.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import signal
@@ -219,6 +220,11 @@ def serve(settings: Settings, *, host: str, port: int, socket_mode: bool) -> int
 
     service = build_service(settings, socket_mode=socket_mode)
     service.start_jobs(sweep_interval=min(max(settings.session_ttl / 4, 10.0), 300.0))
+    # Everything loaded so far (the SDKs, the Tanka engine, the settings) lives as long as the
+    # process: move it out of the collector's sight, so a full collection, which otherwise walks
+    # every one of those objects while holding the GIL, cannot stall acks by hundreds of ms.
+    gc.collect()
+    gc.freeze()
     slack = None if socket_mode else _verified(SlackRequestHandler(service.bolt), service)
     app = HealthApp(service.readiness, service.svc.metrics, slack=slack,
                     github=github_webhook(service))  # fmt: skip
