@@ -2,6 +2,12 @@
 
     .venv/bin/python bench/serve_ack.py [EVENTS] [CONCURRENCY]
 
+Two mixes. "replies": every event a thread reply in a thread the bot has no session for. "busy"
+(a busy channel): 80% such replies, 10% mentions (each a new request, answered by the local
+model), 10% approve reactions on people's messages; it also prints, a minute at most after the
+burst, how many mentions were answered (exactly once), the posts into threads that were not
+mentions (stray) and the Web API calls spent on events that were not for the bot.
+
 Both servers run as their own processes under waitress (16 threads) with Bolt's signature check,
 against the local Slack simulator. EVENTS (default 500) signed `message` events, thread replies
 in threads the bot has no session for, are posted by CONCURRENCY (default 50) clients at once,
@@ -27,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for fakes/ (the 
 
 from support import bare_origin, free_port
 
-from fakes.anthropic_server import FakeAnthropic
-from fakes.slack_events import event_callback, message, post_signed
+from fakes.anthropic_server import FakeAnthropic, anthropic_text
+from fakes.slack_events import app_mention, event_callback, message, post_signed, reaction_added
 from fakes.slack_server import SlackServer
 
 REPO = {"environments/dev/main.jsonnet": "{}\n", "jsonnetfile.json": "{}\n"}
@@ -44,7 +50,8 @@ from slack_sdk import WebClient
 from waitress import serve
 app = App(client=WebClient(token=sys.argv[2], base_url=sys.argv[3]), signing_secret=sys.argv[4],
           token_verification_enabled=False)
-app.event("message")(lambda: None)
+for kind in ("message", "app_mention", "reaction_added"):
+    app.event(kind)(lambda: None)
 serve(SlackRequestHandler(app), host="127.0.0.1", port=int(sys.argv[1]), threads=16,
       _quiet=True)
 """
@@ -62,15 +69,72 @@ def wait_ready(url: str, timeout: float = 60) -> None:
     raise SystemExit(f"not ready: {url}")
 
 
-def load(url: str, events: int, concurrency: int) -> tuple[list[float], float, int]:
+def replies(events: int, prefix: str = "EvBench") -> list[bytes]:
     bodies = []
     for i in range(events):
         ts = f"1700001{i:03d}.000100"
         event = message(channel="C0BENCH", user="U0BENCH", text=f"note {i}", ts=ts,
                         thread_ts="1600000000.000100")  # fmt: skip
-        payload = event_callback(event, event_id=f"EvBench{i:06d}", team_id="T0TEAM",
-                                 api_app_id="A0APP", bot_user_id="U0BOT")  # fmt: skip
-        bodies.append(json.dumps(payload).encode())
+        bodies.append(envelope(event, f"{prefix}{i:06d}"))
+    return bodies
+
+
+def envelope(event: dict[str, object], event_id: str) -> bytes:
+    payload = event_callback(event, event_id=event_id, team_id="T0TEAM", api_app_id="A0APP",
+                             bot_user_id="U0BOT")  # fmt: skip
+    return json.dumps(payload).encode()
+
+
+def busy_mix(slack: SlackServer, events: int) -> tuple[list[bytes], set[str]]:
+    """The busy channel's burst: the events, and the ts of the mentions among them."""
+    channel, bodies, mentioned = "C0BUSY", [], set()
+    people = [slack.add_message(channel, f"chatter {i}").ts for i in range(20)]
+    for i in range(events):
+        kind = i % 10
+        if kind == 0:  # a mention: a new request
+            ts = slack.add_message(channel, f"<@{slack.bot_user_id}> request {i}").ts
+            mentioned.add(ts)
+            event = app_mention(channel=channel, user="U0ASKER", ts=ts,
+                                text=f"<@{slack.bot_user_id}> request {i}")  # fmt: skip
+        elif kind == 1:  # an approve emoji on a person's message
+            event = reaction_added(user="U0PEER", reaction="white_check_mark", channel=channel,
+                                   ts=people[i % len(people)])  # fmt: skip
+        else:  # people talking in their own threads
+            root = people[i % len(people)]
+            ts = slack.add_message(channel, f"reply {i}", thread_ts=root).ts
+            event = message(channel=channel, user="U0PEER", text=f"reply {i}", ts=ts,
+                            thread_ts=root)  # fmt: skip
+        bodies.append(envelope(event, f"EvBusy{i:06d}"))
+    return bodies, mentioned
+
+
+def busy_outcome(slack: SlackServer, mentioned: set[str], wait: float) -> None:
+    """Answered mentions (each a thread with exactly one answer), stray posts, wasted calls."""
+    deadline = time.monotonic() + wait
+    answers: dict[str, int] = {}
+    while time.monotonic() < deadline:
+        answers = {}
+        for call in slack.calls("chat.postMessage"):
+            if str(call.args.get("text", "")).startswith(ANSWER):
+                thread = str(call.args.get("thread_ts", ""))
+                answers[thread] = answers.get(thread, 0) + 1
+        if len(answers) >= len(mentioned):
+            break
+        time.sleep(0.5)
+    stray = [c for c in slack.calls("chat.postMessage")
+             if str(c.args.get("thread_ts", "")) not in mentioned]  # fmt: skip
+    lookups = len(slack.calls("conversations.replies"))
+    print(
+        f"{'':<22} mentions answered {sum(1 for t in mentioned if t in answers)}/{len(mentioned)}"
+        f" within {wait:.0f} s, answered twice {sum(1 for n in answers.values() if n > 1)},"
+        f" stray posts {len(stray)}, conversations.replies calls {lookups}"
+    )
+
+
+ANSWER = "Bench answer"
+
+
+def load(url: str, bodies: list[bytes], concurrency: int) -> tuple[list[float], float, int]:
 
     def one(body: bytes) -> tuple[float, int]:
         started = time.perf_counter()
@@ -102,6 +166,7 @@ def main() -> None:
         SlackServer() as slack,
         FakeAnthropic(api_key="bench") as model,
     ):
+        model.script(*[anthropic_text(f"{ANSWER} {i}.") for i in range(events)])
         tmp = Path(tmp_name)
         bot_port, bare_port = free_port(), free_port()
         env = {
@@ -110,6 +175,8 @@ def main() -> None:
             "TANKA_BOT_REPO_URL": str(bare_origin(tmp, REPO)), "GITHUB_TOKEN": "bench",
             "TANKA_BOT_GITHUB_REPO": "acme/infra", "ANTHROPIC_API_KEY": "bench",
             "ANTHROPIC_BASE_URL": model.url, "TANKA_BOT_WORKDIR": str(tmp / "work"),
+            **({"REDIS_URL": os.environ["REDIS_URL"]}
+               if os.environ.get("REDIS_URL") else {}),
         }  # fmt: skip
         bot = subprocess.Popen(
             [sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(bot_port)],
@@ -126,9 +193,33 @@ def main() -> None:
             print(
                 f"{events} signed events, {concurrency} concurrent clients, {os.cpu_count()} cores"
             )
+            mixes = os.environ.get("MIXES", "replies,busy").split(",")
+            if "replies" in mixes:
+                print("mix: replies in threads with no session")
             for name, port in (("bare Bolt app", bare_port), ("tanka-bot serve", bot_port)):
-                load(f"http://127.0.0.1:{port}/slack/events", 50, 10)  # warm-up
-                report(name, *load(f"http://127.0.0.1:{port}/slack/events", events, concurrency))
+                url = f"http://127.0.0.1:{port}/slack/events"
+                load(url, replies(50, f"EvWarm{port}"), 10)  # warm-up
+                if "replies" in mixes:
+                    report(name, *load(url, replies(events), concurrency))
+            if "busy" not in mixes:
+                return
+            print("mix: busy channel (80% replies, 10% mentions, 10% reactions, not the bot's)")
+            bodies, mentioned = busy_mix(slack, events)
+            before = len(slack.calls())
+            report("bare Bolt app", *load(f"http://127.0.0.1:{bare_port}/slack/events", bodies,
+                                          concurrency))  # fmt: skip
+            assert len(slack.calls()) == before  # the bare app calls nothing
+            latencies, wall, failures = load(f"http://127.0.0.1:{bot_port}/slack/events", bodies,
+                                             concurrency)  # fmt: skip
+            report("tanka-bot serve", latencies, wall, failures)
+            kinds = {0: "mentions", 1: "reactions"}
+            by_kind: dict[str, list[float]] = {}
+            for i, seconds in enumerate(latencies):
+                by_kind.setdefault(kinds.get(i % 10, "replies"), []).append(seconds * 1000)
+            print(f"{'':<22} " + "   ".join(
+                f"{kind} p50 {statistics.median(ms):.1f} / max {max(ms):.1f} ms"
+                for kind, ms in by_kind.items()))  # fmt: skip
+            busy_outcome(slack, mentioned, float(os.environ.get("BUSY_WAIT", "60")))
         finally:
             for process in (bot, bare):
                 process.terminate()

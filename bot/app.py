@@ -8,11 +8,13 @@ and the HTTP port still serves health, readiness and metrics.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import signal
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -77,6 +79,7 @@ class Service:
 
     def start_jobs(self, *, sweep_interval: float) -> None:
         self.svc.audit.start()
+        self.runner.admission.start()
         self.maintenance.start()
         for maintenance in self.more_maintenance:
             maintenance.start()
@@ -88,7 +91,10 @@ class Service:
 
     def stop(self, timeout: float) -> bool:
         """Stop taking work and let running turns finish (up to `timeout` s)."""
-        finished = self.dispatcher.shutdown(timeout)
+        started = time.monotonic()
+        drained = self.runner.admission.stop(timeout)
+        finished = self.dispatcher.shutdown(max(0.0, timeout - (time.monotonic() - started)))
+        finished = finished and drained
         for scheduler in self.schedulers:
             scheduler.shutdown(wait=False)
         self.maintenance.shutdown()
@@ -193,7 +199,9 @@ def build_service(
                         if settings.slack_signing_secret else None),
         request_verification_enabled=not socket_mode,
         token_verification_enabled=False,  # auth.test was called above, with a clear error
-        process_before_response=False,
+        # The listeners triage and queue before the ack (bot.runtime.edge), so a request is
+        # durable before Slack is told it arrived; slow work runs on the workers.
+        process_before_response=True,
     )  # fmt: skip
     register(bolt, runner, svc, bot_id=bot_id)
     slack_interactive.register(bolt, runner, svc)  # buttons, the new-env modal, the shortcut
@@ -216,6 +224,11 @@ def serve(settings: Settings, *, host: str, port: int, socket_mode: bool) -> int
 
     service = build_service(settings, socket_mode=socket_mode)
     service.start_jobs(sweep_interval=min(max(settings.session_ttl / 4, 10.0), 300.0))
+    # Everything loaded so far (the SDKs, the Tanka engine, the settings) lives as long as the
+    # process: move it out of the collector's sight, so a full collection, which otherwise walks
+    # every one of those objects while holding the GIL, cannot stall acks by hundreds of ms.
+    gc.collect()
+    gc.freeze()
     app = wsgi_app(service, socket_mode=socket_mode, github=github_webhook(service),
                    alerts=alert_webhook(service))  # fmt: skip
     server = create_server(app, host=host, port=port, threads=16, ident="tanka-bot")

@@ -37,13 +37,16 @@ def free_port() -> int:
 
 
 class RedisServer:
-    def __init__(self, workdir: Path, *, password: str | None = None) -> None:
+    def __init__(
+        self, workdir: Path, *, password: str | None = None, keep_data: bool = False
+    ) -> None:
         binary = redis_server_binary()
         if binary is None:
             raise RuntimeError("redis-server is not on PATH: apt-get install redis-server")
         self._binary = binary
         self._workdir = workdir
         self._password = password
+        self._keep_data = keep_data  # an append-only file: a restart finds the data again
         self.port = free_port()
         self._process: subprocess.Popen[bytes] | None = None
 
@@ -61,7 +64,8 @@ class RedisServer:
         if self._process is not None:
             raise RuntimeError("redis-server is already running")
         args = [self._binary, "--port", str(self.port), "--bind", "127.0.0.1"]
-        args += ["--dir", str(self._workdir), "--save", "", "--appendonly", "no"]
+        args += ["--dir", str(self._workdir), "--save", ""]
+        args += ["--appendonly", "yes" if self._keep_data else "no", "--appendfsync", "always"]
         args += ["--logfile", str(self.log)]
         if self._password:
             args += ["--requirepass", self._password]

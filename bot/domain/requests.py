@@ -53,6 +53,7 @@ class Reaction:
     # Slack's `event_ts` of the add or removal: deliveries come in any order, and the latest
     # of a person's marks on a message is the one that stands (bot.store, add_member).
     at: float
+    item_user: str = ""  # who wrote the reacted message, as Slack says ("" when it does not)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -30,7 +31,7 @@ from bot.github.auth import (
     read_private_key,
     utc_now,
 )
-from bot.github.errors import AlreadyExists, CodeHostError, translate
+from bot.github.errors import AlreadyExists, CodeHostError, RateLimited, Unavailable, translate
 from bot.github.logs import SecretFilter
 from bot.github.repo_slug import parse_repo_slug, resolve_repo
 from tools.context import PullRequestInfo
@@ -50,6 +51,10 @@ T = TypeVar("T")
 
 # Enough for the agent to see what is in flight without flooding its context.
 MAX_LISTED = 50
+# Seconds before each retry of a call GitHub answered 5xx, did not answer, or rate-limited
+# (its Retry-After wins when longer); past MAX_RETRY_WAIT the error goes back to the thread.
+RETRY_DELAYS: tuple[float, ...] = (1.0, 2.0, 4.0)
+MAX_RETRY_WAIT = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +90,7 @@ class GitHubCodeHost:
         api_url: str = "https://api.github.com",
         timeout: int = 15,
         write_interval: float | None = 1.0,
+        retry_delays: tuple[float, ...] = RETRY_DELAYS,
     ) -> None:
         self.owner, self.name = owner, name
         self._tokens = tokens
@@ -105,6 +111,7 @@ class GitHubCodeHost:
         # PyGithub keeps one connection object whose request()/getresponse() pair holds state
         # between calls, so concurrent turns must not share it unserialised.
         self._lock = threading.RLock()
+        self.retry_delays = retry_delays
 
     @property
     def full_name(self) -> str:
@@ -193,6 +200,28 @@ class GitHubCodeHost:
             self._tokens.close()
 
     def _call(self, action: str, request: Callable[[], T], *, missing: str = "") -> T:
+        """`request`, tried again after a 5xx, a timeout or a rate limit (honouring GitHub's
+        Retry-After) up to len(retry_delays) times; then the typed error.
+
+        A retry never duplicates a pull request: a create whose answer was lost comes back as
+        "already exists", and open_pull_request returns the existing one.
+        """
+        for attempt in range(len(self.retry_delays) + 1):
+            try:
+                return self._once(action, request, missing)
+            except (Unavailable, RateLimited) as exc:
+                if attempt == len(self.retry_delays):
+                    raise
+                wait = self.retry_delays[attempt]
+                if isinstance(exc, RateLimited) and exc.retry_after is not None:
+                    wait = max(wait, exc.retry_after)
+                if wait > MAX_RETRY_WAIT:
+                    raise
+                log.warning("%s; trying again in %.1f s", exc, wait)
+                time.sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+    def _once(self, action: str, request: Callable[[], T], missing: str) -> T:
         try:
             with self._lock:
                 return request()

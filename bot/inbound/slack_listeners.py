@@ -19,7 +19,6 @@ from bot.handlers import steer
 from bot.handlers.admin import environments_message, help_message, status_message
 from bot.inbound.slack_interactive import open_new_env_form
 from bot.inbound.slack_payloads import Ignored, message_dedupe_key, parse_command, parse_event
-from bot.runtime.failures import STORE_DOWN
 from bot.runtime.runner import Runner
 from bot.services import Services
 from bot.store.base import StoreUnavailable
@@ -31,25 +30,18 @@ DEDUPE_TTL = 3600.0  # Slack's retries end within minutes of the first delivery
 
 def register(app: App, runner: Runner, svc: Services, *, bot_id: str = "") -> None:
     def on_event(body: Mapping[str, Any], event: Mapping[str, Any]) -> None:
+        # Runs before Bolt acknowledges (process_before_response): triage and the work queue
+        # are quick, and a request is durable before Slack hears "got it" (bot.runtime.edge).
         svc.metrics.events.labels(str(event.get("type", "unknown"))).inc()
         parsed = parse_event(event, bot_user_id=svc.bot_user_id, bot_id=bot_id)
         if isinstance(parsed, Ignored):
-            log.debug("ignored: %s", parsed.reason)
+            _ignored(svc, event, parsed)
             return
         try:
-            fresh = _first_time(svc, body, parsed)
-        except StoreUnavailable as exc:
-            svc.metrics.errors.labels("store").inc()
-            if isinstance(parsed, Mention | ThreadReply):
-                runner.post(parsed.key, STORE_DOWN.format(error=exc))
-            return
-        if not fresh:
-            svc.metrics.deduplicated.inc()
-            return
-        if isinstance(parsed, Mention | ThreadReply):
-            runner.accept_message(parsed)
-        else:
-            runner.accept_reaction(parsed)
+            runner.receive(parsed, lambda: _first_time(svc, body, parsed))
+        except Exception:  # a bug here must not turn Slack's delivery into a 5xx it retries
+            svc.metrics.errors.labels("internal").inc()
+            log.exception("could not take a %s event", event.get("type"))
 
     # Each subscribed event (slack-app-manifest.yaml) has a listener: Bolt answers 404 to an
     # unhandled one, and Slack retries it.
@@ -82,16 +74,38 @@ def register(app: App, runner: Runner, svc: Services, *, bot_id: str = "") -> No
             ack(text=help_message(svc, action.problem))
         elif isinstance(action, NewEnv):
             ack(text=f"Starting a session to create environment `{action.name}`…")
-            runner.accept_new_env(command, action)
+            new_env = action
+            runner.admission.soon(lambda: runner.accept_new_env(command, new_env))
         else:
             ack()
-            _answer_later(runner, command.channel, command.user,
-                          lambda: steer.refuse_command(svc, command)
-                          or (environments_message(here) if isinstance(action, Envs)
-                              else status_message(here, command.channel)))  # fmt: skip
+            runner.admission.soon(lambda: _answer_later(
+                runner, command.channel, command.user,
+                lambda: steer.refuse_command(svc, command)
+                or (environments_message(here) if isinstance(action, Envs)
+                    else status_message(here, command.channel))))  # fmt: skip
         _ = Status  # every action is handled above
 
     app.command("/tanka")(on_command)
+
+
+def _ignored(svc: Services, event: Mapping[str, Any], ignored: Ignored) -> None:
+    """Count an event that is no request; a mention among them is logged at info, so an operator
+    can see why the bot stayed silent."""
+    reason = ignored.reason
+    kind = ("bot_message" if "bot" in reason and "mention" not in reason
+            else "message_subtype" if "subtype" in reason
+            else "not_a_mention" if "does not mention" in reason
+            else "unhandled_event" if "not handled" in reason
+            else "unreadable")  # fmt: skip
+    svc.metrics.dropped.labels(kind).inc()
+    text = event.get("text")
+    mentioned = event.get("type") == "app_mention" or (
+        isinstance(text, str) and bool(svc.bot_user_id) and f"<@{svc.bot_user_id}" in text
+    )
+    if mentioned:
+        log.info("mention ignored: %s", reason)
+    else:
+        log.debug("ignored: %s", reason)
 
 
 def _first_time(svc: Services, body: Mapping[str, Any], parsed: object) -> bool:

@@ -98,7 +98,9 @@ def _reaction(event: Mapping[str, Any], *, added: bool) -> Parsed:
         return Ignored("reaction without a valid channel, ts, user or name")
     if not _TS.match(at):
         return Ignored("reaction without a valid event_ts")
-    return Reaction(channel, user, name, ts, added, float(at))
+    author = _str(event, "item_user")
+    return Reaction(channel, user, name, ts, added, float(at),
+                    author if _USER.match(author) else "")  # fmt: skip
 
 
 def parse_command(body: Mapping[str, Any]) -> SlashCommand | Ignored:

@@ -16,9 +16,12 @@ from bot.domain.commands import NewEnv
 from bot.domain.pr_events import GitHubEvent
 from bot.domain.requests import Mention, Reaction, SlashCommand, ThreadReply
 from bot.domain.thread import ThreadKey
-from bot.runtime import alerts, github_feedback, messages, reactions, slash
+from bot.runtime import alerts, edge, github_feedback, messages, reactions, slash
+from bot.runtime.admission import Admission
 from bot.runtime.dispatch import Dispatcher
 from bot.runtime.threads import Threads
+from bot.runtime.triage import Recent
+from bot.runtime.work import Work
 from bot.services import Services
 
 
@@ -31,6 +34,28 @@ class Runner:
         self.svc = svc
         self.dispatcher = dispatcher
         self.channels = self.threads.channels
+        self.admission = Admission(svc.store, self.run, owner=svc.replica,
+                                   workers=dispatcher.workers, lease_ttl=svc.lock_ttl,
+                                   on_depth=svc.metrics.queued.set)  # fmt: skip
+        self.recent = Recent()
+
+    # --- the edge (listener threads, before the ack): triage, then the work queue --------------
+
+    def receive(self, request: Work, first_time: Callable[[], bool]) -> None:
+        """Admit `request` if it is work (`first_time`: the dedupe, asked only then)."""
+        edge.receive(self.threads, self.admission, self.recent, request,
+                     first_time=first_time, accept=self.accept)  # fmt: skip
+
+    def run(self, work: Work) -> None:
+        """One request from the work queue, in the consumer's own thread."""
+        with self.threads.inline():
+            self.accept(work)
+
+    def accept(self, work: Work) -> None:
+        if isinstance(work, Reaction):
+            self.accept_reaction(work)
+        else:
+            self.accept_message(work)
 
     # --- entry points (listener threads, after the ack) -----------------------------------------
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 
 from bot.domain.ports import ChatError
@@ -60,6 +61,7 @@ class Threads:
         self._running: dict[str, Lease] = {}
         self._masks = ThreadMasks()
         self._lock = threading.Lock()
+        self._here = threading.local()  # `inline`: this thread is already a worker
 
     def cancel(self, key: ThreadKey, user: str) -> None:
         try:
@@ -85,7 +87,20 @@ class Threads:
 
     # --- jobs (worker threads) ------------------------------------------------------------------
 
+    @contextmanager
+    def inline(self) -> Iterator[None]:
+        """Within: `submit` runs jobs in the calling thread (a work-queue consumer, which is
+        already one of the workers) instead of handing them to the pool."""
+        self._here.inline = True
+        try:
+            yield
+        finally:
+            self._here.inline = False
+
     def submit(self, key: ThreadKey, job: Callable[[], None]) -> None:
+        if getattr(self._here, "inline", False):
+            self.guard(key, job)
+            return
         admission = self.dispatcher.submit(lambda: self.guard(key, job))
         if admission is Admission.QUEUED:
             self.post(key, QUEUED)

@@ -11,6 +11,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.http_retry.builtin_handlers import (
     ConnectionErrorRetryHandler,
     RateLimitErrorRetryHandler,
+    ServerErrorRetryHandler,
 )
 
 from bot.domain.ports import ChatError
@@ -21,7 +22,8 @@ _RETRYABLE = frozenset({"ratelimited", "service_unavailable", "internal_error", 
 
 
 def web_client(token: str, base_url: str, *, timeout: int = 30) -> WebClient:
-    """A WebClient that waits out 429s (Retry-After) and retries dropped connections.
+    """A WebClient that waits out 429s (Retry-After), and retries dropped connections and
+    Slack's 500s and 503s with backoff.
 
     HTTPS_PROXY is honoured as the SDK does (it ignores NO_PROXY). No `proxy=""` to turn that
     off: Socket Mode's client takes an empty proxy for a proxy at port 80 and never connects.
@@ -33,6 +35,8 @@ def web_client(token: str, base_url: str, *, timeout: int = 30) -> WebClient:
         retry_handlers=[
             ConnectionErrorRetryHandler(max_retry_count=2),
             RateLimitErrorRetryHandler(max_retry_count=3),
+            # the SDK counts retries across handlers: a call is tried at most 4 times in all
+            ServerErrorRetryHandler(max_retry_count=3),
         ],
     )
 

@@ -137,6 +137,32 @@ class SessionStore(Protocol):
         """
         ...
 
+    def put_work(self, item: str) -> int:
+        """Append `item` (unique text) to the shared work queue; the queue's length after it.
+
+        The work queue holds requests acknowledged and not yet done (bot.runtime.admission):
+        once this returns, the item survives the process that put it.
+        """
+        ...
+
+    def take_work(self, owner: str, timeout: float) -> str | None:
+        """Move the oldest queued item to `owner`'s taken list and return it; None when the
+        queue stayed empty for `timeout` seconds. Atomic: each item goes to one owner."""
+        ...
+
+    def done_work(self, owner: str, item: str) -> None:
+        """Forget `item` from `owner`'s taken list: the work is done (or answered)."""
+        ...
+
+    def return_work(self, owner: str) -> int:
+        """Put `owner`'s taken items back at the head of the queue, in their order, and forget
+        `owner`; how many. For an owner that died holding work."""
+        ...
+
+    def work_owners(self) -> list[str]:
+        """Every owner that took work and was not yet forgotten by `return_work`."""
+        ...
+
     def add_member(self, name: str, member: str, ttl: float, *, at: float) -> bool:
         """Mark `member` in the set `name` as of event time `at` (unix seconds); the set then
         expires `ttl` seconds after this write. True when it was not a member and now is.

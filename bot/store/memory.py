@@ -39,6 +39,9 @@ class MemoryStore:
         self._by_requester: dict[str, dict[ThreadKey, float]] = {}
         self._awaiting: dict[ThreadKey, float] = {}
         self._cards: dict[ThreadKey, str] = {}
+        self._work: list[str] = []
+        self._taken: dict[str, list[str]] = {}
+        self._work_added = threading.Condition(self._lock)
 
     # sessions
 
@@ -137,6 +140,41 @@ class MemoryStore:
     def drain_pending(self, key: ThreadKey) -> list[str]:
         with self._lock:
             return self._pending.pop(key, [])
+
+    # the work queue
+
+    def put_work(self, item: str) -> int:
+        with self._lock:
+            self._work.append(item)
+            self._work_added.notify()
+            return len(self._work)
+
+    def take_work(self, owner: str, timeout: float) -> str | None:
+        with self._lock:
+            taken = self._taken.setdefault(owner, [])
+            if not self._work_added.wait_for(lambda: bool(self._work), timeout):
+                return None
+            item = self._work.pop(0)
+            taken.append(item)
+            return item
+
+    def done_work(self, owner: str, item: str) -> None:
+        with self._lock:
+            taken = self._taken.get(owner, [])
+            if item in taken:
+                taken.remove(item)
+
+    def return_work(self, owner: str) -> int:
+        with self._lock:
+            taken = self._taken.pop(owner, [])
+            self._work[:0] = taken
+            if taken:
+                self._work_added.notify(len(taken))
+            return len(taken)
+
+    def work_owners(self) -> list[str]:
+        with self._lock:
+            return sorted(self._taken)
 
     # sets
 

@@ -13,6 +13,8 @@ retried, because the command may have run and a blind repeat could double it.
 
 from __future__ import annotations
 
+import threading
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,8 +26,10 @@ from redis.retry import Retry
 
 from bot.domain.thread import ThreadKey
 from bot.store.base import StoreUnavailable, mark_time, ttl_millis
+from bot.store.expiring import ExpiringDict
 
 TIMEOUT_SECONDS: Final = 2.0
+LOCAL_INDEX: Final = 20_000  # message-index entries kept in memory (about 3 MB)
 
 _OUTAGES: Final = (
     redis.exceptions.ConnectionError,  # also authentication and "loading dataset" errors
@@ -129,6 +133,8 @@ class RedisStore:
         self._release = self.client.register_script(_RELEASE)
         self._mark_member = self.client.register_script(_MARK_MEMBER)
         self._newest_cards = self.client.register_script(_NEWEST_CARDS)
+        self._local: ExpiringDict[tuple[str, str], ThreadKey] = ExpiringDict()
+        self._local_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"RedisStore({self._where}, prefix={self._prefix!r})"
@@ -199,11 +205,36 @@ class RedisStore:
         px = ttl_millis(ttl)
         with self.reachable():
             self.client.set(self._message_key(channel, ts), key.id.encode(), px=px)
+        self._remember(channel, ts, key, time.time() + px / 1000)
 
     def thread_of(self, channel: str, ts: str) -> ThreadKey | None:
+        # The index is kept in memory too: this replica's own messages (the ones people react
+        # to on it) are found without a round trip, and found while Redis is down, so a
+        # reaction on one can still be answered in its thread.
+        with self._local_lock:
+            known = self._local.get((channel, ts), time.time())
+        if known is not None:
+            return known
         with self.reachable():
-            value = self._get(self._message_key(channel, ts))
-        return None if value is None else ThreadKey.parse(value.decode())
+            tx = self.client.pipeline(transaction=False)
+            tx.get(self._message_key(channel, ts))
+            tx.pttl(self._message_key(channel, ts))
+            value, pttl = tx.execute()
+        if value is None:
+            return None
+        key = ThreadKey.parse(cast("bytes", value).decode())
+        if isinstance(pttl, int) and pttl > 0:
+            self._remember(channel, ts, key, time.time() + pttl / 1000)
+        return key
+
+    def _remember(self, channel: str, ts: str, key: ThreadKey, deadline: float) -> None:
+        with self._local_lock:
+            self._local.set((channel, ts), key, deadline)
+            if len(self._local) > LOCAL_INDEX:
+                self._local.sweep(time.time())
+                if len(self._local) > LOCAL_INDEX:  # all alive: forget the oldest half
+                    for old in list(self._local)[: LOCAL_INDEX // 2]:
+                        self._local.pop(old)
 
     def link_pull_request(self, repo: str, number: int, key: ThreadKey, ttl: float) -> None:
         px = ttl_millis(ttl)
@@ -238,6 +269,41 @@ class RedisStore:
             tx.delete(queue)
             items, _ = tx.execute()
         return [item.decode() for item in items]
+
+    # the work queue: a list, and one list of taken items per owner (the reliable-queue pattern)
+
+    def put_work(self, item: str) -> int:
+        with self.reachable():
+            return int(self.client.rpush(self._key("work"), item.encode()))
+
+    def take_work(self, owner: str, timeout: float) -> str | None:
+        taken = self._key("taken", owner)
+        with self.reachable():
+            self.client.sadd(self._key("owners"), owner.encode())
+            # whole seconds (BLMOVE's unit here), below the socket timeout, so an empty wait
+            # is not mistaken for an outage
+            wait = max(1, min(int(timeout), int(TIMEOUT_SECONDS) - 1))
+            moved = self.client.blmove(self._key("work"), taken, wait, "LEFT", "RIGHT")
+            item = cast("bytes | None", moved)
+        return None if item is None else item.decode()
+
+    def done_work(self, owner: str, item: str) -> None:
+        with self.reachable():
+            self.client.lrem(self._key("taken", owner), 1, item)
+
+    def return_work(self, owner: str) -> int:
+        taken, moved = self._key("taken", owner), 0
+        with self.reachable():
+            # newest first onto the head, so the queue keeps the items' order
+            while self.client.lmove(taken, self._key("work"), "RIGHT", "LEFT") is not None:
+                moved += 1
+            self.client.srem(self._key("owners"), owner.encode())
+        return moved
+
+    def work_owners(self) -> list[str]:
+        with self.reachable():
+            members = cast("set[bytes]", self.client.smembers(self._key("owners")))
+        return sorted(m.decode() for m in members)
 
     # sets
 

@@ -46,6 +46,11 @@ class Metrics:
             "tanka_bot_audit_dropped_total", "Audit events dropped (log unavailable or behind)",
             registry=r,
         )  # fmt: skip
+        # Events that were not work for the bot (triage at the edge), by why: never posted to,
+        # no Web API call, no worker.
+        self.dropped = Counter("tanka_bot_events_dropped_total",
+                               "Events dropped at the edge as not for the bot", ["reason"],
+                               registry=r)  # fmt: skip
         self.queued = Gauge("tanka_bot_jobs_queued", "Jobs waiting for a worker", registry=r)
         # External MCP servers (TANKA_BOT_MCP_CONFIG): calls by outcome, and their latency.
         self.mcp_calls = Counter(

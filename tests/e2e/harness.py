@@ -155,7 +155,9 @@ class Stack:
 
     def react(self, ts: str, name: str, *, user: str) -> None:
         self.slack.add_reaction(CHANNEL, ts, name, user=user)
-        self.sender.send(reaction_added(channel=CHANNEL, ts=ts, reaction=name, user=user))
+        author = self.slack.message(CHANNEL, ts).user  # Slack names it as `item_user`
+        self.sender.send(reaction_added(channel=CHANNEL, ts=ts, reaction=name, user=user,
+                                        item_user=author))  # fmt: skip
 
     def bot_texts(self, thread_ts: str) -> list[str]:
         return [m.text for m in self.slack.bot_messages(CHANNEL, thread_ts)]
@@ -219,6 +221,7 @@ def stack(
     tmp: Path,
     *,
     redis: bool = False,
+    redis_keeps_data: bool = False,
     slack_options: Mapping[str, Any] | None = None,
     project: Callable[[Path], Path] = make_project,
 ) -> Iterator[Stack]:
@@ -232,7 +235,11 @@ def stack(
         origin = tmp / "origin.git"
         git(tmp, "clone", "--bare", "--quiet", str(source), str(origin))
         (tmp / "redis").mkdir()
-        server = stack_.enter_context(RedisServer(tmp / "redis")) if redis else None
+        server = (
+            stack_.enter_context(RedisServer(tmp / "redis", keep_data=redis_keeps_data))
+            if redis
+            else None
+        )
         (tmp / "home").mkdir()
         s = Stack(
             tmp,

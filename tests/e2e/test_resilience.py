@@ -140,7 +140,11 @@ def test_socket_mode_serves_the_same_bot_and_still_answers_health(tmp_path: Path
         s.slack.socket_mode.push_event(
             _callback(
                 reaction_added(
-                    channel=CHANNEL, ts=proposal.ts, reaction="white_check_mark", user=BOB
+                    channel=CHANNEL,
+                    ts=proposal.ts,
+                    reaction="white_check_mark",
+                    user=BOB,
+                    item_user=proposal.user,
                 ),
                 "EvSock2",
             )

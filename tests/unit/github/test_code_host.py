@@ -42,7 +42,12 @@ def fake() -> Iterator[FakeGitHub]:
 @pytest.fixture
 def host(fake: FakeGitHub) -> Iterator[GitHubCodeHost]:
     code_host = GitHubCodeHost(
-        owner="acme", name="infra", tokens=StaticToken(TOKEN), api_url=fake.url, write_interval=None
+        owner="acme",
+        name="infra",
+        tokens=StaticToken(TOKEN),
+        api_url=fake.url,
+        write_interval=None,
+        retry_delays=(),  # GitHub's failures below are answered at once; retries: test_retries
     )
     yield code_host
     code_host.close()

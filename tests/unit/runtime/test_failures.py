@@ -30,8 +30,13 @@ from bot.workspace.workspaces import WorkspaceError
         ),
         pytest.param(
             ChatError("chat.postMessage: ratelimited"),
-            Failure("slack", None, True),
-            id="slack-nothing-can-be-posted",
+            Failure(
+                "slack",
+                ":warning: Slack did not take one of my messages (chat.postMessage: "
+                "ratelimited); saved edits are kept. Reply to try again.",
+                True,
+            ),
+            id="slack-said-once-it-takes-posts",
         ),
         pytest.param(
             WorkspaceError("the checkout could not be prepared: disk full"),

@@ -294,13 +294,21 @@ def reaction(name: str, *, item: dict[str, Any] | None = None) -> dict[str, Any]
 
 def test_reaction_added() -> None:
     assert parse(reaction("white_check_mark")) == Reaction(
-        CHANNEL, "U024BE7LH", "white_check_mark", REPLY_TS, added=True, at=1700000300.0004
+        CHANNEL,
+        "U024BE7LH",
+        "white_check_mark",
+        REPLY_TS,
+        added=True,
+        at=1700000300.0004,
+        item_user=BOT,
     )
 
 
 def test_reaction_removed() -> None:
     parsed = parse(reaction("x") | {"type": "reaction_removed"})
-    assert parsed == Reaction(CHANNEL, "U024BE7LH", "x", REPLY_TS, added=False, at=1700000300.0004)
+    assert parsed == Reaction(
+        CHANNEL, "U024BE7LH", "x", REPLY_TS, added=False, at=1700000300.0004, item_user=BOT
+    )
 
 
 @pytest.mark.parametrize("event_ts", [None, "", "soon"])

@@ -532,3 +532,49 @@ def test_sessions_by_skips_many_deleted_sessions_between_live_ones(backend: Back
         store.delete(key)
     assert store.sessions_by("U1", 4) == ['{"n": 29}', '{"n": 28}', '{"n": 4}', '{"n": 3}']
     assert store.sessions_by("U1", 4) == ['{"n": 29}', '{"n": 28}', '{"n": 4}', '{"n": 3}']
+
+
+# the work queue
+
+
+def test_work_is_taken_oldest_first_and_each_item_once(backend: Backend) -> None:
+    store = backend.store
+    assert store.put_work("w1") == 1
+    assert store.put_work("w2") == 2
+    other = backend.replica()
+    assert store.take_work("r1", 1.0) == "w1"
+    assert other.take_work("r2", 1.0) == "w2"
+    assert store.take_work("r1", 0.05) is None  # empty: waits, then None
+
+
+def test_concurrent_takers_share_the_items_without_overlap(backend: Backend) -> None:
+    for i in range(20):
+        backend.store.put_work(f"w{i}")
+    taken = race(4, lambda i: [backend.replica().take_work(f"r{i}", 0.05) for _ in range(6)])
+    items = [x for batch in taken for x in batch if x is not None]
+    assert sorted(items) == sorted(f"w{i}" for i in range(20))
+
+
+def test_returned_work_goes_back_to_the_head_in_order(backend: Backend) -> None:
+    store = backend.store
+    for name in ("w1", "w2", "w3", "w4"):
+        store.put_work(name)
+    assert [store.take_work("dead", 1.0) for _ in range(3)] == ["w1", "w2", "w3"]
+    store.done_work("dead", "w2")  # finished before it died
+    assert store.work_owners() == ["dead"]
+    assert backend.replica().return_work("dead") == 2
+    assert store.work_owners() == []
+    assert [store.take_work("alive", 1.0) for _ in range(3)] == ["w1", "w3", "w4"]
+    assert store.return_work("nobody") == 0
+
+
+def test_done_work_forgets_only_that_item(backend: Backend) -> None:
+    store = backend.store
+    store.put_work("same")
+    store.put_work("other")
+    store.take_work("r", 1.0)
+    store.take_work("r", 1.0)
+    store.done_work("r", "same")
+    store.done_work("r", "missing")  # a no-op
+    assert store.return_work("r") == 1
+    assert store.take_work("r2", 1.0) == "other"

@@ -25,7 +25,7 @@ OPERATIONS: dict[str, Callable[[RedisStore], object]] = {
     "sessions": lambda s: s.sessions(),
     "sessions_of_channel": lambda s: s.sessions("C1"),
     "index_message": lambda s: s.index_message("C1", "1.1", KEY, 60),
-    "thread_of": lambda s: s.thread_of("C1", "1.1"),
+    "thread_of": lambda s: s.thread_of("C1", "9.9"),  # never indexed: asks Redis
     "first_seen": lambda s: s.first_seen("Ev1", 60),
     "push_pending": lambda s: s.push_pending(KEY, "x"),
     "drain_pending": lambda s: s.drain_pending(KEY),
@@ -33,6 +33,11 @@ OPERATIONS: dict[str, Callable[[RedisStore], object]] = {
     "get_blob": lambda s: s.get_blob("b"),
     "delete_blob": lambda s: s.delete_blob("b"),
     "ping": lambda s: s.ping(),
+    "put_work": lambda s: s.put_work("w"),
+    "take_work": lambda s: s.take_work("r", 1.0),
+    "done_work": lambda s: s.done_work("r", "w"),
+    "return_work": lambda s: s.return_work("r"),
+    "work_owners": lambda s: s.work_owners(),
     "acquire": lambda s: s.acquire("l", "o", 60),
     "renew": lambda s: s.renew("l", "o", 60),
     "release": lambda s: s.release("l", "o"),
@@ -101,6 +106,24 @@ def test_pooled_connections_heal_after_a_restart_without_a_failed_call(
     redis_server.start()
     for call in OPERATIONS.values():
         call(store)  # the stale connection is replaced transparently, not reported
+
+
+def test_messages_this_store_indexed_are_found_while_redis_is_down(
+    redis_server: RedisServer, store: RedisStore
+) -> None:
+    """The index is kept in memory too, so a reaction on the bot's own message can still be
+    answered in its thread during an outage (and costs no round trip otherwise)."""
+    store.index_message("C1", "1.1", KEY, 60)
+    other = RedisStore(redis_server.url, prefix="outage:")  # another replica
+    try:
+        assert other.thread_of("C1", "1.1") == KEY  # from Redis, then remembered
+        redis_server.stop()
+        assert store.thread_of("C1", "1.1") == KEY
+        assert other.thread_of("C1", "1.1") == KEY
+        assert_unavailable(partial(store.thread_of, "C1", "2.2"),
+                           address=f"127.0.0.1:{redis_server.port}")  # fmt: skip
+    finally:
+        other.close()
 
 
 def test_wrong_password_is_unavailable_and_not_shown(redis_server: RedisServer) -> None:

@@ -1,0 +1,196 @@
+"""Admission: a request is on the work queue before Slack is acknowledged, and never lost after.
+
+The listener puts each request that is work (bot.runtime.triage said so) on the store's work
+queue (Redis when configured, so it outlives this process) and only then lets Bolt answer.
+`workers` consumer threads take items oldest first, each into this replica's taken list, run
+them through the runner and forget them when done. Each replica holds an owner lease (the
+store's lock, renewed like a thread's lease, bot.runtime.lease); a replica that dies stops
+renewing it, and any other replica then puts the dead one's taken items back at the head of
+the queue, where the next free worker takes them.
+
+Notices ("queued", "store unavailable") are posted by a small separate pool (`soon`), so the
+acknowledgement never waits for Slack; the listener sends them only for requests it is sure are
+for the bot.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+from bot.domain.requests import Reaction
+from bot.runtime import work as items
+from bot.runtime.work import BadWork, Work
+from bot.store.base import Store, StoreUnavailable
+
+log = logging.getLogger(__name__)
+
+TAKE_WAIT = 1.0  # seconds a consumer waits on an empty queue before looking at its stop flag
+RETRY = 1.0  # seconds between tries while the store is down
+WORKER_NICE = 10  # how much lower the workers' CPU priority is than the listeners'
+
+
+def owner_lock(owner: str) -> str:
+    return f"replica:{owner}"
+
+
+class Admission:
+    def __init__(
+        self, store: Store, run: Callable[[Work], None], *, owner: str, workers: int,
+        lease_ttl: float, on_depth: Callable[[int], None] | None = None,
+    ) -> None:  # fmt: skip
+        self.store = store
+        self.owner = owner
+        self.workers = workers
+        self.lease_ttl = lease_ttl
+        self._run = run
+        self._on_depth = on_depth or (lambda _depth: None)
+        self._stop = threading.Event()
+        self._leased = threading.Event()  # the owner lease is held: taking work is safe
+        self._lock = threading.Lock()
+        self._busy = 0
+        self._unforgotten: list[str] = []  # done, but the store was down when we said so
+        self._threads: list[threading.Thread] = []
+        self._notices = ThreadPoolExecutor(max_workers=2, thread_name_prefix="notice")
+
+    # --- the listener's side (before the ack) ---------------------------------------------------
+
+    def admit(self, work: Work) -> bool:
+        """Put `work` on the queue (durable once this returns); whether it waits behind others.
+
+        Raises StoreUnavailable when the queue cannot take it: the caller says so in the
+        thread if it is sure the request was for the bot.
+        """
+        depth = self.store.put_work(items.dump(work))
+        with self._lock:
+            idle = self.workers - self._busy
+        self._on_depth(depth)
+        return depth > idle
+
+    def soon(self, job: Callable[[], None]) -> None:
+        """Run a short job (a notice, a cancel) off the ack path; its errors are logged."""
+
+        def run() -> None:
+            try:
+                job()
+            except Exception:
+                log.exception("notice failed")
+
+        try:
+            self._notices.submit(run)
+        except RuntimeError:  # stopping: run it here rather than drop it
+            run()
+
+    # --- the workers ----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        keeper = threading.Thread(target=self._keep, name="admission-lease", daemon=True)
+        self._threads.append(keeper)
+        for i in range(self.workers):
+            self._threads.append(
+                threading.Thread(target=self._consume, name=f"work-{i}", daemon=True)
+            )
+        for thread in self._threads:
+            thread.start()
+
+    def stop(self, timeout: float) -> bool:
+        """Stop taking work and let running requests finish (up to `timeout` s in all); whether
+        they did. Items not taken stay on the queue; items taken and cut off here are run again
+        by another replica once this one's owner lease expires."""
+        self._stop.set()
+        deadline = time.monotonic() + timeout
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        self._notices.shutdown(wait=False, cancel_futures=False)
+        return not any(thread.is_alive() for thread in self._threads)
+
+    def _consume(self) -> None:
+        _yield_to_acks()
+        while not self._stop.is_set():
+            if not self._leased.wait(RETRY):
+                continue
+            try:
+                raw = self.store.take_work(self.owner, TAKE_WAIT)
+            except StoreUnavailable as exc:
+                log.warning("cannot take work: %s", exc)
+                self._stop.wait(RETRY)
+                continue
+            if raw is None:
+                continue
+            with self._lock:
+                self._busy += 1
+            try:
+                self._handle(raw)
+            finally:
+                with self._lock:
+                    self._busy -= 1
+                self._forget(raw)
+
+    def _handle(self, raw: str) -> None:
+        try:
+            work = items.load(raw)
+        except BadWork as exc:
+            log.error("dropped a work item: %s", exc)
+            return
+        try:
+            self._run(work)
+        except Exception:  # the runner answers in the thread; this is its own failure
+            log.exception("work failed for %s", _where(work))
+
+    def _forget(self, raw: str) -> None:
+        try:
+            self.store.done_work(self.owner, raw)
+        except StoreUnavailable as exc:  # the keeper tries again: never redone by another
+            log.warning("could not mark work done: %s", exc)
+            with self._lock:
+                self._unforgotten.append(raw)
+
+    # --- the owner lease and the dead replicas' work --------------------------------------------
+
+    def _keep(self) -> None:
+        every = max(self.lease_ttl / 3, 0.5)
+        while True:
+            try:
+                self._tend()
+            except StoreUnavailable as exc:
+                log.warning("admission upkeep failed: %s", exc)
+            if self._stop.wait(every if self._leased.is_set() else RETRY):
+                return
+
+    def _tend(self) -> None:
+        if not self.store.acquire(owner_lock(self.owner), self.owner, self.lease_ttl):
+            log.error("another process holds this replica's owner lease %s", self.owner)
+            self._leased.clear()
+            return
+        self._leased.set()
+        with self._lock:
+            pending, self._unforgotten = self._unforgotten, []
+        for raw in pending:
+            self._forget(raw)
+        for other in self.store.work_owners():
+            if other != self.owner and self.store.holder(owner_lock(other)) is None:
+                moved = self.store.return_work(other)
+                if moved:
+                    log.warning("replica %s stopped with %d request(s) taken; queued again",
+                                other, moved)  # fmt: skip
+
+
+def _yield_to_acks() -> None:
+    """Run this worker thread (and the git, helm and jsonnet processes it starts, which inherit
+    it) at a lower CPU priority, so on a busy machine Slack's acks, health checks and the
+    listener threads go first. Linux applies a thread id's niceness to that thread alone;
+    elsewhere this does nothing."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WORKER_NICE)
+    except (AttributeError, OSError) as exc:  # not Linux, or not allowed: run as is
+        log.debug("worker priority unchanged: %s", exc)
+
+
+def _where(work: Work) -> str:
+    if isinstance(work, Reaction):
+        return f"{work.channel}/{work.item_ts}"
+    return work.key.id

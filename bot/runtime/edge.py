@@ -1,0 +1,63 @@
+"""The edge: what the listener does with a parsed request before Slack is acknowledged.
+
+Triage (bot.runtime.triage) first, so what is not work costs nothing more; then the dedupe;
+then the work queue (bot.runtime.admission), except a cancel, which must not wait behind the
+very turns it stops and runs at once off the ack path. Notices go only to the thread of a
+request that is work, and never on the ack path.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from bot.domain.commands import is_cancel
+from bot.domain.requests import Mention, Reaction
+from bot.runtime.admission import Admission
+from bot.runtime.failures import STORE_DOWN
+from bot.runtime.threads import QUEUED, Threads
+from bot.runtime.triage import Recent, Verdict, triage
+from bot.runtime.work import Work
+from bot.store.base import StoreUnavailable
+
+log = logging.getLogger(__name__)
+
+
+def receive(
+    threads: Threads, admission: Admission, recent: Recent, request: Work, *,
+    first_time: Callable[[], bool], accept: Callable[[Work], None],
+) -> None:  # fmt: skip
+    """Admit `request` if it is work; `accept` runs it (a cancel, at once, off the ack path)."""
+    svc = threads.svc
+    verdict = triage(svc, request, recent)
+    if verdict.work:
+        try:
+            if not first_time():
+                svc.metrics.deduplicated.inc()
+                return
+            if _cancel(threads, request):
+                admission.soon(lambda: accept(request))
+                return
+            queued = admission.admit(request)
+        except StoreUnavailable as exc:
+            verdict = Verdict(verdict.key, "store_unavailable", str(exc))
+        else:
+            if queued and verdict.key is not None:
+                key = verdict.key
+                admission.soon(lambda: threads.post(key, QUEUED))
+            return
+    svc.metrics.dropped.labels(verdict.dropped).inc()
+    if verdict.store_down:
+        svc.metrics.errors.labels("store").inc()
+        log.warning("request not taken, the store is down: %s", verdict.store_down)
+        if verdict.key is not None:  # sure it is for the bot: say why nothing happens
+            key, text = verdict.key, STORE_DOWN.format(error=verdict.store_down)
+            admission.soon(lambda: threads.post(key, text))
+    elif isinstance(request, Mention):
+        log.info("mention dropped: %s", verdict.dropped)
+
+
+def _cancel(threads: Threads, request: Work) -> bool:
+    if isinstance(request, Reaction):
+        return request.added and request.name == threads.svc.settings.cancel_emoji
+    return is_cancel(request.text)

@@ -1,0 +1,126 @@
+"""The work queue's workers: requests run oldest first, each once; a dead replica's taken work
+is put back and run by a live one; a live replica's is left alone. Memory and a real Redis."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.domain.requests import Mention, Reaction, ThreadReply
+from bot.runtime import work as items
+from bot.runtime.admission import Admission, owner_lock
+from bot.runtime.work import BadWork, Work
+from bot.store import Store
+from bot.store.memory import MemoryStore
+from bot.store.redis import RedisStore
+from tests.redis_server import RedisServer
+from tests.unit.store.conftest import start_redis
+
+
+@pytest.fixture(scope="module")
+def redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    server = start_redis(tmp_path_factory.mktemp("redis"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["memory", "redis"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    server = request.getfixturevalue("redis")
+    redis_store = RedisStore(server.url, prefix=f"admit-{uuid.uuid4().hex[:8]}:")
+    yield redis_store
+    redis_store.close()
+
+
+def mention(i: int) -> Mention:
+    return Mention("C0DEPLOY", "U0ALICE", f"request {i}", f"1700000000.{i:06d}", None)
+
+
+class Ran:
+    def __init__(self, expected: int) -> None:
+        self.seen: list[Work] = []
+        self.expected = expected
+        self.done = threading.Event()
+        self._lock = threading.Lock()
+
+    def __call__(self, work: Work) -> None:
+        with self._lock:
+            self.seen.append(work)
+            if len(self.seen) >= self.expected:
+                self.done.set()
+
+
+def admission(store: Store, run: Ran, owner: str, workers: int = 1) -> Admission:
+    return Admission(store, run, owner=owner, workers=workers, lease_ttl=1.0)
+
+
+def test_requests_run_in_order_each_once(store: Store) -> None:
+    run = Ran(20)
+    queue = admission(store, run, "r1")
+    for i in range(20):
+        queue.admit(mention(i))
+    queue.start()
+    try:
+        assert run.done.wait(30)
+    finally:
+        queue.stop(5)
+    assert run.seen == [mention(i) for i in range(20)]
+    assert store.return_work("r1") == 0  # nothing left taken
+
+
+def test_a_dead_replicas_taken_work_is_run_by_a_live_one(store: Store) -> None:
+    store.put_work(items.dump(mention(1)))
+    store.put_work(items.dump(mention(2)))
+    assert store.take_work("dead", 1.0) is not None  # taken, then the replica died
+    run = Ran(2)
+    live = admission(store, run, "live")
+    live.start()
+    try:
+        assert run.done.wait(30)
+    finally:
+        live.stop(5)
+    assert run.seen == [mention(1), mention(2)]  # put back at the head: order kept
+    assert "dead" not in store.work_owners()
+
+
+def test_a_live_replicas_taken_work_is_left_alone(store: Store) -> None:
+    store.acquire(owner_lock("busy"), "busy", 60.0)  # its owner lease is renewed
+    store.put_work(items.dump(mention(1)))
+    assert store.take_work("busy", 1.0) is not None
+    other = admission(store, Ran(1), "other")
+    other._tend()  # what its keeper does every lease_ttl / 3
+    assert "busy" in store.work_owners()
+    assert store.take_work("other", 0.01) is None
+
+
+def test_every_request_kind_survives_the_queue() -> None:
+    kinds: list[Work] = [
+        mention(1),
+        Mention("C0DEPLOY", "U0ALICE", "in a thread", "1700000001.000001", "1700000000.000001"),
+        ThreadReply("C0DEPLOY", "U0BOB", "and prod", "1700000002.000001", "1700000000.000001"),
+        Reaction(
+            "C0DEPLOY",
+            "U0BOB",
+            "white_check_mark",
+            "1700000003.000001",
+            True,
+            1700000004.5,
+            "U0BOT",
+        ),
+    ]
+    for request in kinds:
+        assert items.load(items.dump(request)) == request
+    assert items.dump(kinds[0]) != items.dump(kinds[0])  # two identical requests: two items
+
+
+@pytest.mark.parametrize("raw", ["not json", "{}", '{"kind": "poll"}', '{"kind": "mention"}'])
+def test_an_unreadable_item_is_a_clear_error(raw: str) -> None:
+    with pytest.raises(BadWork, match="work"):
+        items.load(raw)

@@ -1,0 +1,114 @@
+"""Triage at the edge: only mentions, replies in session threads and the approve/cancel emoji on
+the bot's messages are work; the rest is dropped with a reason, and a store outage leaves only
+what the bot is sure of."""
+
+from __future__ import annotations
+
+from typing import cast
+
+import pytest
+
+from bot.agent.agent import Agent
+from bot.config import load_settings
+from bot.domain.requests import Mention, Reaction, ThreadReply
+from bot.domain.sessions import Session
+from bot.domain.thread import ThreadKey
+from bot.policy.groups import GroupCache
+from bot.runtime.triage import Recent, Verdict, triage
+from bot.services import Services
+from bot.store import StoreUnavailable
+from bot.store.memory import MemoryStore
+from bot.telemetry.metrics import Metrics
+from bot.workspace.workspaces import Workspaces
+from fakes.chat import RecordingChat
+from tools.tanka.diff.revision import RevisionDiffer
+
+CHANNEL, ROOT, BOT = "C0DEPLOY", "1700000000.000100", "U0BOT"
+KEY = ThreadKey(CHANNEL, ROOT)
+OTHER = ThreadKey(CHANNEL, "1700000009.000100")
+BOT_MESSAGE = "1700000001.000100"
+
+
+class DownStore(MemoryStore):
+    def load(self, key: ThreadKey) -> str | None:
+        raise StoreUnavailable("Redis at 127.0.0.1:6379 is unavailable: refused")
+
+    def thread_of(self, channel: str, ts: str) -> ThreadKey | None:
+        raise StoreUnavailable("Redis at 127.0.0.1:6379 is unavailable: refused")
+
+
+def services(store: MemoryStore) -> Services:
+    chat = RecordingChat()
+    return Services(
+        settings=load_settings({}), store=store, chat=chat, workspaces=cast(Workspaces, None),
+        agent=cast(Agent, None), differ=cast(RevisionDiffer, None), metrics=Metrics(),
+        groups=GroupCache(chat.group_members), code_host=lambda: None, bot_user_id=BOT,
+    )  # fmt: skip
+
+
+@pytest.fixture
+def svc() -> Services:
+    store = MemoryStore()
+    session = Session(channel=CHANNEL, thread_ts=ROOT, requester="U0ALICE", request="scale dev",
+                      created=1.0, updated=1.0, base_branch="main")  # fmt: skip
+    store.save(KEY, session.to_json(), updated=1.0)
+    store.index_message(CHANNEL, BOT_MESSAGE, KEY, 60.0)
+    return services(store)
+
+
+def reply(key: ThreadKey) -> ThreadReply:
+    return ThreadReply(CHANNEL, "U0ALICE", "and prod", "1700000005.000100", key.thread_ts)
+
+
+def emoji(name: str, ts: str, *, author: str = "U0ALICE", added: bool = True) -> Reaction:
+    return Reaction(CHANNEL, "U0BOB", name, ts, added, 1700000006.0, author)
+
+
+def test_a_mention_is_always_work(svc: Services) -> None:
+    recent = Recent()
+    mention = Mention(CHANNEL, "U0ALICE", "hi", "1700000007.000100", None)
+    assert triage(svc, mention, recent) == Verdict(mention.key)
+    assert mention.key in recent
+
+
+def test_a_reply_is_work_only_in_a_session_thread(svc: Services) -> None:
+    assert triage(svc, reply(KEY), Recent()) == Verdict(KEY)
+    assert triage(svc, reply(OTHER), Recent()) == Verdict(None, "reply_without_session")
+
+
+@pytest.mark.parametrize(
+    ("reaction", "verdict"),
+    [
+        (emoji("white_check_mark", BOT_MESSAGE), Verdict(KEY)),
+        (emoji("x", BOT_MESSAGE), Verdict(KEY)),
+        (emoji("white_check_mark", BOT_MESSAGE, added=False), Verdict(KEY)),  # a withdrawal
+        (emoji("x", BOT_MESSAGE, added=False), Verdict(None, "reaction_removed")),
+        (emoji("tada", BOT_MESSAGE), Verdict(None, "reaction_other_emoji")),
+        (emoji("white_check_mark", ROOT), Verdict(None, "reaction_not_on_bot_message")),
+        # the bot's message, not indexed (yet): work, its thread looked up by the runner
+        (emoji("white_check_mark", "1700000008.000100", author=BOT), Verdict(None)),
+    ],
+)
+def test_reactions(svc: Services, reaction: Reaction, verdict: Verdict) -> None:
+    assert triage(svc, reaction, Recent()) == verdict
+
+
+def test_with_the_store_down_only_threads_known_here_are_told() -> None:
+    svc = services(DownStore())
+    recent = Recent()
+    recent.add(KEY)
+    known = triage(svc, reply(KEY), recent)
+    assert (known.key, known.dropped) == (KEY, "store_unavailable")
+    assert "unavailable" in known.store_down
+    unknown = triage(svc, reply(OTHER), recent)
+    assert (unknown.key, unknown.dropped) == (None, "store_unavailable")
+    reaction = triage(svc, emoji("white_check_mark", BOT_MESSAGE), recent)
+    assert (reaction.key, reaction.dropped) == (None, "store_unavailable")
+
+
+def test_recent_forgets_the_oldest() -> None:
+    recent = Recent(size=2)
+    for key in (KEY, OTHER, ThreadKey(CHANNEL, "1.1")):
+        recent.add(key)
+    assert KEY not in recent
+    assert OTHER in recent
