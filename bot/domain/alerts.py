@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from bot.errors import UserError
+
 VERSION = "4"
 Status = Literal["firing", "resolved"]
 # Alertmanager keeps no hard limit; these keep one notification's footprint small anyway.
@@ -53,7 +55,7 @@ def requester_label(user: str) -> str:
     return f"Slack user {user}"
 
 
-class AlertPayloadError(ValueError):
+class AlertPayloadError(UserError, ValueError):
     """The body is not an Alertmanager version-4 notification; the message says what is wrong."""
 
 

@@ -48,6 +48,9 @@ _TEXT_OR_OBJECT = ("team", "user", "channel", "enterprise")
 _NESTED = ("event", "message", "previous_message", "item", "assistant_thread", "view",
            "function_data", "container")  # fmt: skip
 _LISTS_OF_OBJECTS = ("authorizations", "response_urls", "actions")
+# Of those, the ones Bolt reads as soon as the key is there, so null is as bad as a string (the
+# fuzz test found `{"event": null}`); Slack leaves them out rather than sending null.
+_OBJECT_WHEN_PRESENT = ("event", "view")
 
 
 def read_envelope(body: bytes, content_type: str) -> dict[str, Any] | Unreadable:
@@ -101,7 +104,8 @@ def _shape(payload: Mapping[str, Any], where: str, *, depth: int = 0) -> str | N
         return problem  # Bolt looks one object deep, twice through `authorizations`
     for name in _NESTED:
         value = payload.get(name)
-        if value is not None and not isinstance(value, Mapping):
+        present = value is not None or (name in _OBJECT_WHEN_PRESENT and name in payload)
+        if present and not isinstance(value, Mapping):
             return f"{where}: {name} is not an object"
         if value is not None and (found := _shape(value, f"{where}.{name}", depth=depth + 1)):
             return found

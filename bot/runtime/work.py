@@ -12,11 +12,12 @@ import uuid
 from typing import Any
 
 from bot.domain.requests import Mention, Reaction, ThreadReply
+from bot.errors import Bug
 
 Work = Mention | ThreadReply | Reaction
 
 
-class BadWork(ValueError):
+class BadWork(Bug, ValueError):
     """A queued item that is not a request this version understands."""
 
 

@@ -32,6 +32,8 @@ FORM = "application/x-www-form-urlencoded"
         (b"[" * 5000 + b"]" * 5000, JSON, "the body is not JSON"),
         (b'{"type":"event_callback","event":null}', JSON,
          "the body: an event_callback without an event object that has a type"),
+        (b'{"event":null}', JSON, "the body: event is not an object"),
+        (b'{"type":"block_actions","view":null}', JSON, "the body: view is not an object"),
         (b'{"type":"event_callback","event":{"type":5}}', JSON,
          "the body: an event_callback without an event object that has a type"),
         (b"payload=notjson", FORM, "the form's payload field is not JSON"),
