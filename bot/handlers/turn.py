@@ -16,13 +16,14 @@ from bot.agent.review import Review, ReviewInput, run_reviewed_turn
 from bot.agent.trim import trim_history
 from bot.domain.alerts import is_alert_requester, quiet_broadcasts
 from bot.domain.prices import dollars, turn_cost
-from bot.domain.sessions import ProposalRecord, Session
+from bot.domain.proposal import Proposal
+from bot.domain.sessions import Session
 from bot.git.checkout import Checkout
 from bot.handlers import proposal_message
 from bot.handlers.progress import CONTEXT_WINDOWS, Progress
 from bot.policy import rules as policy
 from bot.publish.pr_text import pr_title
-from bot.publish.proposal import Proposal, make_proposal
+from bot.publish.proposal import make_proposal
 from bot.services import Services
 from bot.slack import blocks, interactive
 from bot.workspace.workspaces import WorkspaceError
@@ -306,7 +307,7 @@ def propose(
         line = proposal_message.superseded_line(len(session.proposals) + 1)
         proposal_message.resolve(svc, session, previous, line)
     session.proposals.append(
-        ProposalRecord(
+        Proposal(
             ts=ts,
             base_commit=proposal.base_commit,
             tree=proposal.tree,

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from bot.domain.sessions import ProposalRecord, PullRequestRecord, Session
+from bot.domain.proposal import Proposal
+from bot.domain.sessions import PullRequestRecord, Session
 from bot.handlers.home import view_for
 from bot.slack import interactive
 from bot.slack.views import HOME_SESSIONS, new_env_modal
@@ -24,8 +25,8 @@ def session(n: int, request: str = "scale grafana", **extra: object) -> Session:
     })  # fmt: skip
 
 
-def record(ts: str = "1700000099.000100", **extra: object) -> ProposalRecord:
-    return ProposalRecord.model_validate({"ts": ts, "base_commit": "a" * 40, "tree": "b" * 40,
+def record(ts: str = "1700000099.000100", **extra: object) -> Proposal:
+    return Proposal.model_validate({"ts": ts, "base_commit": "a" * 40, "tree": "b" * 40,
                                           "diff_hash": "c", "files": ["x"], **extra})  # fmt: skip
 
 
