@@ -286,19 +286,14 @@ def propose(
             "review": review.text() if review is not None else "",
         }
     )
-    view = blocks.ProposalView(
+    message = blocks.proposal(
+        proposal,
         number=len(session.proposals) + 1,
-        files=proposal.files,
         envs=envs,
-        git_diff=proposal.diff,
-        rendered_diff=grouped_text(groups) if diff is not None else "",
-        approve_emoji=svc.settings.approve_emoji,
-        review_note=proposal.note,
-        checks=proposal.checks,
-        review=proposal.review,
+        rendered=grouped_text(groups) if diff is not None else "",
+        emoji=svc.settings.approve_emoji,
         approvals=policy.needs_text(needs, session.requester),
     )
-    message = blocks.proposal(view)
     for snippet in message.snippets:
         svc.chat.upload(key.channel, key.thread_ts, filename=snippet.filename,
                         title=snippet.title, content=snippet.content)  # fmt: skip
