@@ -24,7 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from support import free_port
 
-from bot.domain.sessions import ProposalRecord, Session
+from bot.domain.proposal import Proposal
+from bot.domain.sessions import Session
 from bot.handlers.home import AWAITING_READ, OWN_READ, view_for
 from bot.policy.rules import refusal, requirements
 from bot.store.base import SessionStore, StoreUnavailable
@@ -45,7 +46,7 @@ def fill(store: SessionStore, count: int, awaiting: int) -> None:
             base_branch="main", conversation=history,
         )  # fmt: skip
         if n < awaiting:
-            session.proposals = [ProposalRecord(
+            session.proposals = [Proposal(
                 ts=f"1800{n:06d}.000100", base_commit="a" * 40, tree="b" * 40, diff_hash="c",
                 files=("environments/prod/main.jsonnet",), affected=("environments/prod",),
             )]  # fmt: skip

@@ -19,11 +19,12 @@ from typing import Protocol, TextIO
 from bot.agent.agent import TurnResult
 from bot.chat.repl import ChatSession
 from bot.config import Settings
+from bot.domain.proposal import Proposal
 from bot.errors import BotError, UserError
 from bot.git.checkout import Identity
 from bot.publish.pipeline import PullRequestHost, publish
 from bot.publish.pr_text import branch_name, pr_body, pr_title
-from bot.publish.proposal import Proposal, ProposalChanged, check_unchanged, make_proposal
+from bot.publish.proposal import ProposalChanged, check_unchanged, make_proposal
 from tools.gitrun import Git, GitError
 from tools.redaction import SecretMask
 

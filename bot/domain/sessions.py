@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.agent.codec import conversation_from_dict, conversation_to_dict
 from bot.agent.conversation import Conversation
+from bot.domain.proposal import Proposal
 from bot.domain.thread import ThreadKey
 from bot.errors import Bug
 
@@ -21,25 +22,6 @@ TRACE_LIMIT = 200  # tool calls kept per session for /tanka status and the audit
 
 class SessionCorrupt(Bug, ValueError):
     """A stored session could not be read back; the message names the field."""
-
-
-class ProposalRecord(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    ts: str  # the proposal message: the approve reaction must be on this one
-    base_commit: str
-    tree: str
-    diff_hash: str
-    files: tuple[str, ...]
-    envs: tuple[str, ...] = ()
-    title: str = ""
-    summary: str = ""
-    created: float = 0.0
-    # The environments the change may affect (the importers analysis), for approval rules;
-    # None: not known (the analysis failed, or a session stored before rules existed).
-    affected: tuple[str, ...] | None = None
-    approved_by: tuple[str, ...] = ()  # set when it became a pull request (the store counts)
-    review: str = ""  # the reviewer's findings as the proposal showed them (for the PR body)
 
 
 class PullRequestRecord(BaseModel):
@@ -74,7 +56,7 @@ class Session(BaseModel):
     state: Literal["idle", "running"] = "idle"
     revision: int = 0  # bumped on every saved patch
     conversation: dict[str, Any] = Field(default_factory=dict)
-    proposals: list[ProposalRecord] = Field(default_factory=list)
+    proposals: list[Proposal] = Field(default_factory=list)
     pull_request: PullRequestRecord | None = None
     past_pull_requests: list[PullRequestRecord] = Field(default_factory=list)  # merged or closed
     input_tokens: int = 0
@@ -93,7 +75,7 @@ class Session(BaseModel):
         return f"{self.channel}-{self.thread_ts}"
 
     @property
-    def latest_proposal(self) -> ProposalRecord | None:
+    def latest_proposal(self) -> Proposal | None:
         return self.proposals[-1] if self.proposals else None
 
     def retire_pull_request(self) -> None:

@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import UTC, datetime
 
 from bot.domain.alerts import requester_label
+from bot.domain.proposal import Proposal
 from bot.domain.requests import Reaction
-from bot.domain.sessions import ProposalRecord, PullRequestRecord, Session
+from bot.domain.sessions import PullRequestRecord, Session
 from bot.errors import UserError
 from bot.handlers import ci, proposal_message
 from bot.policy import rules as policy
 from bot.publish.pipeline import Published, PublishError, publish
 from bot.publish.pr_text import pr_body, pr_title
-from bot.publish.proposal import Proposal, ProposalChanged
+from bot.publish.proposal import ProposalChanged
 from bot.services import Services
 from bot.workspace.workspaces import WorkspaceError
 
@@ -36,7 +36,7 @@ class Refused(UserError):
     """The approval was refused; the message is posted in the thread."""
 
 
-def approvals_key(session: Session, record: ProposalRecord) -> str:
+def approvals_key(session: Session, record: Proposal) -> str:
     return _approvals_name(session, record.ts)
 
 
@@ -44,7 +44,7 @@ def _approvals_name(session: Session, ts: str) -> str:
     return f"approvals:{session.key.id}:{ts}"
 
 
-def requirements(svc: Services, record: ProposalRecord) -> tuple[policy.Requirement, ...]:
+def requirements(svc: Services, record: Proposal) -> tuple[policy.Requirement, ...]:
     s = svc.settings
     return policy.requirements(
         record.affected, s.teams.approval_rules,
@@ -52,7 +52,7 @@ def requirements(svc: Services, record: ProposalRecord) -> tuple[policy.Requirem
     )  # fmt: skip
 
 
-def check_approval(svc: Services, session: Session, reaction: Reaction) -> ProposalRecord:
+def check_approval(svc: Services, session: Session, reaction: Reaction) -> Proposal:
     """The proposal the reaction approves, or Refused saying why not."""
     record = next((p for p in session.proposals if p.ts == reaction.item_ts), None)
     latest = session.latest_proposal
@@ -71,7 +71,7 @@ def check_approval(svc: Services, session: Session, reaction: Reaction) -> Propo
     return record
 
 
-def pull_request_refusal(session: Session, record: ProposalRecord) -> str | None:
+def pull_request_refusal(session: Session, record: Proposal) -> str | None:
     """Why `record` cannot go into a pull request given the session's one, or None. Pure.
 
     Open: a proposal already in it is not published twice. Merged: a proposal on the base
@@ -225,7 +225,7 @@ def _audit(
 
 
 def _publish(
-    svc: Services, session: Session, record: ProposalRecord, approvers: tuple[str, ...],
+    svc: Services, session: Session, record: Proposal, approvers: tuple[str, ...],
     mask: Callable[[str], str],
 ) -> Published:  # fmt: skip
     code_host = svc.code_host()
@@ -238,16 +238,6 @@ def _publish(
         checkout = svc.workspaces.open(session)
     except WorkspaceError as exc:
         raise Refused(str(exc)) from None
-    proposal = Proposal(
-        base_commit=record.base_commit,
-        tree=record.tree,
-        diff="",
-        diff_hash=record.diff_hash,
-        files=record.files,
-        title=record.title,
-        summary=record.summary,
-        created=datetime.fromtimestamp(record.created or 0, UTC),
-    )
     thread_url = svc.chat.permalink(session.channel, session.thread_ts)
     body = pr_body(
         summary=record.summary,
@@ -262,7 +252,7 @@ def _publish(
     try:
         return publish(
             checkout.root,
-            proposal,
+            record,  # as shown and stored: the approval binds its base, tree and hash
             code_host=code_host,
             base_branch=s.base_branch,
             branch=session.branch,

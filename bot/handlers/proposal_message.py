@@ -16,7 +16,8 @@ import logging
 from collections.abc import Sequence
 
 from bot.domain.ports import ChatError
-from bot.domain.sessions import ProposalRecord, Session
+from bot.domain.proposal import Proposal
+from bot.domain.sessions import Session
 from bot.services import Services
 from bot.slack import interactive
 from bot.slack.blocks import Block, Rendered, fit, section
@@ -68,7 +69,7 @@ def end_status(svc: Services, session: Session, text: str) -> None:
         log.info("could not edit the status message %s: %s", session.status_ts, exc)
 
 
-def resolve(svc: Services, session: Session, record: ProposalRecord, line: str) -> None:
+def resolve(svc: Services, session: Session, record: Proposal, line: str) -> None:
     """Edit the proposal's message: no buttons, and `line` saying what became of it."""
     key = session.key
     raw = svc.store.get_blob(_blob(session, record.ts))

@@ -60,7 +60,7 @@ def rebase(svc: Services, session: Session, user: str, mask: SecretMask) -> None
         post(svc, session, rebased_text(branch, done.old_base, done.new_base, empty=empty))
         change = None if empty else new_change(svc, session, done.checkout, mask)
         if change is not None:
-            propose(svc, session, done.checkout, change)
+            propose(svc, session, *change)
 
 
 def post(svc: Services, session: Session, text: str) -> None:

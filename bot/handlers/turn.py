@@ -16,13 +16,14 @@ from bot.agent.review import Review, ReviewInput, run_reviewed_turn
 from bot.agent.trim import trim_history
 from bot.domain.alerts import is_alert_requester, quiet_broadcasts
 from bot.domain.prices import dollars, turn_cost
-from bot.domain.sessions import ProposalRecord, Session
+from bot.domain.proposal import Proposal
+from bot.domain.sessions import Session
 from bot.git.checkout import Checkout
 from bot.handlers import proposal_message
 from bot.handlers.progress import CONTEXT_WINDOWS, Progress
 from bot.policy import rules as policy
 from bot.publish.pr_text import pr_title
-from bot.publish.proposal import Proposal, make_proposal
+from bot.publish.proposal import make_proposal
 from bot.services import Services
 from bot.slack import blocks, interactive
 from bot.workspace.workspaces import WorkspaceError
@@ -111,7 +112,7 @@ def run_turn(
     change = changes.current()
     _answer(svc, session, result, seconds)
     if change is not None:
-        propose(svc, session, checkout, change, review=reviewed.review, checks=changes.checks)
+        propose(svc, session, *change, review=reviewed.review)
 
 
 def _count(svc: Services, result: TurnResult, seconds: float) -> None:
@@ -157,13 +158,12 @@ def _answer(svc: Services, session: Session, result: TurnResult, seconds: float)
     svc.store.index_message(key.channel, ts, key, svc.settings.session_ttl)
 
 
-Change = tuple[Proposal, RevisionDiff | None, str]
-
-
 def new_change(
     svc: Services, session: Session, checkout: Checkout, mask: SecretMask
-) -> Change | None:
-    """The checkout's change when it is new (differs from the base and the last proposal)."""
+) -> tuple[Proposal, RevisionDiff | None] | None:
+    """The checkout's change when it is new (differs from the base and the last proposal),
+    with its checks, and its rendered diff beside it (None when it cannot be rendered: the
+    proposal's note says why)."""
     key = session.key
     try:
         proposal = make_proposal(
@@ -183,13 +183,12 @@ def new_change(
     ):
         return None
     try:
-        return (
-            proposal,
-            rendered_change(checkout.root, session.base_commit, mask, differ=svc.differ),
-            "",
-        )
+        diff = rendered_change(checkout.root, session.base_commit, mask, differ=svc.differ)
     except (TankaError, ToolError, OSError) as exc:
-        return proposal, None, f":warning: rendered diff not available: {exc}"
+        return proposal.model_copy(
+            update={"note": f":warning: rendered diff not available: {exc}"}
+        ), None
+    return proposal.model_copy(update={"checks": _checks(svc, checkout, diff)}), diff
 
 
 def _checks(svc: Services, checkout: Checkout, diff: RevisionDiff) -> str:
@@ -235,42 +234,39 @@ class _Changes:
         self.svc, self.session, self.checkout, self.mask = svc, session, checkout, mask
         self.request = request
         self._tree: str | None = None
-        self._change: Change | None = None
-        self.checks = ""
+        self._change: tuple[Proposal, RevisionDiff | None] | None = None
 
-    def current(self) -> Change | None:
+    def current(self) -> tuple[Proposal, RevisionDiff | None] | None:
         try:
             tree: str | None = working_tree_id(self.checkout.root)
         except ToolError:
             tree = None
         if tree is None or tree != self._tree:
             self._change = new_change(self.svc, self.session, self.checkout, self.mask)
-            diff = self._change[1] if self._change is not None else None
-            self.checks = _checks(self.svc, self.checkout, diff) if diff is not None else ""
             self._tree = tree
         return self._change
 
     def describe(self) -> ReviewInput | None:
         change = self.current()
-        if change is None:
-            return None
-        proposal, diff, note = change
-        rendered = diff.text() if diff is not None else note
-        return ReviewInput(self.request, proposal.diff, rendered, self.checks)
+        return review_input(self.request, *change) if change is not None else None
+
+
+def review_input(request: str, proposal: Proposal, diff: RevisionDiff | None) -> ReviewInput:
+    """What the reviewer sub-agent reads of a proposal (bot.agent sits below bot.domain)."""
+    rendered = diff.text() if diff is not None else proposal.note
+    return ReviewInput(request, proposal.diff, rendered, proposal.checks)
 
 
 def propose(
     svc: Services,
     session: Session,
-    checkout: Checkout,
-    change: Change,
+    proposal: Proposal,
+    diff: RevisionDiff | None,
     *,
     review: Review | None = None,
-    checks: str | None = None,
 ) -> None:
     """Post the proposal: snippets for long diffs first, then the message people react on."""
     key = session.key
-    proposal, diff, note = change
     envs = diff.envs if diff is not None else []
     groups = group_envs(envs)  # environments with the same rendered diff are shown once
     # Approval rules match every environment the importers analysis found, changed or not.
@@ -281,19 +277,23 @@ def propose(
         affected, svc.settings.teams.approval_rules,
         approvers=svc.settings.approvers, allow_self=svc.settings.allow_self_approval,
     )  # fmt: skip
-    view = blocks.ProposalView(
+    proposal = proposal.model_copy(
+        update={
+            "envs": tuple(e.env for e in envs if e.has_changes),
+            # The per-environment summary goes into the commit message and the PR body.
+            "summary": grouped_summary(groups) if diff is not None else "",
+            "affected": affected,
+            "review": review.text() if review is not None else "",
+        }
+    )
+    message = blocks.proposal(
+        proposal,
         number=len(session.proposals) + 1,
-        files=proposal.files,
         envs=envs,
-        git_diff=proposal.diff,
-        rendered_diff=grouped_text(groups) if diff is not None else "",
-        approve_emoji=svc.settings.approve_emoji,
-        review_note=note,
-        checks=checks if checks is not None else (_checks(svc, checkout, diff) if diff else ""),
-        review=review.text() if review is not None else "",
+        rendered=grouped_text(groups) if diff is not None else "",
+        emoji=svc.settings.approve_emoji,
         approvals=policy.needs_text(needs, session.requester),
     )
-    message = blocks.proposal(view)
     for snippet in message.snippets:
         svc.chat.upload(key.channel, key.thread_ts, filename=snippet.filename,
                         title=snippet.title, content=snippet.content)  # fmt: skip
@@ -305,26 +305,11 @@ def propose(
     if previous is not None and not previous.approved_by:
         line = proposal_message.superseded_line(len(session.proposals) + 1)
         proposal_message.resolve(svc, session, previous, line)
-    session.proposals.append(
-        ProposalRecord(
-            ts=ts,
-            base_commit=proposal.base_commit,
-            tree=proposal.tree,
-            diff_hash=proposal.diff_hash,
-            files=proposal.files,
-            envs=tuple(e.env for e in envs if e.has_changes),
-            title=proposal.title,
-            # The per-environment summary goes into the commit message and the PR body.
-            summary=grouped_summary(groups) if diff is not None else "",
-            created=svc.clock(),
-            affected=affected,
-            review=review.text() if review is not None else "",
-        )
-    )
+    session.proposals.append(proposal.model_copy(update={"ts": ts, "created": svc.clock()}))
     svc.audit.record(key.channel, key.thread_ts, session.requester, "proposal", {
         "number": len(session.proposals), "ts": ts, "diff_hash": proposal.diff_hash,
         "base_commit": proposal.base_commit, "files": proposal.files,
-        "environments": [e.env for e in envs if e.has_changes], "affected": affected,
+        "environments": list(proposal.envs), "affected": affected,
         "needs": [{"approvers": r.approvers, "min_approvals": r.min_approvals,
                    "allow_self": r.allow_self, "rule": r.label} for r in needs],
     })  # fmt: skip

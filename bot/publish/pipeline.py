@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, TypeVar
 
+from bot.domain.proposal import Proposal
 from bot.git.askpass import TokenCredentials
 from bot.git.checkout import Checkout, Identity
 from bot.github.code_host import PullRequestRef
@@ -27,7 +28,7 @@ from bot.publish.errors import (
     PushFailed,
 )
 from bot.publish.pr_text import branch_name, pr_body, quiet
-from bot.publish.proposal import Proposal, ProposalChanged, check_unchanged
+from bot.publish.proposal import ProposalChanged, check_unchanged
 from tools.gitrun import GitError
 from tools.redaction import scrub_credentials
 from tools.sandbox import glob_match

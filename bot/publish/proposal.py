@@ -1,4 +1,4 @@
-"""A proposal: the change exactly as it was shown to a reviewer, and the check that it still is.
+"""Making a proposal (bot.domain.proposal) from a checkout, and the check that it is unchanged.
 
 An approval publishes a proposal, never "whatever the checkout holds now" (docs/design.md, decision
 2). `make_proposal` snapshots the working tree into a git tree object (through a throwaway index, so
@@ -10,10 +10,10 @@ refuses when anything differs, or when it cannot tell (fail closed).
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
-from datetime import UTC, datetime
+import time
 from pathlib import Path
 
+from bot.domain.proposal import Proposal
 from bot.publish.errors import PublishError
 from tools.git import SHOWN_DIFF_OPTIONS, working_tree_id
 from tools.gitrun import Git, GitError
@@ -31,22 +31,6 @@ class ProposalChanged(PublishError):
 
     def __init__(self, detail: str = "") -> None:
         super().__init__(f"{CHANGED} ({detail})" if detail else CHANGED)
-
-
-@dataclass(frozen=True, slots=True)
-class Proposal:
-    base_commit: str
-    tree: str  # git tree id of the proposed working tree: the content, exactly
-    diff: str  # the unified diff shown to the reviewer (base commit -> proposed tree)
-    diff_hash: str  # sha256 of the exact binary patch from base commit to the proposed tree
-    files: tuple[str, ...]  # paths added, modified or deleted (both sides of a rename)
-    title: str
-    summary: str
-    created: datetime
-
-    @property
-    def empty(self) -> bool:
-        return not self.files
 
 
 def make_proposal(
@@ -71,7 +55,7 @@ def make_proposal(
         files=tuple(git.out("diff", "--name-only", "--no-renames", base_commit, tree).splitlines()),
         title=title,
         summary=summary,
-        created=datetime.now(UTC),
+        created=time.time(),
     )
 
 

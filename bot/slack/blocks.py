@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.domain.proposal import Proposal
 from tools.tanka.diff.groups import EnvGroup, group_envs, named
 from tools.tanka.diff.resources import Change, EnvDiff
 
@@ -41,21 +42,6 @@ class Rendered:
     text: str
     blocks: list[Block]
     snippets: tuple[Snippet, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class ProposalView:
-    number: int  # 1 for the thread's first proposal
-    files: Sequence[str]
-    envs: Sequence[EnvDiff]
-    git_diff: str
-    rendered_diff: str  # the full rendered diff text: summary, then each group's diff once
-    # (tools.tanka.diff.groups.grouped_text)
-    approve_emoji: str
-    review_note: str = ""  # e.g. why a rendered diff is not available
-    checks: str = ""  # schema and policy findings (tk check), summary first
-    approvals: str = ""  # who may approve and how many approvals it needs (bot.policy.rules)
-    review: str = ""  # the reviewer sub-agent's findings (bot.agent.review), headline first
 
 
 def clip(text: str, limit: int, note: str = "\n… (cut; the full text is in the snippet)") -> str:
@@ -113,15 +99,27 @@ def group_summary(group: EnvGroup) -> str:
     return f"• *{len(group.envs)} environments* ({names}): {counts} each"
 
 
-def proposal(view: ProposalView) -> Rendered:
-    shown = [e for e in view.envs if e.has_changes or e.error is not None]
+def proposal(
+    p: Proposal,
+    *,
+    number: int,
+    envs: Sequence[EnvDiff],
+    rendered: str,
+    emoji: str,
+    approvals: str = "",
+) -> Rendered:
+    """The proposal message. `number`: 1 for the thread's first proposal; `envs` and `rendered`
+    come from its render (`rendered`: the full rendered diff text, the summary then each group's
+    diff once, tools.tanka.diff.groups.grouped_text); `emoji`: the approve reaction's;
+    `approvals`: who may approve and how many approvals it needs (bot.policy.rules)."""
+    shown = [e for e in envs if e.has_changes or e.error is not None]
     # Environments that fail at the base too are listed last and counted apart: the change
     # did not break them, and nothing of theirs was compared.
     affected = [e for e in shown if not e.already_failing]
     failing = len(shown) - len(affected)
     groups = group_envs(affected)
     head = (
-        f"*Proposal {view.number}*: {len(view.files)} file(s) changed, "
+        f"*Proposal {number}*: {len(p.files)} file(s) changed, "
         f"{len(affected)} environment(s) affected"
     )
     if len(groups) < len(affected):
@@ -140,14 +138,13 @@ def proposal(view: ProposalView) -> Rendered:
                      "(see the rendered diff file)")  # fmt: skip
     if not affected:
         lines.append("• no Tanka environment renders differently")
-    if view.review_note:
-        lines.append(view.review_note)
+    if p.note:
+        lines.append(p.note)
     blocks = [section(head + "\n" + "\n".join(lines))]
     snippets: list[Snippet] = []
-    rendered = view.rendered_diff if shown else ""
     for title, filename, body in (
-        ("Git diff", "changes.diff", view.git_diff),
-        ("Rendered-manifest diff", "rendered.diff", rendered),
+        ("Git diff", "changes.diff", p.diff),
+        ("Rendered-manifest diff", "rendered.diff", rendered if shown else ""),
     ):
         if not body.strip():
             continue
@@ -158,20 +155,20 @@ def proposal(view: ProposalView) -> Rendered:
         if not many and len(body) <= INLINE_DIFF_LIMIT and len(inline) <= SECTION_LIMIT:
             blocks.append(section(inline))
         else:
-            snippets.append(Snippet(filename, f"{title} (proposal {view.number})", body))
+            snippets.append(Snippet(filename, f"{title} (proposal {number})", body))
             blocks.append(
                 section(f"*{title}*: {len(body.splitlines())} lines, in `{filename}` above")
             )
-    if view.checks:
-        head_line, _, rest = view.checks.partition("\n")
+    if p.checks:
+        head_line, _, rest = p.checks.partition("\n")
         blocks.append(
             section(f"*Checks* {head_line}" + (f"\n{_fence(rest)}" if rest.strip() else ""))
         )
-    if view.review:
-        blocks.append(review_section(view.review))
-    approve = f"React with :{view.approve_emoji}: to open a pull request"
-    if view.approvals:  # teams: the approval rules' needs, just above the approve line
-        approve = f"{view.approvals}\n{approve}"
+    if p.review:
+        blocks.append(review_section(p.review))
+    approve = f"React with :{emoji}: to open a pull request"
+    if approvals:  # teams: the approval rules' needs, just above the approve line
+        approve = f"{approvals}\n{approve}"
     blocks.append(section(approve))
     text = clip(f"{head}\n" + "\n".join(lines) + f"\n{approve}", TEXT_LIMIT, "\n…")
     # Room is left for the buttons (bot.slack.interactive) that end the message: a block, and

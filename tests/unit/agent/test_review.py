@@ -8,6 +8,7 @@ from bot.agent.agent import Agent
 from bot.agent.events import ToolCallEvent, UsageEvent
 from bot.agent.messages import ModelResponse, Usage
 from bot.agent.review import ReviewInput, parse_review, run_reviewed_turn
+from bot.domain.proposal import Proposal
 from bot.slack import blocks
 from fakes.scripted_provider import ScriptedProvider, call, reply, tools
 from tests.unit.agent.helpers import FakeClock, Recorder, RecordingSleep, context
@@ -176,11 +177,9 @@ def test_a_failing_reviewer_leaves_the_change_unreviewed_not_lost(tmp_path: Path
 
 
 def test_the_review_appears_in_the_proposal_under_review() -> None:
-    view = blocks.ProposalView(
-        number=1, files=["a"], envs=[], git_diff="+a\n", rendered_diff="", approve_emoji="ok",
-        review="problems found\n- prod changed too",
-    )  # fmt: skip
-    rendered = blocks.proposal(view)
+    shown = Proposal(base_commit="a", tree="b", diff_hash="c", files=("a",), diff="+a\n",
+                     review="problems found\n- prod changed too")  # fmt: skip
+    rendered = blocks.proposal(shown, number=1, envs=[], rendered="", emoji="ok")
     texts = [b["text"]["text"] for b in rendered.blocks]
     assert "*Review*: problems found\n- prod changed too" in texts
     assert texts[-1].startswith("React with :ok:")

@@ -6,13 +6,13 @@ import base64
 import logging
 import threading
 from collections.abc import Iterator
-from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bot.domain.proposal import Proposal
 from bot.git.checkout import Identity
 from bot.github.auth import StaticToken
 from bot.github.code_host import GitHubCodeHost, PullRequestRef
@@ -26,7 +26,7 @@ from bot.publish.pipeline import (
     publish,
 )
 from bot.publish.pr_text import pr_body
-from bot.publish.proposal import Proposal, ProposalChanged, diff_hash, make_proposal
+from bot.publish.proposal import ProposalChanged, diff_hash, make_proposal
 from fakes.github_server import FakeGitHub
 from tests.git import git as shared_git
 
@@ -169,7 +169,9 @@ def test_the_commit_message_does_not_close_issues_or_mention_anyone(
     base = git(work, "rev-parse", "HEAD")
     change(work)
     proposal = make_proposal(work, base, title="scale it. Closes #1")
-    proposal = replace(proposal, summary="Scaled it. Fixes acme/infra#2 cc @acme/everyone")
+    proposal = proposal.model_copy(
+        update={"summary": "Scaled it. Fixes acme/infra#2 cc @acme/everyone"}
+    )
     publish(work, proposal, code_host=host, base_branch="main", branch=BRANCH,
             title="", body="body", remote_url=origin.as_uri(),
             author=Identity("Ada Lovelace", "ada@example.com"))  # fmt: skip

@@ -13,8 +13,9 @@ import yaml
 
 from bot.agent.agent import Agent
 from bot.config import load_settings
+from bot.domain.proposal import Proposal
 from bot.domain.requests import Reaction
-from bot.domain.sessions import ProposalRecord, Session
+from bot.domain.sessions import Session
 from bot.handlers.approve import approve, withdraw
 from bot.policy.groups import GroupCache
 from bot.services import Services
@@ -71,7 +72,7 @@ def replicas(
 
 
 def session(*, with_proposal: bool = True) -> Session:
-    record = ProposalRecord(ts=PROPOSAL_TS, base_commit="a" * 40, tree="b" * 40, diff_hash="c",
+    record = Proposal(ts=PROPOSAL_TS, base_commit="a" * 40, tree="b" * 40, diff_hash="c",
                             files=("environments/dev/main.jsonnet",),
                             affected=("environments/dev",))  # fmt: skip
     return Session(channel=CHANNEL, thread_ts=THREAD, requester="U0ALICE", request="scale dev",

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from bot.domain.pr_events import PullRef, PullRequestClosed, PullRequestUpdated
 from bot.domain.pr_state import PullRequestState
-from bot.domain.sessions import ProposalRecord, PullRequestRecord, Session
+from bot.domain.proposal import Proposal
+from bot.domain.sessions import PullRequestRecord, Session
 from bot.handlers.approve import pull_request_refusal
 from bot.handlers.rebase import conflict_text, rebased_text, up_to_date_text
 
@@ -14,7 +15,7 @@ B0, B1 = "0" * 40, "1" * 40
 BRANCH = "tanka-bot/1700000000-000100-scale-prod"
 
 
-def _session(*proposals: ProposalRecord, state: str = "open") -> Session:
+def _session(*proposals: Proposal, state: str = "open") -> Session:
     session = Session(channel="C1", thread_ts="1700000000.000100", requester="U1",
                       request="scale prod", created=0, updated=0, base_branch="main",
                       branch=BRANCH, proposals=list(proposals))  # fmt: skip
@@ -24,8 +25,8 @@ def _session(*proposals: ProposalRecord, state: str = "open") -> Session:
     return session
 
 
-def _proposal(ts: str, base: str, *, approved: bool = False) -> ProposalRecord:
-    return ProposalRecord(ts=ts, base_commit=base, tree="t" + ts, diff_hash="h" + ts,
+def _proposal(ts: str, base: str, *, approved: bool = False) -> Proposal:
+    return Proposal(ts=ts, base_commit=base, tree="t" + ts, diff_hash="h" + ts,
                           files=("a",), approved_by=("U2",) if approved else ())  # fmt: skip
 
 

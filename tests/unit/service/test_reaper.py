@@ -236,11 +236,11 @@ def test_queued_messages_nobody_reads_are_handed_to_wake(env: Env) -> None:
 def test_a_reaped_sessions_waiting_proposal_and_a_cut_off_status_lose_their_buttons(
     env: Env,
 ) -> None:
-    from bot.domain.sessions import ProposalRecord  # noqa: PLC0415 - only this test needs it
+    from bot.domain.proposal import Proposal  # noqa: PLC0415 - only this test needs it
     from bot.handlers import proposal_message  # noqa: PLC0415
 
     session = env.save(KEY, idle_for=TTL + 1)
-    session.proposals = [ProposalRecord(ts="1700000000.000500", base_commit="a", tree="b",
+    session.proposals = [Proposal(ts="1700000000.000500", base_commit="a", tree="b",
                                         diff_hash="c", files=("x",))]  # fmt: skip
     env.store.save(KEY, session.to_json(), updated=session.updated)
     section: dict[str, object] = {
@@ -280,12 +280,12 @@ def test_a_proposals_blocks_are_kept_masked_as_slack_got_them(env: Env) -> None:
 
 
 def test_a_resolved_proposal_that_filled_slacks_limit_still_fits(env: Env) -> None:
-    from bot.domain.sessions import ProposalRecord  # noqa: PLC0415
+    from bot.domain.proposal import Proposal  # noqa: PLC0415
     from bot.handlers import proposal_message  # noqa: PLC0415
     from bot.slack import blocks, interactive  # noqa: PLC0415
 
     session = env.save(KEY, idle_for=0)
-    record = ProposalRecord(ts="1700000000.000500", base_commit="a", tree="b", diff_hash="c",
+    record = Proposal(ts="1700000000.000500", base_commit="a", tree="b", diff_hash="c",
                             files=("x",))  # fmt: skip
     full = blocks.fit(blocks.Rendered("t", [blocks.section("*Proposal 1*")] + [
         blocks.section("d" * 2990) for _ in range(5)] + [blocks.section("React")]))  # fmt: skip

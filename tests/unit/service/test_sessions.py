@@ -8,9 +8,9 @@ import pytest
 
 from bot.agent.conversation import Conversation
 from bot.agent.messages import Message, Text, ToolCall, ToolResult, Usage
+from bot.domain.proposal import Proposal
 from bot.domain.sessions import (
     TRACE_LIMIT,
-    ProposalRecord,
     PullRequestRecord,
     Session,
     SessionCorrupt,
@@ -56,7 +56,7 @@ def test_round_trip_with_a_conversation_and_records() -> None:
     original.revision = 3
     original.base_commit = "a" * 40
     original.proposals.append(
-        ProposalRecord(
+        Proposal(
             ts="1700000200.000300",
             base_commit="a" * 40,
             tree="b" * 40,
@@ -177,3 +177,48 @@ def test_corrupt_conversation_is_named(conversation_data: dict[str, object], whe
     with pytest.raises(SessionCorrupt) as caught:
         restored.load_conversation()
     assert str(caught.value).startswith(where)
+
+
+# A session with an approved proposal as the store held it before a proposal was one type
+# (bot.domain.proposal): it must load, and be written back byte for byte.
+STORED_BEFORE = (
+    '{"channel":"C0DEPLOY1","thread_ts":"1700000000.000100","requester":"U0REQUEST",'
+    '"request":"set prod replicas to 5","created":1700000000.0,"updated":1700000100.5,'
+    '"base_branch":"main","base_commit":"' + "a" * 40 + '","branch":"tanka-bot/x",'
+    '"state":"idle","revision":2,"conversation":{},"proposals":[{"ts":"1700000200.000300",'
+    '"base_commit":"' + "a" * 40 + '","tree":"' + "b" * 40 + '","diff_hash":"' + "c" * 64 + '",'
+    '"files":["environments/prod/main.jsonnet"],"envs":["environments/prod"],'
+    '"title":"Scale prod","summary":"• prod: 1 modified","created":1700000200.5,'
+    '"affected":["environments/prod"],"approved_by":["U0BOB"],'
+    '"review":"no blocking problems found"}],"pull_request":{"number":42,'
+    '"url":"https://github.com/acme/deploy/pull/42","branch":"tanka-bot/x","state":"open"},'
+    '"past_pull_requests":[],"input_tokens":0,"output_tokens":0,"turns":0,"trace":[],'
+    '"status_ts":null}'
+)
+
+
+def test_a_session_stored_before_loads_and_is_written_back_the_same() -> None:
+    restored = Session.from_json(STORED_BEFORE)
+    assert restored.proposals == [
+        Proposal(
+            ts="1700000200.000300", base_commit="a" * 40, tree="b" * 40, diff_hash="c" * 64,
+            files=("environments/prod/main.jsonnet",), envs=("environments/prod",),
+            title="Scale prod", summary="• prod: 1 modified", created=1_700_000_200.5,
+            affected=("environments/prod",), approved_by=("U0BOB",),
+            review="no blocking problems found",
+        )
+    ]  # fmt: skip
+    assert restored.to_json() == STORED_BEFORE
+
+
+def test_the_shown_diff_checks_and_note_stay_out_of_the_store() -> None:
+    original = session()
+    original.proposals.append(
+        Proposal(ts="1700000200.000300", base_commit="a" * 40, tree="b" * 40, diff_hash="c",
+                 files=("x",), diff="+replicas: 5 SHOWN", checks="✓ SHOWN", note="SHOWN")
+    )  # fmt: skip
+    stored = original.to_json()
+    assert "SHOWN" not in stored
+    latest = Session.from_json(stored).latest_proposal
+    assert latest is not None
+    assert (latest.diff, latest.checks, latest.note, latest.files) == ("", "", "", ("x",))

@@ -8,10 +8,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.domain.proposal import Proposal
 from bot.slack.blocks import (
     SECTION_LIMIT,
     SUMMARY_ENV_LINES,
-    ProposalView,
     Rendered,
     clip,
     fit,
@@ -72,7 +72,8 @@ GIT_DIFF = (
 )
 
 
-def view(**change: Any) -> ProposalView:
+def show(**change: Any) -> Rendered:
+    """The message of a proposal raising prod's replicas, with `change` replacing some parts."""
     values: dict[str, Any] = {
         "number": 1,
         "files": ["environments/prod/main.jsonnet"],
@@ -84,11 +85,31 @@ def view(**change: Any) -> ProposalView:
         "approve_emoji": "white_check_mark",
     }
     values.update(change)
-    return ProposalView(**values)
+    return render(**values)
+
+
+def render(
+    *,
+    number: int,
+    files: list[str],
+    envs: list[EnvDiff],
+    git_diff: str,
+    rendered_diff: str,
+    approve_emoji: str,
+    review_note: str = "",
+    checks: str = "",
+    review: str = "",
+    approvals: str = "",
+) -> Rendered:
+    """blocks.proposal of a proposal with these parts."""
+    shown = Proposal(base_commit="a" * 40, tree="b" * 40, diff_hash="c" * 64, files=tuple(files),
+                     diff=git_diff, note=review_note, checks=checks, review=review)  # fmt: skip
+    return proposal(shown, number=number, envs=envs, rendered=rendered_diff, emoji=approve_emoji,
+                    approvals=approvals)  # fmt: skip
 
 
 def test_short_proposal_inlines_both_diffs_in_fences() -> None:
-    rendered = proposal(view())
+    rendered = show()
     assert rendered.snippets == ()
     summary, git, rendered_diff, approve = (b["text"]["text"] for b in rendered.blocks)
     assert summary.startswith("*Proposal 1*: 1 file(s) changed, 1 environment(s) affected")
@@ -102,7 +123,7 @@ def test_short_proposal_inlines_both_diffs_in_fences() -> None:
 
 
 def test_approve_line_names_the_configured_emoji() -> None:
-    rendered = proposal(view(approve_emoji="shipit", number=3))
+    rendered = show(approve_emoji="shipit", number=3)
     assert rendered.blocks[-1]["text"]["text"] == "React with :shipit: to open a pull request"
     assert rendered.blocks[0]["text"]["text"].startswith("*Proposal 3*")
 
@@ -110,7 +131,7 @@ def test_approve_line_names_the_configured_emoji() -> None:
 def test_long_diffs_go_to_snippets_and_the_block_points_at_the_file() -> None:
     long_git = "".join(f"+line {i}\n" for i in range(2000))
     long_rendered = "".join(f"-old {i}\n+new {i}\n" for i in range(1000))
-    rendered = proposal(view(git_diff=long_git, rendered_diff=long_rendered, number=2))
+    rendered = show(git_diff=long_git, rendered_diff=long_rendered, number=2)
     assert [s.filename for s in rendered.snippets] == ["changes.diff", "rendered.diff"]
     assert rendered.snippets[0].content == long_git  # the whole diff, not a clipped one
     assert rendered.snippets[1].content == long_rendered
@@ -123,14 +144,14 @@ def test_long_diffs_go_to_snippets_and_the_block_points_at_the_file() -> None:
 
 
 def test_short_git_diff_inline_long_rendered_diff_in_a_snippet() -> None:
-    rendered = proposal(view(rendered_diff="x\n" * 5000))
+    rendered = show(rendered_diff="x\n" * 5000)
     assert [s.filename for s in rendered.snippets] == ["rendered.diff"]
     assert "```" in rendered.blocks[1]["text"]["text"]
     assert_within_limits(rendered)
 
 
 def test_no_rendered_change_says_so_and_posts_no_rendered_diff() -> None:
-    rendered = proposal(view(envs=[env("environments/dev")], rendered_diff="No differences.\n"))
+    rendered = show(envs=[env("environments/dev")], rendered_diff="No differences.\n")
     assert "no Tanka environment renders differently" in rendered.blocks[0]["text"]["text"]
     assert all("Rendered-manifest" not in t for t in texts(rendered.blocks))
     assert len(rendered.blocks) == 3
@@ -138,7 +159,7 @@ def test_no_rendered_change_says_so_and_posts_no_rendered_diff() -> None:
 
 def test_environment_that_cannot_render_is_listed_with_its_error() -> None:
     broken = EnvDiff("environments/broken", error="RUNTIME ERROR: " + "x" * 1000)
-    rendered = proposal(view(envs=[broken]))
+    rendered = show(envs=[broken])
     summary = rendered.blocks[0]["text"]["text"]
     assert "`environments/broken`: cannot render: RUNTIME ERROR" in summary
     assert len(summary) < 600  # the error is clipped
@@ -150,7 +171,7 @@ def test_environment_added_is_marked() -> None:
         env("x", Change.ADDED, Change.ADDED).resources,
         env_change=Change.ADDED,
     )
-    summary = proposal(view(envs=[added])).blocks[0]["text"]["text"]
+    summary = show(envs=[added]).blocks[0]["text"]["text"]
     assert "`environments/new`: 2 added, 0 changed, 0 removed (environment added)" in summary
 
 
@@ -162,7 +183,7 @@ def distinct(name: str) -> EnvDiff:
 
 def test_many_environments_cap_the_summary() -> None:
     envs = [distinct(f"environments/region-{i:03d}") for i in range(120)]
-    rendered = proposal(view(envs=envs, rendered_diff="y\n" * 4000))
+    rendered = show(envs=envs, rendered_diff="y\n" * 4000)
     summary = rendered.blocks[0]["text"]["text"]
     assert "120 environment(s) affected" in summary
     assert summary.count("\n• `environments/region-") == SUMMARY_ENV_LINES
@@ -173,7 +194,7 @@ def test_many_environments_cap_the_summary() -> None:
 
 def test_backticks_inside_a_diff_do_not_close_the_fence() -> None:
     diff = "+```yaml\n+key: value\n+```\n"
-    block = proposal(view(git_diff=diff)).blocks[1]["text"]["text"]
+    block = show(git_diff=diff).blocks[1]["text"]["text"]
     inner = block.removeprefix("*Git diff*\n```\n").removesuffix("\n```")
     assert "```" not in inner
     assert inner.replace("\u200d", "") == diff.rstrip("\n")
@@ -182,7 +203,7 @@ def test_backticks_inside_a_diff_do_not_close_the_fence() -> None:
 def test_backtick_heavy_diff_near_the_inline_limit_keeps_its_fence_closed() -> None:
     # A README with many code fences: escaping makes the fenced text longer than the raw diff.
     diff = "```\n" * 620  # 2,480 characters raw, over 3,000 once escaped
-    rendered = proposal(view(git_diff=diff))
+    rendered = show(git_diff=diff)
     assert_within_limits(rendered)
     git_texts = [t for t in texts(rendered.blocks) if t.startswith("*Git diff*")]
     assert len(git_texts) == 1
@@ -193,12 +214,12 @@ def test_backtick_heavy_diff_near_the_inline_limit_keeps_its_fence_closed() -> N
 
 
 def test_four_backticks_do_not_close_the_fence() -> None:
-    block = proposal(view(git_diff="+````\n")).blocks[1]["text"]["text"]
+    block = show(git_diff="+````\n").blocks[1]["text"]["text"]
     assert block.count("```") == 2
 
 
 def test_review_note_is_in_the_summary() -> None:
-    rendered = proposal(view(review_note="_rendered diff unavailable: base does not render_"))
+    rendered = show(review_note="_rendered diff unavailable: base does not render_")
     assert "_rendered diff unavailable" in rendered.blocks[0]["text"]["text"]
 
 
@@ -262,24 +283,25 @@ _env = st.builds(
 
 @settings(max_examples=150, deadline=None)
 @given(
-    view=st.builds(
-        ProposalView,
-        number=st.integers(1, 10_000),
-        files=st.lists(st.text(max_size=200), max_size=300),
-        envs=st.lists(_env, max_size=60),
-        git_diff=_diff_text,
-        rendered_diff=_diff_text,
-        approve_emoji=st.sampled_from(["white_check_mark", "approve", "+1"]),
-        review_note=st.text(max_size=5000),
+    view=st.fixed_dictionaries(
+        {
+            "number": st.integers(1, 10_000),
+            "files": st.lists(st.text(max_size=200), max_size=300),
+            "envs": st.lists(_env, max_size=60),
+            "git_diff": _diff_text,
+            "rendered_diff": _diff_text,
+            "approve_emoji": st.sampled_from(["white_check_mark", "approve", "+1"]),
+            "review_note": st.text(max_size=5000),
+        }
     )
 )
-def test_proposal_always_within_limits(view: ProposalView) -> None:
-    rendered = proposal(view)
+def test_proposal_always_within_limits(view: dict[str, Any]) -> None:
+    rendered = render(**view)
     envs, git_diff, rendered_diff, emoji = (
-        view.envs,
-        view.git_diff,
-        view.rendered_diff,
-        view.approve_emoji,
+        view["envs"],
+        view["git_diff"],
+        view["rendered_diff"],
+        view["approve_emoji"],
     )
     assert_within_limits(rendered)
     assert rendered.blocks[-1]["text"]["text"] == f"React with :{emoji}: to open a pull request"
@@ -316,7 +338,7 @@ def test_plain_always_within_limits(answer: str) -> None:
 def test_environments_with_identical_diffs_are_one_group() -> None:
     envs = [env(f"environments/gen-{i:03d}", Change.CHANGED) for i in range(75)]
     envs += [distinct("environments/odd")]
-    rendered = proposal(view(envs=envs))
+    rendered = show(envs=envs)
     summary = rendered.blocks[0]["text"]["text"]
     assert summary.startswith(
         "*Proposal 1*: 1 file(s) changed, 76 environment(s) affected (76 resource(s) changed), "
@@ -331,9 +353,9 @@ def test_environments_with_identical_diffs_are_one_group() -> None:
 
 def test_past_ten_groups_the_rendered_diffs_go_to_a_file() -> None:
     envs = [distinct(f"environments/e{i}") for i in range(11)]
-    rendered = proposal(view(envs=envs, rendered_diff="short\n"))
+    rendered = show(envs=envs, rendered_diff="short\n")
     assert [s.filename for s in rendered.snippets] == ["rendered.diff"]
-    ten = proposal(view(envs=envs[:10], rendered_diff="short\n"))
+    ten = show(envs=envs[:10], rendered_diff="short\n")
     assert ten.snippets == ()
 
 
@@ -355,7 +377,7 @@ def test_an_environment_failing_at_the_base_is_said_so_and_counted_apart() -> No
         already_failing=True,
     )
     broken = EnvDiff("environments/broken", error="working tree: RUNTIME ERROR: the change")
-    rendered = proposal(view(envs=[failing, env("environments/prod", Change.CHANGED), broken]))
+    rendered = show(envs=[failing, env("environments/prod", Change.CHANGED), broken])
     summary = rendered.blocks[0]["text"]["text"]
     head = summary.splitlines()[0]
     assert head == (
@@ -376,7 +398,7 @@ def test_environments_failing_at_the_base_group_apart_from_ones_the_change_break
     error = "working tree: RUNTIME ERROR: boom"
     before = [EnvDiff(f"environments/old-{i}", error=error, already_failing=True) for i in range(3)]
     now = [EnvDiff(f"environments/new-{i}", error=error) for i in range(2)]
-    summary = proposal(view(envs=[*before, *now])).blocks[0]["text"]["text"]
+    summary = show(envs=[*before, *now]).blocks[0]["text"]["text"]
     assert summary.splitlines() == [
         "*Proposal 1*: 1 file(s) changed, 2 environment(s) affected (0 resource(s) changed), in 1 "
         "group(s) with the same rendered diff but for each environment's own values (name, "
@@ -390,7 +412,7 @@ def test_environments_failing_at_the_base_group_apart_from_ones_the_change_break
 
 def test_only_environments_failing_at_the_base_render_no_difference() -> None:
     failing = EnvDiff("environments/default", error="working tree: boom", already_failing=True)
-    rendered = proposal(view(envs=[failing], rendered_diff="x\n"))
+    rendered = show(envs=[failing], rendered_diff="x\n")
     lines = rendered.blocks[0]["text"]["text"].splitlines()
     assert lines[0] == (
         "*Proposal 1*: 1 file(s) changed, 0 environment(s) affected; 1 environment already "

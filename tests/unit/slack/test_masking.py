@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.slack.blocks import ProposalView, proposal
+from bot.domain.proposal import Proposal
+from bot.slack.blocks import proposal
 from bot.slack.masking import MaskingChat, mask_tree
 from fakes.chat import RecordingChat
 
@@ -104,9 +105,9 @@ def test_upload_masks_title_and_content() -> None:
 
 def test_a_whole_proposal_with_snippets_is_masked() -> None:
     long_diff = "".join(f"+  password: {SECRET}{i}\n" for i in range(400))
-    rendered = proposal(
-        ProposalView(1, [f"secrets/{SECRET}.yaml"], [], f"+{SECRET}\n", long_diff, "ok")
-    )
+    shown = Proposal(base_commit="a", tree="b", diff_hash="c", files=(f"secrets/{SECRET}.yaml",),
+                     diff=f"+{SECRET}\n")  # fmt: skip
+    rendered = proposal(shown, number=1, envs=[], rendered=long_diff, emoji="ok")
     inner = RecordingChat({"S0SRE": frozenset({"U1"})})
     chat = MaskingChat(inner, mask)
     for snippet in rendered.snippets:

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from bot.domain.sessions import ProposalRecord, PullRequestRecord, Session
+from bot.domain.proposal import Proposal
+from bot.domain.sessions import PullRequestRecord, Session
 from bot.handlers.home import view_for
 from bot.slack import interactive
 from bot.slack.views import HOME_SESSIONS, new_env_modal
@@ -24,8 +25,8 @@ def session(n: int, request: str = "scale grafana", **extra: object) -> Session:
     })  # fmt: skip
 
 
-def record(ts: str = "1700000099.000100", **extra: object) -> ProposalRecord:
-    return ProposalRecord.model_validate({"ts": ts, "base_commit": "a" * 40, "tree": "b" * 40,
+def record(ts: str = "1700000099.000100", **extra: object) -> Proposal:
+    return Proposal.model_validate({"ts": ts, "base_commit": "a" * 40, "tree": "b" * 40,
                                           "diff_hash": "c", "files": ["x"], **extra})  # fmt: skip
 
 
@@ -99,12 +100,13 @@ def test_the_fake_refuses_what_slack_refuses() -> None:
 def test_a_full_proposal_with_its_buttons_stays_within_slacks_limits() -> None:
     from bot.slack import blocks  # noqa: PLC0415
 
-    view = blocks.ProposalView(
-        number=1, files=["a"], envs=[], git_diff="+x\n" * 800, rendered_diff="",
-        approve_emoji="ok", review_note="n" * 2900, review="headline\n" + "r" * 9000,
-        checks="ok\n" + "c" * 2900, approvals="a" * 2800,
+    full = Proposal(
+        base_commit="a", tree="b", diff_hash="c", files=("a",), diff="+x\n" * 800,
+        note="n" * 2900, review="headline\n" + "r" * 9000, checks="ok\n" + "c" * 2900,
     )  # fmt: skip
-    proposal = blocks.proposal(view).blocks
+    proposal = blocks.proposal(
+        full, number=1, envs=[], rendered="", emoji="ok", approvals="a" * 2800
+    ).blocks
     assert blocks.block_chars(proposal) > blocks.BLOCKS_TEXT_LIMIT - 100  # it was fitted
     assert blocks.block_chars(proposal) <= blocks.BLOCKS_TEXT_LIMIT - blocks.BUTTONS_ROOM
     shown = [*proposal, interactive.proposal_actions()]

@@ -42,7 +42,7 @@ def test_an_unreadable_record_is_session_corrupt_and_still_exists() -> None:
 
 
 def test_put_indexes_a_card_for_the_home_by_requester_and_while_a_proposal_waits() -> None:
-    from bot.domain.sessions import ProposalRecord  # noqa: PLC0415
+    from bot.domain.proposal import Proposal  # noqa: PLC0415
 
     store = MemoryStore()
     sessions = Sessions(store)
@@ -56,7 +56,7 @@ def test_put_indexes_a_card_for_the_home_by_requester_and_while_a_proposal_waits
     assert card.trace == []
     assert card.request == "raise replicas"
 
-    record = ProposalRecord(ts="1700000000.000900", base_commit="a", tree="b", diff_hash="c",
+    record = Proposal(ts="1700000000.000900", base_commit="a", tree="b", diff_hash="c",
                             files=("x",))  # fmt: skip
     stored.proposals = [record]
     sessions.put(stored)
