@@ -21,7 +21,8 @@ checkout is only read: a bare clone of it under bench/.work is the bot's remote.
    same file in a fresh Python (bench/tk_daily.py's), alternately.
 
 Each figure: min / median / max over RUNS runs (default 3). The machine may be shared: read the
-minimum. Run: .venv/bin/python bench/session_tempo.py [TEMPO_JSONNET_COMPILED] [RUNS]
+minimum. Run: .venv/bin/python bench/session_tempo.py [TEMPO_JSONNET_COMPILED] [RUNS] [PART...]
+(PART: session, diff, show; default all three)
 """
 
 from __future__ import annotations
@@ -243,7 +244,8 @@ def main() -> None:
         return
     args = sys.argv[1:]
     given = args.pop(0) if args and not args[0].isdigit() else os.environ.get("TANKA_BENCH_TEMPO")
-    runs = int(args[0]) if args else 3
+    runs = int(args.pop(0)) if args and args[0].isdigit() else 3
+    parts = set(args) or {"session", "diff", "show"}
     if not given or not (Path(given) / "microservices" / "main.jsonnet").is_file():
         print("skipped: set TANKA_BENCH_TEMPO to a Tempo checkout's operations/jsonnet-compiled")
         return
@@ -252,9 +254,12 @@ def main() -> None:
     remote = origin(source)
     print(f"Tempo at {source} ({git(source, 'rev-parse', '--short', 'HEAD').strip()}); "
           f"{os.cpu_count()} CPUs; {tempfile.gettempdir()}")  # fmt: skip
-    sessions(remote, runs)
-    tk_diff(remote, runs)
-    tk_show(compiled, runs)
+    if "session" in parts:
+        sessions(remote, runs)
+    if "diff" in parts:
+        tk_diff(remote, runs)
+    if "show" in parts:
+        tk_show(compiled, runs)
     shutil.rmtree(WORK / "origin.git")  # the moved base must not reach the next run
 
 
