@@ -11,8 +11,14 @@ import pytest
 
 from tests.git import git
 from tools.tanka.diff.base_tree import BaseTrees
-from tools.tanka.imports.changed import affected_entrypoints, base_index, changed_files
-from tools.tanka.imports.index import ImportIndex, build_index
+from tools.tanka.imports import index as index_module
+from tools.tanka.imports.changed import (
+    affected_entrypoints,
+    base_index,
+    changed_files,
+    commit_changes,
+)
+from tools.tanka.imports.index import ImportIndex, build_index, update_index
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "repo"
 ALL_ENVS = [f"environments/{env}/main.jsonnet" for env in ("dev", "multi", "prod")]
@@ -149,3 +155,88 @@ def test_index_round_trips(repo: Path) -> None:
     }
     assert "lib/app.libsonnet" in index.envs["environments/prod/main.jsonnet"].reads
     assert ImportIndex.from_json(index.to_json()) == index
+
+
+def tree_files(root: Path) -> dict[str, str]:
+    """Every path below `root` with its content, a symlink's target or "dir"."""
+    found = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if path.is_symlink():
+            found[rel] = f"-> {path.readlink()}"
+        elif path.is_dir():
+            found[rel] = "dir"
+        else:
+            found[rel] = f"{path.stat().st_mode:o} {path.read_text()}"
+    return found
+
+
+def move_base(repo: Path) -> None:
+    """A new commit: files added, changed, deleted, renamed, a directory emptied, a mode changed."""
+    (repo / "lib" / "app.libsonnet").write_text("{ app: import 'extra.libsonnet' }\n")
+    (repo / "lib" / "optional.libsonnet").unlink()
+    (repo / "environments" / "dev" / "optional.libsonnet").write_text("{ shadow: true }\n")
+    git(repo, "mv", "lib/extra.libsonnet", "lib/renamed.libsonnet")
+    (repo / "lib" / "extra.libsonnet").write_text("{ again: 1 }\n")
+    shutil.rmtree(repo / "kustomize")
+    (repo / "environments" / "new").mkdir()
+    (repo / "environments" / "new" / "main.jsonnet").write_text("import 'renamed.libsonnet'\n")
+    (repo / "environments" / "multi" / "main.jsonnet").unlink()
+    (repo / "charts" / "web" / "Chart.yaml").chmod(0o755)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "the base moves")
+
+
+def test_a_tree_made_from_the_previous_base_is_the_commits_tree(repo: Path, tmp_path: Path) -> None:
+    trees = BaseTrees(tmp_path / "trees")
+    first = git(repo, "rev-parse", "HEAD").strip()
+    old = tree_files(trees.tree(repo, first))
+    move_base(repo)
+    second = git(repo, "rev-parse", "HEAD").strip()
+    made = trees.tree(repo, second)
+    assert trees.linked == 1
+    fresh = BaseTrees(tmp_path / "fresh").tree(repo, second)
+    assert tree_files(made) == tree_files(fresh)
+    assert tree_files(trees.tree(repo, first)) == old  # the previous tree is untouched
+
+
+def test_the_index_derived_from_the_previous_base_equals_one_built_whole(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    create("environments/static/main.jsonnet", "{ kind: 'static' }\n")(repo)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "an environment the move leaves alone")
+    trees = BaseTrees(tmp_path / "trees")
+    first = git(repo, "rev-parse", "HEAD").strip()
+    base_index(trees, first, trees.tree(repo, first), repo)
+    move_base(repo)
+    second = git(repo, "rev-parse", "HEAD").strip()
+    tree = trees.tree(repo, second)
+    resolved: list[str] = []
+    resolve = index_module._Resolver.__call__
+
+    def counted(self: index_module._Resolver, entrypoint: Path) -> index_module.EnvDeps:
+        resolved.append(entrypoint.relative_to(self.top).as_posix())
+        return resolve(self, entrypoint)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(index_module._Resolver, "__call__", counted)
+        patched.setattr(index_module, "build_index", None)  # derived, never built whole
+        derived = base_index(trees, second, tree, repo)
+    assert "environments/static/main.jsonnet" not in resolved
+    assert "environments/new/main.jsonnet" in resolved
+    assert derived == build_index(tree)
+    assert "environments/new/main.jsonnet" in derived.envs
+    assert "environments/multi/main.jsonnet" not in derived.envs
+
+
+def test_a_root_marker_or_a_symlink_changed_means_a_whole_build(repo: Path, tmp_path: Path) -> None:
+    first = git(repo, "rev-parse", "HEAD").strip()
+    index = build_index(BaseTrees(tmp_path / "trees").tree(repo, first))
+    assert update_index(index, repo, ["jsonnetfile.json"]) is None
+    (repo / "lib" / "link.libsonnet").symlink_to("app.libsonnet")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a link")
+    second = git(repo, "rev-parse", "HEAD").strip()
+    assert commit_changes(repo, first, second) is None
+    assert commit_changes(repo, second, second) == []

@@ -155,7 +155,7 @@ class RevisionDiffer:
             result = RevisionDiff(commit)
         else:
             changes = changed_files(repo, commit)
-            index = base_index(self.trees, commit, tree)
+            index = base_index(self.trees, commit, tree, repo)
             entrypoints = affected_entrypoints(repo, tree, changes, index)
             result = RevisionDiff(commit, changes=changes)
         sides = self._render_all(repo, tree, commit, sorted(set(entrypoints)), options)
