@@ -15,8 +15,10 @@ checkout is only read: a bare clone of it under bench/.work is the bot's remote.
    proposal.
 2. `tanka-bot tk diff` with no environment named, in a clone, the first run after its base
    moved (origin/main gained a commit touching a library, a Go file and a README; the clone
-   rebased onto it; a one-line edit in the working tree). The previous base was diffed before,
-   so its caches are warm, as on a machine in daily use.
+   pulled it; a one-line edit in the working tree). The previous base was diffed before, so its
+   caches are warm, as on a machine in daily use. Twice: tk diff alone (its own cache), and with
+   the bot's cache maintenance on the same machine (TANKA_BOT_WORKDIR shared) having run since
+   the move, as its scheduler does.
 3. `tanka-bot tk show microservices` as a whole process vs a bare go-jsonnet evaluation of the
    same file in a fresh Python (bench/tk_daily.py's), alternately.
 
@@ -174,30 +176,50 @@ def sessions(remote: Path, runs: int) -> None:
 
 def tk_diff(remote: Path, runs: int) -> None:
     print(f"2. tanka-bot tk diff, no environment named, first run after the base moved ({runs})")
-    pusher, clone, tmp = WORK / "pusher", WORK / "clone", WORK / "tmp"
-    for path in (pusher, clone, tmp):
+    from bot.git.workspace import RepoCache
+    from bot.scheduler import CacheMaintenance
+    from tools.tanka.diff.base_tree import BaseTrees
+    from tools.tanka.diff.revision import RevisionDiffer
+
+    pusher, clone, tmp, workdir = (WORK / n for n in ("pusher", "clone", "tmp", "bot-workdir"))
+    for path in (pusher, clone, tmp, workdir):
         shutil.rmtree(path, ignore_errors=True)
     tmp.mkdir(parents=True)
     git(WORK, "clone", "-q", "--shared", str(remote), str(pusher))
     git(WORK, "clone", "-q", "--shared", str(remote), str(clone))
-    env = {**os.environ, "TMPDIR": str(tmp)}  # the base caches of this bench alone
+    # The bot's cache maintenance on this machine, as `serve` runs it (no spares needed here).
+    differ = RevisionDiffer(trees=BaseTrees(workdir / "base-trees"), persist=True)
+    maintenance = CacheMaintenance(
+        RepoCache(workdir, str(remote)), base_branch="main", interval=0.0, spares=0,
+        prepare=lambda repo, commit, render: differ.prepare_base(repo, commit, render=render),
+    )  # fmt: skip
+    alone = {**os.environ, "TMPDIR": str(tmp)}  # tk diff's own caches, no bot around
+    shared = {**alone, "TANKA_BOT_WORKDIR": str(workdir)}
     diff = [TANKA_BOT, "tk", "diff"]
     edit = clone / LIBRARY
     edit.write_text(edit.read_text().replace(OLD, NEW, 1))
-    subprocess.run(diff, cwd=clone, env=env, capture_output=True, check=False)  # the old base
-    times: list[float] = []
+    subprocess.run(diff, cwd=clone, env=alone, capture_output=True, check=False)  # the old base
+    maintenance.run_once()
+    times: dict[str, list[float]] = {"alone": [], "shared": []}
     for run in range(runs):
         move_base(pusher, run)
         git(clone, "checkout", "-q", "--", ".")
         git(clone, "pull", "-q", "--ff-only")
         edit.write_text(edit.read_text().replace(OLD, NEW, 1))
-        start = time.perf_counter()
-        done = subprocess.run(diff, cwd=clone, env=env, capture_output=True, text=True,
-                              check=False)  # fmt: skip
-        times.append(time.perf_counter() - start)
-        if done.returncode not in (0, 16):
-            sys.exit(f"tk diff failed (exit {done.returncode}):\n{done.stderr}")
-    print(f"  {'first tk diff on the new base':<44} {figures(times)}")
+        times["alone"].append(timed_diff(diff, clone, alone))
+        assert maintenance.run_once(), maintenance.last_error  # the scheduler's run, not timed
+        times["shared"].append(timed_diff(diff, clone, shared))
+    print(f"  {'tk diff alone (its own caches)':<44} {figures(times['alone'])}")
+    print(f"  {'with the bot on this machine (its workdir)':<44} {figures(times['shared'])}")
+
+
+def timed_diff(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    took = time.perf_counter() - start
+    if done.returncode not in (0, 16):
+        sys.exit(f"tk diff failed (exit {done.returncode}):\n{done.stderr}")
+    return took
 
 
 def move_base(pusher: Path, run: int) -> None:

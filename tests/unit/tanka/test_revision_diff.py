@@ -268,3 +268,20 @@ def test_a_relative_base_tree_directory_stays_outside_the_repository(
     assert result.has_changes
     assert (tmp_path / "trees").is_dir()
     assert not (repo / "trees").exists()
+
+
+def test_a_base_prepared_from_a_bare_clone_spares_the_diff_its_base_renders(
+    differ: RevisionDiffer, renderer: CountingRenderer, repo: Path, tmp_path: Path
+) -> None:
+    bare = tmp_path / "cache.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    assert differ.prepare_base(bare, commit, render=False) == 3
+    assert renderer.calls == []
+    differ.prepare_base(bare, commit)
+    assert len(renderer.calls) == 3  # every environment's base side, once
+    edit(repo / "environments/dev/main.jsonnet", "'debug'", "'info'")
+    result = differ.diff(repo, "HEAD")
+    assert [e.env for e in result.envs if e.has_changes] == ["environments/dev"]
+    assert len(renderer.calls) == 4  # the working tree only
+    assert differ.trees.materialised == 1

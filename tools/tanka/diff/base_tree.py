@@ -84,6 +84,7 @@ class BaseTrees:
                 return target
             self.cache_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
             self._build(repo, commit, target)
+            os.utime(target)  # a linked copy kept its source's time: it is the newest now
             self.materialised += 1
             self._evict(keep=target)
             return target

@@ -166,6 +166,19 @@ class RevisionDiffer:
             result.envs.extend(self._compare(rel, old, new, commit))
         return result
 
+    def prepare_base(self, repo: Path, commit: str, *, render: bool = True) -> int:
+        """Make `commit` (a full id in `repo`, which may be bare) ready for the diffs to come,
+        before anyone asks: its tree, its import index and, with `render`, the base side of
+        every environment with the default options (kept on disk when `persist`). Environments
+        render one at a time, so a background job leaves the CPUs to requests. Returns how many
+        entrypoints the commit has."""
+        tree = self.trees.tree(repo, commit)
+        index = base_index(self.trees, commit, tree, repo)
+        if render:
+            for rel in sorted(index.envs):
+                self._render_side(tree, rel, commit, DEFAULT_OPTIONS)
+        return len(index.envs)
+
     def _render_all(
         self, repo: Path, tree: Path, commit: str, entrypoints: list[str], options: RenderOptions
     ) -> dict[tuple[bool, str], Rendered]:
