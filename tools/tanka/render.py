@@ -105,7 +105,7 @@ def in_parallel(
 
 
 def _rendered(env: Environment, manifests: Sequence[Manifest]) -> RenderedEnv:
-    return RenderedEnv(env.name, env.inline, tuple(manifests))
+    return RenderedEnv(env.name, env.inline, tuple(manifests), env)
 
 
 def manifest_yaml(manifest: Manifest) -> str:

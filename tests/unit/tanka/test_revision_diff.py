@@ -285,3 +285,5 @@ def test_a_base_prepared_from_a_bare_clone_spares_the_diff_its_base_renders(
     assert [e.env for e in result.envs if e.has_changes] == ["environments/dev"]
     assert len(renderer.calls) == 4  # the working tree only
     assert differ.trees.materialised == 1
+    # What a check of the same tree takes instead of rendering again.
+    assert list(result.worktree) == ["environments/dev/main.jsonnet"]

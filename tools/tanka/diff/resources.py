@@ -14,7 +14,10 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tools.tanka.spec import Environment
 
 Manifest = Mapping[str, Any]
 Dump = Callable[[Manifest], str]  # one manifest -> its YAML document (yaml_emit.dump_yaml)
@@ -81,6 +84,9 @@ class RenderedEnv:
     name: str  # metadata.name: the base relative to the project root, or the inline name
     inline: bool
     manifests: tuple[Manifest, ...]
+    # The environment's spec as loaded, when rendered in this process (not kept on disk): lets a
+    # check of the same render (tools.tanka.check.run) skip rendering it again.
+    spec: Environment | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -83,6 +83,9 @@ class RevisionDiff:
     base: str  # the full commit id compared with
     envs: list[EnvDiff] = field(default_factory=list)
     changes: FileChanges | None = None  # None when environments were named explicitly
+    # The working tree's renders by entrypoint, with the default options only: a check of the
+    # same tree takes them instead of rendering again (check_environments' `renders`).
+    worktree: dict[str, Rendered] = field(default_factory=dict, repr=False)
 
     @property
     def has_changes(self) -> bool:
@@ -164,6 +167,8 @@ class RevisionDiffer:
         for rel in sorted(set(entrypoints)):
             old, new = sides[(True, rel)], sides[(False, rel)]
             result.envs.extend(self._compare(rel, old, new, commit))
+            if options == DEFAULT_OPTIONS:
+                result.worktree[rel] = new
         return result
 
     def prepare_base(self, repo: Path, commit: str, *, render: bool = True) -> int:
