@@ -43,7 +43,10 @@ from tools.tanka.imports.changed import (
     affected_entrypoints,
     base_index,
     changed_files,
+    commit_file_changes,
+    previous_index,
 )
+from tools.tanka.imports.index import ImportIndex
 from tools.tanka.project import DEFAULT_ENTRYPOINT
 from tools.tanka.redact import learn_secret_values
 
@@ -177,12 +180,41 @@ class RevisionDiffer:
         every environment with the default options (kept on disk when `persist`). Environments
         render one at a time, so a background job leaves the CPUs to requests. Returns how many
         entrypoints the commit has."""
+        previous = previous_index(self.trees, commit)
         tree = self.trees.tree(repo, commit)
         index = base_index(self.trees, commit, tree, repo)
         if render:
-            for rel in sorted(index.envs):
+            kept = self._carry_over(repo, commit, tree, previous) if previous else set()
+            for rel in sorted(set(index.envs) - kept):
                 self._render_side(tree, rel, commit, DEFAULT_OPTIONS)
         return len(index.envs)
+
+    def _carry_over(
+        self, repo: Path, commit: str, tree: Path, previous: tuple[str, ImportIndex]
+    ) -> set[str]:
+        """The stored base renders of the previous prepared commit that hold for `commit` too,
+        linked to it: those of the environments the commits' differences do not affect - the
+        same reasoning as a diff's selection of environments, the older commit as its base."""
+        old, old_index = previous
+        old_tree = self.trees.cache_dir / old
+        if not self.persist or not old_tree.is_dir():
+            return set()
+        try:
+            changes = commit_file_changes(repo, old, commit)
+            affected = set(affected_entrypoints(tree, old_tree, changes, old_index))
+        except (TankaError, OSError):
+            return set()
+        kept = set()
+        for rel in old_index.envs.keys() - affected:
+            source = self._stored_path(old, rel, "")
+            try:
+                os.link(source, self._stored_path(commit, rel, ""))
+            except FileExistsError:
+                pass
+            except OSError:
+                continue
+            kept.add(rel)
+        return kept
 
     def _render_all(
         self, repo: Path, tree: Path, commit: str, entrypoints: list[str], options: RenderOptions

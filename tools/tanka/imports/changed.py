@@ -56,10 +56,20 @@ class FileChanges:
 
 def changed_files(repo: Path, commit: str) -> FileChanges:
     """Files that differ between `commit` and the working tree of `repo`."""
-    added: set[str] = set()
+    untracked = git(repo, "ls-files", "--others", "--exclude-standard", "-z").split("\0")
+    return _name_status(repo, [commit], [p for p in untracked if p])
+
+
+def commit_file_changes(repo: Path, old: str, new: str) -> FileChanges:
+    """Files that differ between two commits of `repo` (which may be bare)."""
+    return _name_status(repo, [old, new], [])
+
+
+def _name_status(repo: Path, revisions: list[str], untracked: list[str]) -> FileChanges:
+    added: set[str] = set(untracked)
     modified: set[str] = set()
     deleted: set[str] = set()
-    fields = git(repo, "diff", "--name-status", "--no-renames", "-z", commit, "--").split("\0")
+    fields = git(repo, "diff", "--name-status", "--no-renames", "-z", *revisions, "--").split("\0")
     for status, path in zip(fields[0::2], fields[1::2], strict=False):
         if status == "A":
             added.add(path)
@@ -67,8 +77,6 @@ def changed_files(repo: Path, commit: str) -> FileChanges:
             deleted.add(path)
         elif status:
             modified.add(path)  # M, T (type change), U (unmerged)
-    untracked = git(repo, "ls-files", "--others", "--exclude-standard", "-z").split("\0")
-    added.update(p for p in untracked if p)
     return FileChanges(tuple(sorted(added)), tuple(sorted(modified)), tuple(sorted(deleted)))
 
 
@@ -135,19 +143,28 @@ def base_index(trees: BaseTrees, commit: str, tree: Path, repo: Path | None = No
 
 
 def _derived_index(trees: BaseTrees, commit: str, tree: Path, repo: Path) -> ImportIndex | None:
+    found = previous_index(trees, commit)
+    if found is None:
+        return None
+    try:
+        changed = commit_changes(repo, found[0], commit)
+    except RevisionError:
+        return None
+    return update_index(found[1], tree, changed) if changed is not None else None
+
+
+def previous_index(trees: BaseTrees, commit: str) -> tuple[str, ImportIndex] | None:
+    """The newest import index stored for another commit than `commit`, with that commit."""
     suffix = ".imports.json"
     stored = [p for p in trees.cache_dir.glob(f"*{suffix}") if p.name != f"{commit}{suffix}"]
     newest = max(stored, key=_mtime, default=None)
     if newest is None:
         return None
     try:
-        previous = ImportIndex.from_json(newest.read_text(encoding="utf-8"))
-        changed = commit_changes(repo, newest.name.removesuffix(suffix), commit)
-    except (OSError, RevisionError):
+        index = ImportIndex.from_json(newest.read_text(encoding="utf-8"))
+    except OSError:
         return None
-    if previous is None or changed is None:
-        return None
-    return update_index(previous, tree, changed)
+    return (newest.name.removesuffix(suffix), index) if index is not None else None
 
 
 def _mtime(path: Path) -> float:
