@@ -54,9 +54,10 @@ class CacheMaintenance:
         self.prepared: str | None = None  # the base commit last made ready
         self.last_error: str | None = None  # the latest run's failure, for /readyz
         self.runs = 0
-        # Set once the first run has made its spare checkouts and prepared the base commit's
-        # tree and import index (or failed): /readyz waits for it, so the first session after
-        # start-up neither writes 15k files nor indexes the repository itself.
+        # Set once the first run has made its spare checkouts and prepared the base commit (or
+        # failed): /readyz waits for it, so the first session after start-up neither writes
+        # thousands of files, nor indexes the repository, nor renders the base side itself, nor
+        # competes with this job for the CPUs while it does.
         self.warmed = threading.Event()
         self._lock = threading.Lock()  # one run at a time, also when called by hand
         self._scheduler: BackgroundScheduler | None = None
@@ -88,8 +89,7 @@ class CacheMaintenance:
         if self.prepare is None or commit == self.prepared:
             return
         started = time.monotonic()
-        self.prepare(self.cache.path, commit, False)  # tree and import index: sessions need them
-        self.warmed.set()
+        self.prepare(self.cache.path, commit, False)  # tree and import index
         self.prepare(self.cache.path, commit, True)  # the base renders, one at a time
         self.prepared = commit
         log.info("prepared base commit %s in %.1f s", commit[:12], time.monotonic() - started)

@@ -92,8 +92,9 @@ def test_each_new_base_commit_is_prepared_once_and_readiness_waits_for_it(
     assert not job.warmed.is_set()
     assert job.run_once()
     first = cache.commit_of("main")
-    # After the spare was made; ready once the tree and index are, before the renders.
-    assert calls == [(first, False, 1, False), (first, True, 1, True)]
+    # After the spare was made; ready once all of it is.
+    assert calls == [(first, False, 1, False), (first, True, 1, False)]
+    assert job.warmed.is_set()
     assert job.run_once()
     assert len(calls) == 2  # the same base commit: nothing to prepare
     new = commit_file(dev_clone, "lib/app.libsonnet", "{ image: 'app:3' }\n", "bump")
