@@ -153,6 +153,8 @@ class RevisionDiffer:
         or absolute inside it; empty means every environment the changes affect. `mask` learns
         the Secret values of both sides. `options` apply to both sides.
         """
+        if self.renderer is render_in_repository:
+            default_pool().prestart()  # while the environments to render are found
         repo = Path(os.path.realpath(repo))
         commit = resolve_commit(repo, base)
         tree = self.trees.tree(repo, commit)
