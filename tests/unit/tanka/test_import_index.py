@@ -171,8 +171,9 @@ def tree_files(root: Path) -> dict[str, str]:
     return found
 
 
-def move_base(repo: Path) -> None:
-    """A new commit: files added, changed, deleted, renamed, a directory emptied, a mode changed."""
+def move_base(repo: Path, *, links: bool = False) -> None:
+    """A new commit: files added, changed, deleted, renamed, a directory emptied, a mode changed;
+    with `links`, a directory replaced by a symlink and a new symlink."""
     (repo / "lib" / "app.libsonnet").write_text("{ app: import 'extra.libsonnet' }\n")
     (repo / "lib" / "optional.libsonnet").unlink()
     (repo / "environments" / "dev" / "optional.libsonnet").write_text("{ shadow: true }\n")
@@ -183,6 +184,10 @@ def move_base(repo: Path) -> None:
     (repo / "environments" / "new" / "main.jsonnet").write_text("import 'renamed.libsonnet'\n")
     (repo / "environments" / "multi" / "main.jsonnet").unlink()
     (repo / "charts" / "web" / "Chart.yaml").chmod(0o755)
+    if links:
+        git(repo, "rm", "-q", "-r", "lib/charts")
+        (repo / "lib" / "charts").symlink_to("../charts")
+        (repo / "linked").symlink_to("lib")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "the base moves")
 
@@ -191,13 +196,23 @@ def test_a_tree_made_from_the_previous_base_is_the_commits_tree(repo: Path, tmp_
     trees = BaseTrees(tmp_path / "trees")
     first = git(repo, "rev-parse", "HEAD").strip()
     old = tree_files(trees.tree(repo, first))
-    move_base(repo)
+    move_base(repo, links=True)
     second = git(repo, "rev-parse", "HEAD").strip()
     made = trees.tree(repo, second)
     assert trees.linked == 1
     fresh = BaseTrees(tmp_path / "fresh").tree(repo, second)
     assert tree_files(made) == tree_files(fresh)
     assert tree_files(trees.tree(repo, first)) == old  # the previous tree is untouched
+    # And back: the symlink becomes a directory again.
+    (repo / "lib" / "charts").unlink()
+    create("lib/charts/web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.2.0\n")(repo)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a directory again")
+    third = git(repo, "rev-parse", "HEAD").strip()
+    assert tree_files(trees.tree(repo, third)) == tree_files(
+        BaseTrees(tmp_path / "fresh").tree(repo, third)
+    )
+    assert trees.linked == 2
 
 
 def test_the_index_derived_from_the_previous_base_equals_one_built_whole(

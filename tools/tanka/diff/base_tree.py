@@ -145,10 +145,14 @@ class BaseTrees:
         fields = listed.split("\0")
         changes = [(status, path) for status, path in zip(fields[0::2], fields[1::2], strict=False)
                    if path]  # fmt: skip
-        for status, path in changes:
-            _unlink(tree, path, prune=status == "D")
         written = [path for status, path in changes if status != "D"]
         ok = copied.returncode == 0
+        try:
+            # Deletions first: a directory that becomes a file (or a symlink) must be gone.
+            for path in [path for status, path in changes if status == "D"] + written:
+                _unlink(tree, path, prune=path not in written)
+        except OSError:
+            ok = False
         if ok and written:
             ok = Git(repo, GIT_TIMEOUT, env=env).result(
                 "checkout-index", "--force", f"--prefix={tree}/", "-z", "--stdin",
