@@ -11,6 +11,7 @@ import pytest
 
 from tests.git import git
 from tools.tanka.diff.base_tree import BaseTrees
+from tools.tanka.imports import changed as changed_module
 from tools.tanka.imports import index as index_module
 from tools.tanka.imports.changed import (
     affected_entrypoints,
@@ -255,3 +256,22 @@ def test_a_root_marker_or_a_symlink_changed_means_a_whole_build(repo: Path, tmp_
     second = git(repo, "rev-parse", "HEAD").strip()
     assert commit_changes(repo, first, second) is None
     assert commit_changes(repo, second, second) == []
+
+
+def test_no_index_is_derived_for_a_tree_holding_an_ignored_vendor(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (repo / ".gitignore").write_text("vendor/\n")
+    (repo / "vendor").mkdir()
+    (repo / "vendor" / "dep.libsonnet").write_text("{}\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "ignore vendor")
+    trees = BaseTrees(tmp_path / "trees")
+    first = git(repo, "rev-parse", "HEAD").strip()
+    base_index(trees, first, trees.tree(repo, first), repo)
+    (repo / "vendor" / "dep.libsonnet").write_text("{ changed: import 'app.libsonnet' }\n")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "the base moves; vendor/ changed unseen")
+    second = git(repo, "rev-parse", "HEAD").strip()
+    tree = trees.tree(repo, second)
+    monkeypatch.setattr(changed_module, "update_index", None)  # never derived
+    assert base_index(trees, second, tree, repo) == build_index(tree)

@@ -199,8 +199,9 @@ class RevisionDiffer:
         same reasoning as a diff's selection of environments, the older commit as its base."""
         old, old_index = previous
         old_tree = self.trees.cache_dir / old
-        if not self.persist or not old_tree.is_dir():
-            return set()
+        vendored = any(self.trees.sidecar(c, "vendored").exists() for c in (old, commit))
+        if not self.persist or not old_tree.is_dir() or vendored:
+            return set()  # (a copied ignored vendor/ differs in ways git cannot tell)
         try:
             changes = commit_file_changes(repo, old, commit)
             affected = set(affected_entrypoints(tree, old_tree, changes, old_index))

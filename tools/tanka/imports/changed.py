@@ -144,7 +144,8 @@ def base_index(trees: BaseTrees, commit: str, tree: Path, repo: Path | None = No
 
 def _derived_index(trees: BaseTrees, commit: str, tree: Path, repo: Path) -> ImportIndex | None:
     found = previous_index(trees, commit)
-    if found is None:
+    # A tree holding a copy of an ignored vendor/ has files git cannot compare: build it whole.
+    if found is None or any(trees.sidecar(c, "vendored").exists() for c in (found[0], commit)):
         return None
     try:
         changed = commit_changes(repo, found[0], commit)
