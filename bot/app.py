@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from apscheduler.schedulers.background import BackgroundScheduler
@@ -155,7 +156,9 @@ def build_service(
     hub = mcp_hub(settings, on_call=metrics.observe_mcp)
     agent = Agent(provider, with_mcp_tools(default_registry(), hub), system_prompt=system_prompt(),
                   budgets=budgets_from_settings(settings))  # fmt: skip
-    differ = RevisionDiffer(trees=BaseTrees(settings.workdir / "base-trees"))
+    # persist: base renders prepared by the cache maintenance (and by any replica or `tk diff`
+    # sharing the workdir) are read from disk.
+    differ = RevisionDiffer(trees=BaseTrees(settings.workdir / "base-trees"), persist=True)
 
     def code_host_for(target: Settings) -> Callable[[], Any]:
         def code_host() -> Any:
@@ -207,7 +210,10 @@ def build_service(
     slack_interactive.register(bolt, runner, svc)  # buttons, the new-env modal, the shortcut
     # One maintenance job per repository; the first serves readiness as before, the others
     # (channels with their own repository) are checked too.
-    jobs = [CacheMaintenance(c, base_branch=branch) for c, branch in channels.caches()]
+    jobs = [
+        CacheMaintenance(c, base_branch=branch, prepare=_preparer(differ))
+        for c, branch in channels.caches()
+    ]
     if not jobs:  # pragma: no cover - missing_for_serve requires some repository
         raise ConfigError(["TANKA_BOT_REPO_URL: required by serve; set the repository URL"])
     readiness = Readiness(store=store, cache=jobs[0].cache, maintenance=jobs[0], more=jobs[1:])
@@ -216,6 +222,13 @@ def build_service(
     reaper = Reaper(svc, wake=runner.wake)
     return Service(svc, runner, dispatcher, bolt, readiness, jobs[0], reaper,
                    more_maintenance=jobs[1:], mcp=hub)  # fmt: skip
+
+
+def _preparer(differ: RevisionDiffer) -> Callable[[Path, str, bool], int]:
+    def prepare(repository: Path, commit: str, render: bool) -> int:
+        return differ.prepare_base(repository, commit, render=render)
+
+    return prepare
 
 
 def serve(settings: Settings, *, host: str, port: int, socket_mode: bool) -> int:

@@ -59,7 +59,9 @@ def working_tree_id(root: Path) -> str:
 
     Built in a throwaway index so the checkout's own index and staging are never touched.
     """
-    index_path = Path(run_git(root, "rev-parse", "--path-format=absolute", "--git-path", "index"))
+    index_path = Path(
+        run_git(root, "rev-parse", "--path-format=absolute", "--git-path", "index").strip()
+    )
     with tempfile.TemporaryDirectory(prefix="tanka-bot-index-") as scratch:
         temp_index = Path(scratch) / "index"
         if index_path.exists():

@@ -199,7 +199,7 @@ def _checks(svc: Services, checkout: Checkout, diff: RevisionDiff) -> str:
         return ""
     options = CheckOptions(svc.settings.policy_dir, svc.settings.kubernetes_version)
     try:
-        report = check_environments(checkout.root, envs, options)
+        report = check_environments(checkout.root, envs, options, renders=diff.worktree)
     except CheckSetupError as exc:
         return f":warning: checks not run: {exc}"
     except (TankaError, ToolError, OSError) as exc:

@@ -5,6 +5,11 @@ against old code. A fetch before every session would put the network on the requ
 periodic job keeps the mirror within one interval of the remote instead, and sessions still
 fetch on demand when their base commit is missing (RepoCache.restore).
 
+Each new commit of the base branch is also prepared here, off the request path: its tree, its
+import index (derived from the previous commit's) and the base side of every environment's render
+(`prepare`, RevisionDiffer.prepare_base), stored on disk where every session's differ - and
+`tanka-bot tk diff` given the same TANKA_BOT_WORKDIR - finds them.
+
 A failed run never raises into the scheduler: it is logged, remembered for /readyz, and the next
 run tries again. The mirror stays as it was, so sessions keep working from the last good fetch.
 """
@@ -13,12 +18,16 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
 from bot.workspace.repo_cache import RepoCache
 from tools.gitrun import GitError
+from tools.tanka.errors import TankaError
 
 log = logging.getLogger(__name__)
 
@@ -33,13 +42,23 @@ class CacheMaintenance:
         base_branch: str,
         interval: float = 300.0,
         spares: int = 2,
+        prepare: Callable[[Path, str, bool], object] | None = None,
     ) -> None:
+        """`prepare(repository, commit, render)`: make a new base commit ready (RevisionDiffer.
+        prepare_base); called with render=False first, then with render=True."""
         self.cache = cache
         self.base_branch = base_branch
         self.interval = interval
         self.spares = spares
+        self.prepare = prepare
+        self.prepared: str | None = None  # the base commit last made ready
         self.last_error: str | None = None  # the latest run's failure, for /readyz
         self.runs = 0
+        # Set once the first run has made its spare checkouts and prepared the base commit (or
+        # failed): /readyz waits for it, so the first session after start-up neither writes
+        # thousands of files, nor indexes the repository, nor renders the base side itself, nor
+        # competes with this job for the CPUs while it does.
+        self.warmed = threading.Event()
         self._lock = threading.Lock()  # one run at a time, also when called by hand
         self._scheduler: BackgroundScheduler | None = None
 
@@ -53,14 +72,27 @@ class CacheMaintenance:
             try:
                 self.cache.refresh_if_older(self.interval / 2)
                 made = self.cache.replenish(self.spares, branch=self.base_branch)
-            except (GitError, OSError) as exc:
+                if made:
+                    log.info("made %d spare checkout(s)", made)
+                self._prepare()
+            except (GitError, TankaError, OSError) as exc:
                 self.last_error = str(exc)
                 log.warning("repo cache maintenance failed (will retry): %s", exc)
                 return False
+            finally:
+                self.warmed.set()
             self.last_error = None
-            if made:
-                log.info("made %d spare checkout(s)", made)
             return True
+
+    def _prepare(self) -> None:
+        commit = self.cache.commit_of(self.base_branch)
+        if self.prepare is None or commit == self.prepared:
+            return
+        started = time.monotonic()
+        self.prepare(self.cache.path, commit, False)  # tree and import index
+        self.prepare(self.cache.path, commit, True)  # the base renders, one at a time
+        self.prepared = commit
+        log.info("prepared base commit %s in %.1f s", commit[:12], time.monotonic() - started)
 
     def start(self) -> None:
         """Run now in the background, then every `interval` seconds."""

@@ -24,7 +24,7 @@ from pathlib import Path
 from bot.config import load_settings
 from bot.errors import UserError
 from bot.tk import flags
-from tools.tanka.base_tree import RevisionError, git
+from tools.tanka.base_tree import BaseTrees, RevisionError, git
 from tools.tanka.diff.groups import group_envs, grouped_summary
 from tools.tanka.diff.render_cache import DEFAULT_OPTIONS, RenderOptions
 from tools.tanka.diff.resources import EnvDiff, first_line, summarize, totals
@@ -52,6 +52,15 @@ def configured_base_branch(environ: Mapping[str, str] | None = None) -> str:
     if env.get("TANKA_BOT_CONFIG"):
         return load_settings(env).base_branch
     return env.get("TANKA_BOT_BASE_BRANCH") or DEFAULT_BASE_BRANCH
+
+
+def base_trees(environ: Mapping[str, str] | None = None) -> BaseTrees:
+    """Where base commits are materialised: with TANKA_BOT_WORKDIR set, the bot's own place in
+    it, so the commits its cache maintenance prepared on this machine (tree, import index, base
+    renders) serve this diff too; else a private cache in the temporary directory."""
+    env = os.environ if environ is None else environ
+    workdir = env.get("TANKA_BOT_WORKDIR")
+    return BaseTrees(Path(workdir).expanduser() / "base-trees") if workdir else BaseTrees()
 
 
 def default_base(repo: Path, branch: str) -> str:
@@ -93,7 +102,8 @@ def run_diff(
         base = default_base(repo, configured_base_branch())
     paths = [str((cwd / p).absolute()) for p in env_paths]
     # persist: the base side's renders and import index stay on disk for the next run.
-    result = RevisionDiffer(persist=True).diff(repo, base, paths, options=options)
+    result = RevisionDiffer(trees=base_trees(), persist=True).diff(repo, base, paths,
+                                                                  options=options)  # fmt: skip
     if summary:  # environments with the same diff grouped, as proposals show them
         sys.stdout.write(grouped_summary(group_envs(result.envs)) if result.has_changes else "")
     else:

@@ -173,10 +173,17 @@ class RepoCache:
         Git(self.path, self.timeout).run("check-ref-format", "--branch", branch)
         shutil.rmtree(dest, ignore_errors=True)  # a leftover from a crashed session
         dest.parent.mkdir(parents=True, exist_ok=True)
-        if not self._claim_spare(dest):
+        spare = self._claim_spare(dest)
+        if not spare:
             self._clone_into(dest)
         checkout = Checkout(dest, branch, base_commit, self.timeout)
         try:
+            if spare and checkout.head() == base_commit:
+                # A spare is a clean checkout nobody wrote to: at the base commit already, only
+                # the branch is new. `checkout` would still stat every file of a big tree.
+                checkout.git.run("update-ref", f"refs/heads/{branch}", base_commit)
+                checkout.git.run("symbolic-ref", "HEAD", f"refs/heads/{branch}")
+                return checkout
             # On a spare this only rewrites the files that differ from the spare's commit.
             checkout.git.run("checkout", "--quiet", "--force", "-B", branch, base_commit)
         except GitError:

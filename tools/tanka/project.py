@@ -98,6 +98,12 @@ def find_parent_with(name: str, start: Path, stop: Path) -> Path | None:
 
 
 def _lists(directory: Path, name: str) -> bool:
+    # An entry that does not exist is not listed: most directories on the way up lack the name,
+    # and listing one with thousands of environments for each of them costs O(n^2) over a repo.
+    # The listing itself stays for the others: it matches names exactly, as tk does, also on
+    # file systems that ignore case.
+    if not os.path.lexists(directory / name):
+        return False
     try:
         with os.scandir(directory) as entries:
             return any(entry.name == name for entry in entries)

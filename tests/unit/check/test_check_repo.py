@@ -16,6 +16,9 @@ from tools.tanka.check import (
     SchemaSettingError,
     check_environments,
 )
+from tools.tanka.check import run as check_run
+from tools.tanka.env.loader import EvalSettings
+from tools.tanka.pipeline.render import render_entrypoint
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_check" / "repo"
 # The fixture's Secret values, as written and decoded: none may appear in any output.
@@ -174,3 +177,25 @@ def test_text_can_be_cut_for_a_proposal(bad: CheckReport) -> None:
     assert len(lines) == 5
     assert lines[-1] == "... and 7 more (run `tanka-bot tk check` for all)"
     assert bad.text(limit=100) == bad.text()
+
+
+def test_a_diffs_renders_of_the_same_tree_are_checked_without_rendering_again(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    envs = ["environments/prod", "environments/inline/main.jsonnet", "environments/bad"]
+    expected = check_environments(repo, envs)
+    renders = {
+        f"{env.removesuffix('/main.jsonnet')}/main.jsonnet": render_entrypoint(
+            repo / env, settings=EvalSettings(confine=repo)
+        )
+        for env in envs
+    }
+    monkeypatch.setattr(check_run, "render", None)  # any render here would fail
+    reused = check_environments(repo, envs, renders=renders)
+    assert reused.text() == expected.text()
+    assert [e.env for e in reused.envs] == [e.env for e in expected.envs]
+    # A render that failed for the diff is rendered here again, for the check's own wording.
+    monkeypatch.undo()
+    failed = check_environments(repo, ["environments/prod"],
+                                renders={"environments/prod/main.jsonnet": "error"})  # fmt: skip
+    assert failed.text() == check_environments(repo, ["environments/prod"]).text()

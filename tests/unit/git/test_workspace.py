@@ -178,6 +178,19 @@ def test_spares_are_claimed_and_moved_to_the_current_base(
     assert git(checkout.root, "branch", "--show-current") == "tanka-bot/sp"
 
 
+def test_a_spare_at_the_base_commit_only_gets_its_branch(origin: Path, tmp_path: Path) -> None:
+    cache = RepoCache(tmp_path / "work", str(origin))
+    assert cache.replenish(1) == 1
+    spare = next(cache.spares_dir.iterdir())
+    index = (spare / ".git" / "index").stat().st_mtime_ns
+    checkout = cache.start("sp", base_branch="main", branch="tanka-bot/sp")
+    # No checkout pass over the files: the spare's index is as replenish left it.
+    assert (checkout.root / ".git" / "index").stat().st_mtime_ns == index
+    assert checkout.head() == cache.commit_of("main")
+    assert git(checkout.root, "branch", "--show-current") == "tanka-bot/sp"
+    assert git(checkout.root, "status", "--porcelain") == ""
+
+
 def test_a_relative_workdir_works(
     origin: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import logging
+import threading
 import time
 from collections.abc import Iterable
 from typing import Any, cast
@@ -229,7 +230,10 @@ class FakeCache:
 
 
 class FakeMaintenance:
-    last_error: str | None = None
+    def __init__(self) -> None:
+        self.last_error: str | None = None
+        self.warmed = threading.Event()
+        self.warmed.set()
 
 
 class DownStore(MemoryStore):
@@ -277,6 +281,18 @@ def test_readyz_names_the_repo_cache_problem_and_the_last_attempt() -> None:
     assert body == (
         b"not ready: repo cache: no clone yet (last attempt: git fetch: could not resolve host)\n"
     )
+
+
+def test_readyz_waits_for_the_first_spare_checkout_and_base() -> None:
+    maintenance = FakeMaintenance()
+    maintenance.warmed.clear()
+    response, body = call(health(maintenance=maintenance), environ("/readyz", "GET"))
+    assert response.code == 503
+    assert body == (
+        b"not ready: repo cache: making the first spare checkout and preparing the base commit\n"
+    )
+    maintenance.warmed.set()
+    assert call(health(maintenance=maintenance), environ("/readyz", "GET"))[0].code == 200
 
 
 def test_metrics_text() -> None:

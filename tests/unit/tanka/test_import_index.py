@@ -11,8 +11,15 @@ import pytest
 
 from tests.git import git
 from tools.tanka.base_tree import BaseTrees
-from tools.tanka.imports.changed import affected_entrypoints, base_index, changed_files
-from tools.tanka.imports.index import ImportIndex, build_index
+from tools.tanka.imports import changed as changed_module
+from tools.tanka.imports import index as index_module
+from tools.tanka.imports.changed import (
+    affected_entrypoints,
+    base_index,
+    changed_files,
+    commit_changes,
+)
+from tools.tanka.imports.index import ImportIndex, build_index, update_index
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "repo"
 ALL_ENVS = [f"environments/{env}/main.jsonnet" for env in ("dev", "multi", "prod")]
@@ -149,3 +156,122 @@ def test_index_round_trips(repo: Path) -> None:
     }
     assert "lib/app.libsonnet" in index.envs["environments/prod/main.jsonnet"].reads
     assert ImportIndex.from_json(index.to_json()) == index
+
+
+def tree_files(root: Path) -> dict[str, str]:
+    """Every path below `root` with its content, a symlink's target or "dir"."""
+    found = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if path.is_symlink():
+            found[rel] = f"-> {path.readlink()}"
+        elif path.is_dir():
+            found[rel] = "dir"
+        else:
+            found[rel] = f"{path.stat().st_mode:o} {path.read_text()}"
+    return found
+
+
+def move_base(repo: Path, *, links: bool = False) -> None:
+    """A new commit: files added, changed, deleted, renamed, a directory emptied, a mode changed;
+    with `links`, a directory replaced by a symlink and a new symlink."""
+    (repo / "lib" / "app.libsonnet").write_text("{ app: import 'extra.libsonnet' }\n")
+    (repo / "lib" / "optional.libsonnet").unlink()
+    (repo / "environments" / "dev" / "optional.libsonnet").write_text("{ shadow: true }\n")
+    git(repo, "mv", "lib/extra.libsonnet", "lib/renamed.libsonnet")
+    (repo / "lib" / "extra.libsonnet").write_text("{ again: 1 }\n")
+    shutil.rmtree(repo / "kustomize")
+    (repo / "environments" / "new").mkdir()
+    (repo / "environments" / "new" / "main.jsonnet").write_text("import 'renamed.libsonnet'\n")
+    (repo / "environments" / "multi" / "main.jsonnet").unlink()
+    (repo / "charts" / "web" / "Chart.yaml").chmod(0o755)
+    if links:
+        git(repo, "rm", "-q", "-r", "lib/charts")
+        (repo / "lib" / "charts").symlink_to("../charts")
+        (repo / "linked").symlink_to("lib")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "the base moves")
+
+
+def test_a_tree_made_from_the_previous_base_is_the_commits_tree(repo: Path, tmp_path: Path) -> None:
+    trees = BaseTrees(tmp_path / "trees")
+    first = git(repo, "rev-parse", "HEAD").strip()
+    old = tree_files(trees.tree(repo, first))
+    move_base(repo, links=True)
+    second = git(repo, "rev-parse", "HEAD").strip()
+    made = trees.tree(repo, second)
+    assert trees.linked == 1
+    fresh = BaseTrees(tmp_path / "fresh").tree(repo, second)
+    assert tree_files(made) == tree_files(fresh)
+    assert tree_files(trees.tree(repo, first)) == old  # the previous tree is untouched
+    # And back: the symlink becomes a directory again.
+    (repo / "lib" / "charts").unlink()
+    create("lib/charts/web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.2.0\n")(repo)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a directory again")
+    third = git(repo, "rev-parse", "HEAD").strip()
+    assert tree_files(trees.tree(repo, third)) == tree_files(
+        BaseTrees(tmp_path / "fresh").tree(repo, third)
+    )
+    assert trees.linked == 2
+
+
+def test_the_index_derived_from_the_previous_base_equals_one_built_whole(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    create("environments/static/main.jsonnet", "{ kind: 'static' }\n")(repo)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "an environment the move leaves alone")
+    trees = BaseTrees(tmp_path / "trees")
+    first = git(repo, "rev-parse", "HEAD").strip()
+    base_index(trees, first, trees.tree(repo, first), repo)
+    move_base(repo)
+    second = git(repo, "rev-parse", "HEAD").strip()
+    tree = trees.tree(repo, second)
+    resolved: list[str] = []
+    resolve = index_module._Resolver.__call__
+
+    def counted(self: index_module._Resolver, entrypoint: Path) -> index_module.EnvDeps:
+        resolved.append(entrypoint.relative_to(self.top).as_posix())
+        return resolve(self, entrypoint)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(index_module._Resolver, "__call__", counted)
+        patched.setattr(index_module, "build_index", None)  # derived, never built whole
+        derived = base_index(trees, second, tree, repo)
+    assert "environments/static/main.jsonnet" not in resolved
+    assert "environments/new/main.jsonnet" in resolved
+    assert derived == build_index(tree)
+    assert "environments/new/main.jsonnet" in derived.envs
+    assert "environments/multi/main.jsonnet" not in derived.envs
+
+
+def test_a_root_marker_or_a_symlink_changed_means_a_whole_build(repo: Path, tmp_path: Path) -> None:
+    first = git(repo, "rev-parse", "HEAD").strip()
+    index = build_index(BaseTrees(tmp_path / "trees").tree(repo, first))
+    assert update_index(index, repo, ["jsonnetfile.json"]) is None
+    (repo / "lib" / "link.libsonnet").symlink_to("app.libsonnet")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a link")
+    second = git(repo, "rev-parse", "HEAD").strip()
+    assert commit_changes(repo, first, second) is None
+    assert commit_changes(repo, second, second) == []
+
+
+def test_no_index_is_derived_for_a_tree_holding_an_ignored_vendor(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (repo / ".gitignore").write_text("vendor/\n")
+    (repo / "vendor").mkdir()
+    (repo / "vendor" / "dep.libsonnet").write_text("{}\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "ignore vendor")
+    trees = BaseTrees(tmp_path / "trees")
+    first = git(repo, "rev-parse", "HEAD").strip()
+    base_index(trees, first, trees.tree(repo, first), repo)
+    (repo / "vendor" / "dep.libsonnet").write_text("{ changed: import 'app.libsonnet' }\n")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "the base moves; vendor/ changed unseen")
+    second = git(repo, "rev-parse", "HEAD").strip()
+    tree = trees.tree(repo, second)
+    monkeypatch.setattr(changed_module, "update_index", None)  # never derived
+    assert base_index(trees, second, tree, repo) == build_index(tree)

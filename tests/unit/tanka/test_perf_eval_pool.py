@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
 
 from tools.tanka.evaluation.evaluate import evaluate_file
-from tools.tanka.evaluation.pool import GO_RUNTIME_ENV, EvalPool
+from tools.tanka.evaluation.pool import GO_RUNTIME_ENV, EvalPool, InProcessPool
 
 
 def _children_environ() -> list[dict[str, str]]:
@@ -42,3 +43,24 @@ def test_workers_get_the_go_gc_settings(tmp_path: Path, monkeypatch: pytest.Monk
     assert value["a"][-1] == 2000.0
     assert workers  # other tests' pools may have workers too: all must carry the settings
     assert all({k: env[k] for k in GO_RUNTIME_ENV} == GO_RUNTIME_ENV for env in workers)
+
+
+def test_prestart_starts_the_missing_workers_in_the_background(tmp_path: Path) -> None:
+    pool = EvalPool(size=2)
+    try:
+        pool.prestart()
+        deadline = time.monotonic() + 60
+        while pool.workers() < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert pool.workers() == 2
+        pool.prestart()  # all running: nothing more is started
+        (tmp_path / "jsonnetfile.json").write_text("{}")
+        (tmp_path / "main.jsonnet").write_text("{ a: 1 }")
+        assert evaluate_file(tmp_path / "main.jsonnet", pool=pool) == {"a": 1.0}
+        assert pool.workers() == 2
+    finally:
+        pool.close()
+    in_process = InProcessPool()
+    in_process.prestart()
+    assert in_process.workers() == 0
+    assert len(in_process._workers) == 0

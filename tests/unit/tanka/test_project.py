@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -69,3 +71,25 @@ def test_missing_path_is_go_stat_error(tmp_path: Path) -> None:
     with pytest.raises(PathNotFoundError) as info:
         find_root(tmp_path / "nope")
     assert str(info.value) == f"stat {tmp_path / 'nope'}: no such file or directory"
+
+
+def test_directories_without_the_marker_are_not_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A repository of thousands of environments: each one's discovery used to list the folder
+    # holding all of them, for every marker.
+    (tmp_path / "jsonnetfile.json").write_text("{}")
+    for i in range(3):
+        (tmp_path / "environments" / f"env{i}").mkdir(parents=True)
+        (tmp_path / "environments" / f"env{i}" / "main.jsonnet").write_text("{}")
+    listed: list[str] = []
+    scandir = os.scandir
+
+    def counted(path: Path) -> Any:
+        listed.append(Path(path).relative_to(tmp_path).as_posix())
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", counted)
+    paths = resolve_env_paths(tmp_path / "environments" / "env1" / "main.jsonnet")
+    assert (paths.root, paths.base) == (tmp_path, tmp_path / "environments" / "env1")
+    assert listed == [".", "environments/env1"]  # only where the names are

@@ -15,6 +15,7 @@ import pytest
 from tests.git import git
 from tools.redaction import REDACTED, SecretMask
 from tools.tanka.base_tree import BaseTrees, RevisionError
+from tools.tanka.diff import revision
 from tools.tanka.diff.render_cache import RenderCache, RenderOptions
 from tools.tanka.diff.resources import Change
 from tools.tanka.diff.revision import (
@@ -269,3 +270,51 @@ def test_a_relative_base_tree_directory_stays_outside_the_repository(
     assert result.has_changes
     assert (tmp_path / "trees").is_dir()
     assert not (repo / "trees").exists()
+
+
+def test_a_base_prepared_from_a_bare_clone_spares_the_diff_its_base_renders(
+    differ: RevisionDiffer, renderer: CountingRenderer, repo: Path, tmp_path: Path
+) -> None:
+    bare = tmp_path / "cache.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    assert differ.prepare_base(bare, commit, render=False) == 3
+    assert renderer.calls == []
+    differ.prepare_base(bare, commit)
+    assert len(renderer.calls) == 3  # every environment's base side, once
+    edit(repo / "environments/dev/main.jsonnet", "'debug'", "'info'")
+    result = differ.diff(repo, "HEAD")
+    assert [e.env for e in result.envs if e.has_changes] == ["environments/dev"]
+    assert len(renderer.calls) == 4  # the working tree only
+    assert differ.trees.materialised == 1
+    # What a check of the same tree takes instead of rendering again.
+    assert list(result.worktree) == ["environments/dev/main.jsonnet"]
+
+
+def test_a_new_base_keeps_the_renders_its_changes_cannot_alter(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rendered: list[str] = []
+
+    def counted(entrypoint: Path, repository: Path, options: RenderOptions) -> object:
+        rendered.append(entrypoint.relative_to(repository).as_posix())
+        return render_in_repository(entrypoint, repository, options)
+
+    monkeypatch.setattr(revision, "render_in_repository", counted)
+    differ = RevisionDiffer(trees=BaseTrees(tmp_path / "trees"), persist=True, workers=1)
+    bare = tmp_path / "cache.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
+    differ.prepare_base(bare, git(bare, "rev-parse", "HEAD").strip())
+    assert len(rendered) == 3
+    edit(repo / "environments/dev/main.jsonnet", "'debug'", "'info'")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "dev logs less")
+    git(repo, "push", "-q", str(bare), "HEAD:main")
+    moved = git(bare, "rev-parse", "HEAD").strip()
+    differ.prepare_base(bare, moved)
+    assert rendered[3:] == ["environments/dev/main.jsonnet"]  # the others were linked
+    fresh = RevisionDiffer(trees=BaseTrees(tmp_path / "fresh"), persist=True, workers=1)
+    fresh.prepare_base(bare, moved)
+    for env in ("environments/dev/main.jsonnet", "environments/prod/main.jsonnet"):
+        kept = differ._stored(moved, env, "")
+        assert kept is not None
+        assert kept == fresh._stored(moved, env, "")

@@ -14,6 +14,10 @@ import pytest
 
 from bot.cli import main
 from tests.git import git
+from tools.tanka.base_tree import BaseTrees
+from tools.tanka.diff import revision
+from tools.tanka.diff.render_cache import RenderOptions
+from tools.tanka.diff.revision import RevisionDiffer, render_in_repository
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "repo"
 TANKA_BOT = Path(sys.executable).parent / "tanka-bot"
@@ -31,6 +35,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # base trees and their sidecars
     monkeypatch.delenv("TANKA_BOT_CONFIG", raising=False)
     monkeypatch.delenv("TANKA_BOT_BASE_BRANCH", raising=False)
+    monkeypatch.delenv("TANKA_BOT_WORKDIR", raising=False)
     return root
 
 
@@ -175,6 +180,28 @@ def test_a_second_diff_reuses_the_stored_base(
     assert ".imports.json" in stored
     assert any(name.startswith(".render-") for name in stored)
     assert run(capsys, "diff", "--base", "HEAD") == first
+
+
+def test_diff_uses_the_base_the_bots_maintenance_prepared_in_its_workdir(
+    repo: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    edit(repo / "lib/app.libsonnet", "nginx:1.25", "nginx:1.27")
+    private = run(capsys, "diff", "--base", "HEAD")
+    bare = tmp_path / "cache.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
+    workdir = tmp_path / "bot-workdir"
+    prepared = RevisionDiffer(trees=BaseTrees(workdir / "base-trees"), persist=True)
+    prepared.prepare_base(bare, git(repo, "rev-parse", "HEAD").strip())
+    rendered: list[Path] = []
+
+    def counted(entrypoint: Path, repository: Path, options: RenderOptions) -> object:
+        rendered.append(repository)
+        return render_in_repository(entrypoint, repository, options)
+
+    monkeypatch.setattr(revision, "render_in_repository", counted)
+    monkeypatch.setenv("TANKA_BOT_WORKDIR", str(workdir))
+    assert run(capsys, "diff", "--base", "HEAD") == private
+    assert rendered == [repo]  # the working tree only: the base side was prepared
 
 
 # --- messages that name our commands ---------------------------------------------------------

@@ -9,7 +9,7 @@ import pytest
 
 from tests.git import git
 from tools.context import ToolContext
-from tools.git import TOOLS, working_diff
+from tools.git import TOOLS, working_diff, working_tree_id
 from tools.registry import ToolRegistry
 
 REGISTRY = ToolRegistry(TOOLS)
@@ -106,3 +106,13 @@ def test_a_failing_git_command_is_named(repo: Path) -> None:
     outcome = REGISTRY.execute(ToolContext(root=repo, base_commit="0" * 40), "git_diff", {})
     assert outcome.is_error
     assert "git diff failed" in outcome.content
+
+
+def test_working_tree_id_starts_from_the_checkouts_index(repo: Path) -> None:
+    # A skip-worktree entry (a sparse checkout) is absent on disk yet part of the tree: only the
+    # checkout's own index knows it. Starting from it also lets git skip re-hashing unchanged files.
+    git(repo, "update-index", "--skip-worktree", "old.libsonnet")
+    (repo / "old.libsonnet").unlink()
+    assert working_tree_id(repo) == git(repo, "rev-parse", "HEAD^{tree}").strip()
+    (repo / "main.jsonnet").write_text("{ replicas: 2 }\n")
+    assert working_tree_id(repo) != git(repo, "rev-parse", "HEAD^{tree}").strip()

@@ -27,6 +27,7 @@ from tools.tanka.env.loader import EvalSettings, load_environment
 from tools.tanka.env.spec import Environment
 from tools.tanka.errors import MultipleEnvsError, TankaError
 from tools.tanka.pipeline.render import in_parallel, process_loaded
+from tools.tanka.pipeline.rendered import RenderedEnv
 from tools.tanka.project import DEFAULT_ENTRYPOINT, SPEC_FILE, resolve_env_paths
 
 DEFAULT_POLICY_DIR = "policy"
@@ -59,9 +60,11 @@ def check_environments(
     options: CheckOptions | None = None,
     *,
     settings: EvalSettings | None = None,
+    renders: Mapping[str, Sequence[RenderedEnv] | str] | None = None,
 ) -> CheckReport:
     """Schema and policy findings for the environments at `env_paths` (directories or
-    entrypoints, relative to `root` or absolute inside it)."""
+    entrypoints, relative to `root` or absolute inside it). `renders`: this tree's renders with
+    the default options by entrypoint (RevisionDiff.worktree), used instead of rendering again."""
     options = options or CheckOptions()
     root = Path(os.path.realpath(root))
     schemas = options.schemas()
@@ -69,12 +72,36 @@ def check_environments(
     policies = PolicySet.load(root, options.policy_dir)
     entrypoints = sorted({entrypoint(root, p) for p in env_paths})
     settings = settings or EvalSettings(confine=root)
-    rendered = in_parallel(lambda e: render(root, e, settings), entrypoints, settings)
+    done = {e: _reused(root, e, renders or {}) for e in entrypoints}
+    todo = [e for e, found in done.items() if found is None]
+    fresh = dict(zip(todo, in_parallel(lambda e: render(root, e, settings), todo, settings),
+                     strict=True))  # fmt: skip
+    rendered = [done[e] or fresh[e] for e in entrypoints]
     report = CheckReport(catalog.version, policies=policies.files)
     for group in rendered:
         for env in group:
             check_rendered(report, env, catalog, policies)
     return report
+
+
+def _reused(
+    root: Path, main: Path, renders: Mapping[str, Sequence[RenderedEnv] | str]
+) -> list[RenderedEnvironment] | None:
+    """An entrypoint's environments from a render made for a diff, when it rendered and carries
+    the specs; else None (render it here: errors are worded as the check words them)."""
+    found = renders.get(main.relative_to(root).as_posix())
+    if found is None or isinstance(found, str) or not all(e.spec for e in found):
+        return None
+    directory = main.parent.relative_to(root).as_posix()
+    return [
+        RenderedEnvironment(
+            f"{directory} [{e.name}]" if e.inline else directory,
+            directory,
+            e.spec,
+            tuple(dict(m) for m in e.manifests),
+        )
+        for e in found
+    ]
 
 
 def entrypoint(root: Path, given: str) -> Path:

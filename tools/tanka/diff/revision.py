@@ -36,7 +36,10 @@ from tools.tanka.imports.changed import (
     affected_entrypoints,
     base_index,
     changed_files,
+    commit_file_changes,
+    previous_index,
 )
+from tools.tanka.imports.index import ImportIndex
 from tools.tanka.pipeline.render import manifest_yaml, render_entrypoint
 from tools.tanka.pipeline.rendered import RenderedEnv
 from tools.tanka.project import DEFAULT_ENTRYPOINT
@@ -75,6 +78,9 @@ class RevisionDiff:
     base: str  # the full commit id compared with
     envs: list[EnvDiff] = field(default_factory=list)
     changes: FileChanges | None = None  # None when environments were named explicitly
+    # The working tree's renders by entrypoint, with the default options only: a check of the
+    # same tree takes them instead of rendering again (check_environments' `renders`).
+    worktree: dict[str, Rendered] = field(default_factory=dict, repr=False)
 
     @property
     def has_changes(self) -> bool:
@@ -138,6 +144,8 @@ class RevisionDiffer:
         or absolute inside it; empty means every environment the changes affect. `mask` learns
         the Secret values of both sides. `options` apply to both sides.
         """
+        if self.renderer is render_in_repository:
+            default_pool().prestart()  # while the environments to render are found
         repo = Path(os.path.realpath(repo))
         commit = resolve_commit(repo, base)
         tree = self.trees.tree(repo, commit)
@@ -146,7 +154,7 @@ class RevisionDiffer:
             result = RevisionDiff(commit)
         else:
             changes = changed_files(repo, commit)
-            index = base_index(self.trees, commit, tree)
+            index = base_index(self.trees, commit, tree, repo)
             entrypoints = affected_entrypoints(repo, tree, changes, index)
             result = RevisionDiff(commit, changes=changes)
         sides = self._render_all(repo, tree, commit, sorted(set(entrypoints)), options)
@@ -155,6 +163,8 @@ class RevisionDiffer:
         for rel in sorted(set(entrypoints)):
             old, new = sides[(True, rel)], sides[(False, rel)]
             result.envs.extend(self._compare(rel, old, new, commit))
+            if options == DEFAULT_OPTIONS:
+                result.worktree[rel] = new
         return result
 
     def learn_secrets(self, repo: Path, base: str, mask: SecretMask) -> None:
@@ -174,6 +184,49 @@ class RevisionDiffer:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             _learn(mask, pool.map(one, everything))
         self.diff(repo, commit, mask=mask)
+
+    def prepare_base(self, repo: Path, commit: str, *, render: bool = True) -> int:
+        """Make `commit` (a full id in `repo`, which may be bare) ready for the diffs to come,
+        before anyone asks: its tree, its import index and, with `render`, the base side of
+        every environment with the default options (kept on disk when `persist`). Environments
+        render one at a time, so a background job leaves the CPUs to requests. Returns how many
+        entrypoints the commit has."""
+        previous = previous_index(self.trees, commit)
+        tree = self.trees.tree(repo, commit)
+        index = base_index(self.trees, commit, tree, repo)
+        if render:
+            kept = self._carry_over(repo, commit, tree, previous) if previous else set()
+            for rel in sorted(set(index.envs) - kept):
+                self._render_side(tree, rel, commit, DEFAULT_OPTIONS)
+        return len(index.envs)
+
+    def _carry_over(
+        self, repo: Path, commit: str, tree: Path, previous: tuple[str, ImportIndex]
+    ) -> set[str]:
+        """The stored base renders of the previous prepared commit that hold for `commit` too,
+        linked to it: those of the environments the commits' differences do not affect - the
+        same reasoning as a diff's selection of environments, the older commit as its base."""
+        old, old_index = previous
+        old_tree = self.trees.cache_dir / old
+        vendored = any(self.trees.sidecar(c, "vendored").exists() for c in (old, commit))
+        if not self.persist or not old_tree.is_dir() or vendored:
+            return set()  # (a copied ignored vendor/ differs in ways git cannot tell)
+        try:
+            changes = commit_file_changes(repo, old, commit)
+            affected = set(affected_entrypoints(tree, old_tree, changes, old_index))
+        except (TankaError, OSError):
+            return set()
+        kept = set()
+        for rel in old_index.envs.keys() - affected:
+            source = self._stored_path(old, rel, "")
+            try:
+                os.link(source, self._stored_path(commit, rel, ""))
+            except FileExistsError:
+                pass
+            except OSError:
+                continue
+            kept.add(rel)
+        return kept
 
     def _render_all(
         self, repo: Path, tree: Path, commit: str, entrypoints: list[str], options: RenderOptions

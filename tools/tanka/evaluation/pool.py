@@ -157,6 +157,22 @@ class EvalPool:
         self._release(worker, broken=worker.tasks >= MAX_TASKS_PER_WORKER)
         return reply
 
+    def prestart(self) -> None:
+        """Start the workers not running yet, in the background: a caller that will evaluate
+        soon overlaps their start (an interpreter and the binding each) with its own work."""
+        if self._closed or self.workers() >= self.size:
+            return
+
+        def start() -> None:
+            try:
+                worker = self._acquire()
+            except Exception:  # the evaluation that needs the worker reports the failure
+                return
+            self._release(worker, broken=False)
+
+        for _ in range(self.size - self.workers()):
+            threading.Thread(target=start, name="eval-prestart", daemon=True).start()
+
     def _acquire(self) -> _Worker:
         if self._closed:
             raise RuntimeError("the evaluation pool is closed")
@@ -220,6 +236,9 @@ class InProcessPool(EvalPool):
 
     def workers(self) -> int:
         return 0
+
+    def prestart(self) -> None:
+        """Nothing to start."""
 
 
 _DEFAULT: EvalPool | None = None

@@ -27,14 +27,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.tanka.base_tree import BaseTrees, git, resolve_commit
+from tools.tanka.base_tree import BaseTrees, RevisionError, git, resolve_commit
 from tools.tanka.imports.importers import (
     envs_reading,
     find_entrypoints,
     importers,
     location_importers,
 )
-from tools.tanka.imports.index import ImportIndex, cached_index
+from tools.tanka.imports.index import ImportIndex, cached_index, update_index
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,10 +56,20 @@ class FileChanges:
 
 def changed_files(repo: Path, commit: str) -> FileChanges:
     """Files that differ between `commit` and the working tree of `repo`."""
-    added: set[str] = set()
+    untracked = git(repo, "ls-files", "--others", "--exclude-standard", "-z").split("\0")
+    return _name_status(repo, [commit], [p for p in untracked if p])
+
+
+def commit_file_changes(repo: Path, old: str, new: str) -> FileChanges:
+    """Files that differ between two commits of `repo` (which may be bare)."""
+    return _name_status(repo, [old, new], [])
+
+
+def _name_status(repo: Path, revisions: list[str], untracked: list[str]) -> FileChanges:
+    added: set[str] = set(untracked)
     modified: set[str] = set()
     deleted: set[str] = set()
-    fields = git(repo, "diff", "--name-status", "--no-renames", "-z", commit, "--").split("\0")
+    fields = git(repo, "diff", "--name-status", "--no-renames", "-z", *revisions, "--").split("\0")
     for status, path in zip(fields[0::2], fields[1::2], strict=False):
         if status == "A":
             added.add(path)
@@ -67,8 +77,6 @@ def changed_files(repo: Path, commit: str) -> FileChanges:
             deleted.add(path)
         elif status:
             modified.add(path)  # M, T (type change), U (unmerged)
-    untracked = git(repo, "ls-files", "--others", "--exclude-standard", "-z").split("\0")
-    added.update(p for p in untracked if p)
     return FileChanges(tuple(sorted(added)), tuple(sorted(modified)), tuple(sorted(deleted)))
 
 
@@ -119,9 +127,70 @@ def _affected_by_index(
     return sorted(found)
 
 
-def base_index(trees: BaseTrees, commit: str, tree: Path) -> ImportIndex:
-    """The import index of `commit`'s materialised `tree`, from disk when it was built before."""
-    return cached_index(tree, trees.sidecar(commit, "imports.json"))
+def base_index(trees: BaseTrees, commit: str, tree: Path, repo: Path | None = None) -> ImportIndex:
+    """The import index of `commit`'s materialised `tree`, from disk when it was built before.
+    Given the `repo` the commit is in, a new index is derived from the newest one stored for
+    another commit when git can tell what differs (index.update_index): when the base branch
+    moves, only what its new commits touched is read again."""
+    derive = None
+    if repo is not None:
+        known = repo
+
+        def derive() -> ImportIndex | None:
+            return _derived_index(trees, commit, tree, known)
+
+    return cached_index(tree, trees.sidecar(commit, "imports.json"), derive=derive)
+
+
+def _derived_index(trees: BaseTrees, commit: str, tree: Path, repo: Path) -> ImportIndex | None:
+    found = previous_index(trees, commit)
+    # A tree holding a copy of an ignored vendor/ has files git cannot compare: build it whole.
+    if found is None or any(trees.sidecar(c, "vendored").exists() for c in (found[0], commit)):
+        return None
+    try:
+        changed = commit_changes(repo, found[0], commit)
+    except RevisionError:
+        return None
+    return update_index(found[1], tree, changed) if changed is not None else None
+
+
+def previous_index(trees: BaseTrees, commit: str) -> tuple[str, ImportIndex] | None:
+    """The newest import index stored for another commit than `commit`, with that commit."""
+    suffix = ".imports.json"
+    stored = [p for p in trees.cache_dir.glob(f"*{suffix}") if p.name != f"{commit}{suffix}"]
+    newest = max(stored, key=_mtime, default=None)
+    if newest is None:
+        return None
+    try:
+        index = ImportIndex.from_json(newest.read_text(encoding="utf-8"))
+    except OSError:
+        return None
+    return (newest.name.removesuffix(suffix), index) if index is not None else None
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+_LINKS = ("120000", "160000")  # a symlink, a submodule
+
+
+def commit_changes(repo: Path, old: str, new: str) -> list[str] | None:
+    """The paths that differ between two commits of `repo`; None when one is a symlink or a
+    submodule on either side (the import index records paths with symlinks resolved)."""
+    fields = git(repo, "diff", "--raw", "--no-renames", "-z", old, new, "--").split("\0")
+    paths = []
+    for meta, path in zip(fields[0::2], fields[1::2], strict=False):
+        if not path:
+            continue
+        modes = meta.lstrip(":").split()[:2]
+        if any(mode in _LINKS for mode in modes):
+            return None
+        paths.append(path)
+    return paths
 
 
 def _relative(paths: Iterable[str], root: Path) -> Iterable[str]:
@@ -140,6 +209,6 @@ def affected_now(repo: Path, commit: str, trees: BaseTrees | None = None) -> lis
     full = resolve_commit(repo, commit)
     trees = trees or BaseTrees()
     tree = trees.tree(repo, full)
-    index = base_index(trees, full, tree)
+    index = base_index(trees, full, tree, repo)
     found = affected_entrypoints(repo, tree, changed_files(repo, full), index)
     return [rel for rel in found if (repo / rel).is_file()]

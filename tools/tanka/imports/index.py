@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,18 +88,65 @@ class ImportIndex:
 def build_index(tree: Path, scanner: ImportScanner | None = None) -> ImportIndex:
     """Index every environment below `tree`, imports confined to it (as importers.py does)."""
     top = Path(os.path.realpath(tree))
-    scan = scanner or default_scanner()
-    fs = FileSystemSnapshot()
-    real = _RelativeRealPaths(top)
+    resolve = _Resolver(top, scanner)
+    return ImportIndex({e.relative_to(top).as_posix(): resolve(e) for e in find_entrypoints(top)})
+
+
+# Files whose change can move every environment's import paths (graph.project_root).
+ROOT_MARKERS = frozenset({"tkrc.yaml", "jsonnetfile.json"})
+
+
+def update_index(
+    previous: ImportIndex,
+    tree: Path,
+    changed: Iterable[str],
+    scanner: ImportScanner | None = None,
+) -> ImportIndex | None:
+    """The index of `tree`, from `previous`: the index of a tree whose files differ from this
+    one's only at the `changed` paths (relative, no symlink among them on either side - reads
+    are recorded resolved, so a changed link is not seen as such; the caller checks). Equal to
+    `build_index(tree)`, resolving again only the environments whose resolution can differ: those
+    that read or probed a changed path, those for which a path probed in vain exists now, and new
+    ones. None when a root marker changed (every environment's jpath may move): build it whole.
+    """
+    paths = set(changed)
+    if any(Path(p).name in ROOT_MARKERS for p in paths):
+        return None
+    top = Path(os.path.realpath(tree))
+    resolve = _Resolver(top, scanner)
     envs: dict[str, EnvDeps] = {}
     for entrypoint in find_entrypoints(top):
+        rel = entrypoint.relative_to(top).as_posix()
+        deps = previous.envs.get(rel)
+        if (
+            deps is None
+            or not paths.isdisjoint(deps.reads)
+            or any(os.path.lexists(top / m) for m in deps.missing)
+        ):
+            deps = resolve(entrypoint)
+        envs[rel] = deps
+    return ImportIndex(envs)
+
+
+class _Resolver:
+    """One environment's import resolution as EnvDeps, with what environments share memoised."""
+
+    def __init__(self, top: Path, scanner: ImportScanner | None) -> None:
+        self.top = top
+        self.scan = scanner or default_scanner()
+        self.fs = FileSystemSnapshot()
+        self.real = _RelativeRealPaths(top)
+
+    def __call__(self, entrypoint: Path) -> EnvDeps:
+        top, fs = self.top, self.fs
         base = entrypoint.parent
         env_root = project_root(base) or top
-        probed = scan.dependency_paths(entrypoint, search_path(env_root, base), confine=top, fs=fs)
-        reads = frozenset(r for r in map(real, probed) if r is not None)
+        probed = self.scan.dependency_paths(
+            entrypoint, search_path(env_root, base), confine=top, fs=fs
+        )
+        reads = frozenset(r for r in map(self.real, probed) if r is not None)
         missing = tuple(sorted(os.path.relpath(p, top) for p in probed if fs.stat(p) is None))
-        envs[entrypoint.relative_to(top).as_posix()] = EnvDeps(reads, missing)
-    return ImportIndex(envs)
+        return EnvDeps(reads, missing)
 
 
 class _RelativeRealPaths:
@@ -121,8 +168,15 @@ _LOADED: dict[str, tuple[tuple[int, int], ImportIndex]] = {}
 _LOADED_LOCK = threading.Lock()
 
 
-def cached_index(tree: Path, file: Path, scanner: ImportScanner | None = None) -> ImportIndex:
-    """The index of `tree` stored at `file`, built and stored first when missing or unreadable.
+def cached_index(
+    tree: Path,
+    file: Path,
+    scanner: ImportScanner | None = None,
+    *,
+    derive: Callable[[], ImportIndex | None] | None = None,
+) -> ImportIndex:
+    """The index of `tree` stored at `file`, made and stored first when missing or unreadable:
+    by `derive` (update_index from another commit's) when it gives one, else built whole.
 
     `file` must be owned by the tree's lifecycle (BaseTrees.sidecar): removed when the tree is
     rebuilt or evicted, so an index never describes other content than its tree's. Parsed indexes
@@ -147,7 +201,7 @@ def cached_index(tree: Path, file: Path, scanner: ImportScanner | None = None) -
             with _LOADED_LOCK:
                 _LOADED[key] = (signature, index)
             return index
-    index = build_index(tree, scanner)
+    index = (derive() if derive is not None else None) or build_index(tree, scanner)
     write_atomically(file, index.to_json())
     try:
         written = file.stat()

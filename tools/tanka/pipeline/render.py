@@ -105,7 +105,7 @@ def in_parallel(
 
 
 def _rendered(env: Environment, manifests: Sequence[Manifest]) -> RenderedEnv:
-    return RenderedEnv(env.name, env.inline, tuple(manifests), identity(env))
+    return RenderedEnv(env.name, env.inline, tuple(manifests), identity(env), env)
 
 
 def identity(env: Environment) -> tuple[tuple[str, str], ...]:

@@ -4,8 +4,11 @@ and the diffs compare). A value only, so that importing it loads nothing of the 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tools.tanka.env.spec import Environment
 
 Manifest = Mapping[str, Any]
 # An environment's own values, as (field, value): what environments generated from one template
@@ -21,3 +24,6 @@ class RenderedEnv:
     inline: bool
     manifests: tuple[Manifest, ...]
     identity: Identity = ()
+    # The environment's spec as loaded, when rendered in this process (not kept on disk): lets a
+    # check of the same render (tools.tanka.check.run) skip rendering it again.
+    spec: Environment | None = field(default=None, compare=False)

@@ -1,0 +1,152 @@
+"""A proposal for a library change that touches ENVS generated environments, end to end.
+
+The repository: bench/tanka_diff.py's library (a Deployment, a Service, a ConfigMap and a Secret
+per environment) and ENVS environments generated from it, one namespace each, in VARIANTS
+variants (each variant pins its own image tag). The service as `serve` builds it (store in
+memory, the Slack simulator, the reviewer on) with a scripted model that answers at once: its
+cache maintenance runs first (as after start-up: a spare checkout, then the base commit's tree,
+import index and every base render, off the request path; timed apart), then a mention; the
+model edits the library's image (every environment changes) and answers; the bot renders the
+affected environments, checks and reviews the change and posts the proposal.
+
+Prints the maintenance time, the final answer -> proposal time (and the CPU time it took, which
+depends less on what else the machine runs), mention -> proposal, how the
+proposal grouped the environments (its summary's first lines) and the peak memory of the service
+process and of its largest child (an evaluation worker).
+Target (issue 25): under 40 s from the answer to the proposal on a 2-core machine.
+Run: .venv/bin/python bench/proposal_scale.py [ENVS] [VARIANTS]
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for fakes/
+
+from support import git
+from tanka_diff import LIBRARY
+
+from bot.agent.messages import ModelRequest, ModelResponse
+from bot.app import build_service
+from bot.config import load_settings
+from bot.domain.requests import Mention
+from fakes.scripted_provider import ScriptedProvider, call, reply, tools
+from fakes.slack_server import SlackServer
+
+WORK = Path(__file__).parent / ".work" / "proposal_scale"
+CHANNEL = "C0SCALE"
+# Each variant pins its own tag, so the change reads differently per variant.
+VARIANT_LIBRARY = LIBRARY.replace("app(name, ns, replicas)", "app(name, ns, replicas, variant=0)")
+VARIANT_LIBRARY = VARIANT_LIBRARY.replace("'nginx:1.25'", "'nginx:1.25-v%d' % variant")
+
+
+def generate(envs: int, variants: int) -> Path:
+    """A bare origin holding the library and `envs` environments."""
+    shutil.rmtree(WORK, ignore_errors=True)
+    work = WORK / "project"
+    (work / "lib").mkdir(parents=True)
+    (work / "jsonnetfile.json").write_text("{}\n")
+    (work / "lib" / "app.libsonnet").write_text(VARIANT_LIBRARY)
+    for i in range(envs):
+        env = work / "environments" / f"env{i:04d}"
+        env.mkdir(parents=True)
+        (env / "spec.json").write_text(
+            '{"apiVersion": "tanka.dev/v1alpha1", "kind": "Environment", '
+            f'"metadata": {{"name": "environments/env{i:04d}"}}, '
+            f'"spec": {{"namespace": "ns{i}"}}}}\n'
+        )
+        (env / "main.jsonnet").write_text(
+            f"(import 'app.libsonnet').app('app{i}', 'ns{i}', 2, variant={i % variants})\n"
+        )
+    git(WORK, "init", "-q", "-b", "main", str(work))
+    git(work, "add", ".")
+    git(work, "commit", "-q", "-m", "generated environments")
+    git(WORK, "clone", "-q", "--bare", str(work), str(WORK / "origin.git"))
+    shutil.rmtree(work)
+    return WORK / "origin.git"
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its children, live ones (the evaluation workers) included:
+    on a shared machine the wall time depends on the others, the CPU time much less."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    dead = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = own.ru_utime + own.ru_stime + dead.ru_utime + dead.ru_stime
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if entry.name.isdigit() and int(fields[1]) == os.getpid():
+            total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
+
+
+def main() -> None:
+    envs = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
+    variants = int(sys.argv[2]) if len(sys.argv) > 2 else 4
+    started = time.perf_counter()
+    origin = generate(envs, variants)
+    print(f"{envs} environments in {variants} variants, generated in "
+          f"{time.perf_counter() - started:.1f} s; {os.cpu_count()} CPUs")  # fmt: skip
+    answered: list[float] = []
+
+    def agent(request: ModelRequest) -> ModelResponse:
+        if request.system.startswith("You review a change"):
+            return reply("The change does what was asked.\nVERDICT: OK")
+        if not any(m.role == "assistant" for m in request.messages):
+            return tools(call("file_edit", path="lib/app.libsonnet", old_text="nginx:1.25",
+                              new_text="nginx:1.27"))  # fmt: skip
+        answered.extend((time.perf_counter(), cpu_seconds()))
+        return reply("Moved every environment to nginx 1.27.")
+
+    with SlackServer() as slack:
+        settings = load_settings({
+            "SLACK_BOT_TOKEN": slack.bot_token, "SLACK_SIGNING_SECRET": "bench",
+            "TANKA_BOT_SLACK_API_URL": slack.api_url, "TANKA_BOT_REPO_URL": str(origin),
+            "GITHUB_TOKEN": "bench", "TANKA_BOT_GITHUB_REPO": "acme/infra",
+            "ANTHROPIC_API_KEY": "bench", "TANKA_BOT_WORKDIR": str(WORK / "workdir"),
+        })  # fmt: skip
+        model = ScriptedProvider([agent] * 10)
+        service = build_service(settings, provider_factory=lambda _s: model)
+        started = time.perf_counter()
+        if not service.maintenance.run_once():
+            sys.exit(f"maintenance failed: {service.maintenance.last_error}")
+        print(f"maintenance after start-up (spare, base tree, index, {envs} base renders): "
+              f"{time.perf_counter() - started:.1f} s")  # fmt: skip
+        root = slack.add_message(CHANNEL, "<@U0BOT> move to nginx 1.27", user="U0BENCH")
+        mentioned = time.perf_counter()
+        service.runner.accept_message(Mention(CHANNEL, "U0BENCH", "move to nginx 1.27", root.ts,
+                                              None))  # fmt: skip
+        posted = 0.0
+        while not posted and time.perf_counter() < mentioned + 900:
+            proposal = [m for m in slack.bot_messages(CHANNEL, root.ts) if "Proposal 1" in m.text]
+            posted = time.perf_counter() if proposal else 0.0
+            time.sleep(0.05)
+        used = cpu_seconds() - answered[1] if answered else 0.0
+        texts = [m.text for m in slack.bot_messages(CHANNEL, root.ts)]
+        service.stop(30)
+    if not posted or not answered:
+        sys.exit("no proposal was posted; the thread says:\n" + "\n---\n".join(texts))
+    print(f"final answer -> proposal posted: {posted - answered[0]:.1f} s   (target < 40 s)")
+    print(f"mention -> proposal posted:      {posted - mentioned:.1f} s")
+    cpus = os.cpu_count() or 1
+    print(f"CPU time from the answer to the proposal (service and workers): {used:.1f} s, "
+          f"i.e. at least {used / cpus:.1f} s on {cpus} idle CPUs")  # fmt: skip
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"peak RSS: service process {own:.0f} MB; largest child {children:.0f} MB")
+    text = next(t for t in texts if "Proposal 1" in t)
+    print("the proposal's first lines:")
+    for line in text.splitlines()[:12]:
+        print(f"  {line[:150]}")
+
+
+if __name__ == "__main__":
+    main()

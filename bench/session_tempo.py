@@ -1,0 +1,289 @@
+"""One Slack session on Grafana Tempo, step by step, with a model that answers at once.
+
+Every second measured is the bot's own. Needs a Tempo checkout: set TANKA_BENCH_TEMPO to its
+`operations/jsonnet-compiled` (or pass it); without one the bench says so and exits 0. The
+checkout is only read: a bare clone of it under bench/.work is the bot's remote.
+
+1. A session, each run in a fresh process and a fresh TANKA_BOT_WORKDIR ("right after
+   start-up"): the service as `serve` builds it (bot.app.build_service; store in memory, the Slack
+   simulator in fakes/, the reviewer on), its background jobs started, then - as soon as /readyz
+   would answer 200 - a mention. The scripted model asks for `file_edit` (a one-line change of
+   the shared library Tempo's environments import), then `tanka_diff` of the compiled
+   `microservices`, then answers. Steps: mention -> first model request; the edit (request to
+   request: the tool, the saved patch, the progress message); the diff; the answer -> the
+   proposal posted (rendered diffs of the affected environments, checks, review); mention ->
+   proposal.
+2. `tanka-bot tk diff` with no environment named, in a clone, the first run after its base
+   moved (origin/main gained a commit touching a library, a Go file and a README; the clone
+   pulled it; a one-line edit in the working tree). The previous base was diffed before, so its
+   caches are warm, as on a machine in daily use. Twice: tk diff alone (its own cache), and with
+   the bot's cache maintenance on the same machine (TANKA_BOT_WORKDIR shared) having run since
+   the move, as its scheduler does.
+3. `tanka-bot tk show microservices` as a whole process vs a bare go-jsonnet evaluation of the
+   same file in a fresh Python (bench/tk_daily.py's), alternately.
+
+Each figure: min / median / max over RUNS runs (default 3). The machine may be shared: read the
+minimum. Run: .venv/bin/python bench/session_tempo.py [TEMPO_JSONNET_COMPILED] [RUNS] [PART...]
+(PART: session, diff, show; default all three)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+WORK = Path(__file__).parent / ".work" / "session_tempo"
+TANKA_BOT = str(Path(sys.executable).parent / "tanka-bot")
+LIBRARY = "operations/jsonnet/microservices/config.libsonnet"
+OLD, NEW = "replicas: 2,", "replicas: 3,"
+ENV = "operations/jsonnet-compiled/microservices"
+CHANNEL = "C0BENCH"
+STEPS = (
+    ("mention -> first model request", "first_request"),
+    ("file_edit (incl. saving the edits)", "edit"),
+    ("tanka_diff of microservices (first diff)", "diff"),
+    ("final answer -> proposal posted", "propose"),
+    ("mention -> proposal, in all", "total"),
+)
+BARE = """
+import sys, _gojsonnet
+root = sys.argv[1]
+base = root + "/microservices"
+jpath = [root + "/vendor", base + "/vendor", root + "/lib", base]
+sys.stdout.write(_gojsonnet.evaluate_file(base + "/main.jsonnet", jpathdir=jpath))
+"""
+
+
+def git(cwd: Path, *args: str) -> str:
+    ident = ["-c", "user.name=bench", "-c", "user.email=bench@local"]
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    done = subprocess.run(["git", *ident, *args], cwd=cwd, env=env, check=True,
+                          capture_output=True, text=True)  # fmt: skip
+    return done.stdout
+
+
+def origin(source: Path) -> Path:
+    """A bare clone of the Tempo checkout with only its main branch: the bot's remote."""
+    bare = WORK / "origin.git"
+    if not bare.is_dir():
+        WORK.mkdir(parents=True, exist_ok=True)
+        git(WORK, "clone", "-q", "--bare", "--single-branch", "--branch", "main", str(source),
+            str(bare))  # fmt: skip
+    return bare
+
+
+def figures(values: list[float]) -> str:
+    return (
+        f"min {min(values):6.2f} s  median {statistics.median(values):6.2f} s  "
+        f"max {max(values):6.2f} s"
+    )
+
+
+# --- 1. the session, in a child process -------------------------------------------------------
+
+
+def one_session(remote: str, workdir: str) -> dict[str, float]:
+    """Runs in its own interpreter: start the service, wait until ready, mention, time."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for fakes/
+    from bot.agent.messages import ModelRequest, ModelResponse  # noqa: PLC0415 - loaded in the measured process, after its clock starts
+    from bot.app import build_service  # noqa: PLC0415 - loaded in the measured process, after its clock starts
+    from bot.config import load_settings  # noqa: PLC0415 - loaded in the measured process, after its clock starts
+    from bot.domain.requests import Mention  # noqa: PLC0415 - loaded in the measured process, after its clock starts
+    from fakes.scripted_provider import ScriptedProvider, call, reply, tools  # noqa: PLC0415 - loaded in the measured process, after its clock starts
+    from fakes.slack_server import SlackServer  # noqa: PLC0415 - loaded in the measured process, after its clock starts
+
+    requests: list[float] = []
+
+    def agent(request: ModelRequest) -> ModelResponse:
+        if request.system.startswith("You review a change"):
+            return reply("The change does what was asked.\nVERDICT: OK")
+        requests.append(time.perf_counter())
+        done = sum(1 for m in request.messages if m.role == "assistant")
+        if done == 0:
+            return tools(call("file_edit", path=LIBRARY, old_text=OLD, new_text=NEW))
+        if done == 1:
+            return tools(call("tanka_diff", env_path=ENV))
+        return reply("Raised the replicas of the shared config from 2 to 3.")
+
+    model = ScriptedProvider([agent] * 20)
+    with SlackServer() as slack:
+        settings = load_settings({
+            "SLACK_BOT_TOKEN": slack.bot_token, "SLACK_SIGNING_SECRET": "bench",
+            "TANKA_BOT_SLACK_API_URL": slack.api_url, "TANKA_BOT_REPO_URL": remote,
+            "GITHUB_TOKEN": "bench", "TANKA_BOT_GITHUB_REPO": "grafana/tempo",
+            "ANTHROPIC_API_KEY": "bench", "TANKA_BOT_WORKDIR": workdir,
+        })  # fmt: skip
+        service = build_service(settings, provider_factory=lambda _s: model)
+        booted = time.perf_counter()
+        service.start_jobs(sweep_interval=300)
+        while service.readiness.problem() is not None:  # what a readiness probe waits for
+            time.sleep(0.05)
+        ready = time.perf_counter() - booted
+        root = slack.add_message(CHANNEL, "<@U0BOT> raise the replicas", user="U0BENCH")
+        mentioned = time.perf_counter()
+        service.runner.accept_message(
+            Mention(CHANNEL, "U0BENCH", "raise the replicas", root.ts, None)
+        )
+        posted = 0.0
+        deadline = mentioned + 300
+        while not posted and time.perf_counter() < deadline:
+            if any("Proposal 1" in m.text for m in slack.bot_messages(CHANNEL, root.ts)):
+                posted = time.perf_counter()
+            time.sleep(0.01)
+        texts = [m.text for m in slack.bot_messages(CHANNEL, root.ts)]
+        service.stop(30)
+    if not posted or len(requests) < 3:
+        sys.exit("no proposal was posted; the thread says:\n" + "\n---\n".join(texts))
+    first, edited, diffed = requests[:3]
+    return {
+        "ready": ready,
+        "first_request": first - mentioned,
+        "edit": edited - first,
+        "diff": diffed - edited,
+        "propose": posted - diffed,
+        "total": posted - mentioned,
+    }
+
+
+def sessions(remote: Path, runs: int) -> None:
+    print(f"1. one session, right after start-up ({runs} runs, each a fresh process and workdir)")
+    results: list[dict[str, float]] = []
+    for run in range(runs):
+        workdir = WORK / f"workdir-{run}"
+        shutil.rmtree(workdir, ignore_errors=True)
+        done = subprocess.run(
+            [sys.executable, __file__, "--one-session", str(remote), str(workdir)],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        shutil.rmtree(workdir, ignore_errors=True)
+        if done.returncode != 0:
+            sys.exit(f"session run failed:\n{done.stdout}\n{done.stderr}")
+        results.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    print(f"  {'start-up -> ready (/readyz 200)':<44} {figures([r['ready'] for r in results])}")
+    for label, key in STEPS:
+        print(f"  {label:<44} {figures([r[key] for r in results])}")
+
+
+# --- 2. tk diff after the base moved ----------------------------------------------------------
+
+
+def tk_diff(remote: Path, runs: int) -> None:
+    print(f"2. tanka-bot tk diff, no environment named, first run after the base moved ({runs})")
+    from bot.runtime.scheduler import CacheMaintenance  # noqa: PLC0415 - loaded in the measured process, after its clock starts
+    from bot.workspace.repo_cache import RepoCache  # noqa: PLC0415 - loaded in the measured process, after its clock starts
+    from tools.tanka.base_tree import BaseTrees  # noqa: PLC0415 - loaded in the measured process, after its clock starts
+    from tools.tanka.diff.revision import RevisionDiffer  # noqa: PLC0415 - loaded in the measured process, after its clock starts
+
+    pusher, clone, tmp, workdir = (WORK / n for n in ("pusher", "clone", "tmp", "bot-workdir"))
+    for path in (pusher, clone, tmp, workdir):
+        shutil.rmtree(path, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    git(WORK, "clone", "-q", "--shared", str(remote), str(pusher))
+    git(WORK, "clone", "-q", "--shared", str(remote), str(clone))
+    # The bot's cache maintenance on this machine, as `serve` runs it (no spares needed here).
+    differ = RevisionDiffer(trees=BaseTrees(workdir / "base-trees"), persist=True)
+    maintenance = CacheMaintenance(
+        RepoCache(workdir, str(remote)), base_branch="main", interval=0.0, spares=0,
+        prepare=lambda repo, commit, render: differ.prepare_base(repo, commit, render=render),
+    )  # fmt: skip
+    alone = {**os.environ, "TMPDIR": str(tmp)}  # tk diff's own caches, no bot around
+    shared = {**alone, "TANKA_BOT_WORKDIR": str(workdir)}
+    diff = [TANKA_BOT, "tk", "diff"]
+    edit = clone / LIBRARY
+    edit.write_text(edit.read_text().replace(OLD, NEW, 1))
+    subprocess.run(diff, cwd=clone, env=alone, capture_output=True, check=False)  # the old base
+    maintenance.run_once()
+    times: dict[str, list[float]] = {"alone": [], "shared": []}
+    for run in range(runs):
+        move_base(pusher, run)
+        git(clone, "checkout", "-q", "--", ".")
+        git(clone, "pull", "-q", "--ff-only")
+        edit.write_text(edit.read_text().replace(OLD, NEW, 1))
+        times["alone"].append(timed_diff(diff, clone, alone))
+        assert maintenance.run_once(), maintenance.last_error  # the scheduler's run, not timed
+        times["shared"].append(timed_diff(diff, clone, shared))
+    print(f"  {'tk diff alone (its own caches)':<44} {figures(times['alone'])}")
+    print(f"  {'with the bot on this machine (its workdir)':<44} {figures(times['shared'])}")
+
+
+def timed_diff(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    took = time.perf_counter() - start
+    if done.returncode not in (0, 16):
+        sys.exit(f"tk diff failed (exit {done.returncode}):\n{done.stderr}")
+    return took
+
+
+def move_base(pusher: Path, run: int) -> None:
+    """A commit on origin/main as main moves every day: a library, Go code, docs."""
+    for name, line in (
+        ("operations/jsonnet/microservices/vulture.libsonnet", f"// moved {run}\n"),
+        ("cmd/tempo/main.go", f"// moved {run}\n"),
+        ("README.md", f"\nmoved {run}\n"),
+    ):
+        path = pusher / name
+        path.write_text(path.read_text() + line)
+    git(pusher, "commit", "-q", "-am", f"base moves ({run})")
+    git(pusher, "push", "-q", "origin", "HEAD:main")
+
+
+# --- 3. tk show vs bare go-jsonnet ------------------------------------------------------------
+
+
+def tk_show(compiled: Path, runs: int) -> None:
+    print(f"3. tanka-bot tk show microservices vs a bare go-jsonnet evaluation ({runs} runs)")
+    commands = {
+        "bare go-jsonnet in a fresh Python": [sys.executable, "-c", BARE, str(compiled)],
+        "tanka-bot tk show microservices": [TANKA_BOT, "tk", "show", "microservices"],
+    }
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for argv in commands.values():  # warm-up: page cache, .pyc files
+        subprocess.run(argv, cwd=compiled, capture_output=True, check=True)
+    for _ in range(runs):
+        for name, argv in commands.items():
+            start = time.perf_counter()
+            subprocess.run(argv, cwd=compiled, capture_output=True, check=True)
+            times[name].append(time.perf_counter() - start)
+    for name, values in times.items():
+        print(f"  {name:<44} {figures(values)}")
+    bare, show = times.values()
+    ratios = sorted(s / b for s, b in zip(show, bare, strict=True))
+    print(f"  {'ratio tk show / bare':<44} by min {min(show) / min(bare):.2f}x, per run "
+          f"{ratios[0]:.2f}-{ratios[-1]:.2f}x")  # fmt: skip
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["--one-session"]:
+        print(json.dumps(one_session(sys.argv[2], sys.argv[3])))
+        return
+    args = sys.argv[1:]
+    given = args.pop(0) if args and not args[0].isdigit() else os.environ.get("TANKA_BENCH_TEMPO")
+    runs = int(args.pop(0)) if args and args[0].isdigit() else 3
+    parts = set(args) or {"session", "diff", "show"}
+    if not given or not (Path(given) / "microservices" / "main.jsonnet").is_file():
+        print("skipped: set TANKA_BENCH_TEMPO to a Tempo checkout's operations/jsonnet-compiled")
+        return
+    compiled = Path(given).absolute()
+    source = Path(git(compiled, "rev-parse", "--show-toplevel").strip())
+    remote = origin(source)
+    print(f"Tempo at {source} ({git(source, 'rev-parse', '--short', 'HEAD').strip()}); "
+          f"{os.cpu_count()} CPUs; {tempfile.gettempdir()}")  # fmt: skip
+    if "session" in parts:
+        sessions(remote, runs)
+    if "diff" in parts:
+        tk_diff(remote, runs)
+    if "show" in parts:
+        tk_show(compiled, runs)
+    shutil.rmtree(WORK / "origin.git")  # the moved base must not reach the next run
+
+
+if __name__ == "__main__":
+    main()
