@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.domain.pr_state import escape
 from tools.tanka.diff.groups import EnvGroup, group_envs, named
 from tools.tanka.diff.resources import Change, EnvDiff
 
@@ -81,7 +82,9 @@ def context(text: str) -> Block:
 def _fence(body: str) -> str:
     # A ``` inside the diff would close the fence early; a zero-width joiner keeps it visible.
     # Splitting every "``" (not only "```") leaves no run of three, even in "````".
-    return "```\n" + body.replace("``", "`\u200d`").rstrip("\n") + "\n```"
+    # Slack reads `<!channel>` and `<url|label>` inside a fence too: escaped, a file's text
+    # pings nobody and hides nothing behind a label.
+    return "```\n" + escape(body).replace("``", "`\u200d`").rstrip("\n") + "\n```"
 
 
 BASE_FAILURE = "already failing at the base, not this change's doing"

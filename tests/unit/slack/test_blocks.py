@@ -179,6 +179,15 @@ def test_backticks_inside_a_diff_do_not_close_the_fence() -> None:
     assert inner.replace("\u200d", "") == diff.rstrip("\n")
 
 
+def test_slack_syntax_inside_a_diff_is_shown_as_typed() -> None:
+    # A repository's file is untrusted: `<!channel>` in it would ping from the proposal, and
+    # `<https://a|b>` would show only b, hiding what the line really says.
+    diff = "+note: <!channel> & <https://evil.example/x|good.example/x>\n"
+    block = proposal(view(git_diff=diff)).blocks[1]["text"]["text"]
+    assert "<!channel>" not in block
+    assert "&lt;!channel&gt; &amp; &lt;https://evil.example/x|good.example/x&gt;" in block
+
+
 def test_backtick_heavy_diff_near_the_inline_limit_keeps_its_fence_closed() -> None:
     # A README with many code fences: escaping makes the fenced text longer than the raw diff.
     diff = "```\n" * 620  # 2,480 characters raw, over 3,000 once escaped
@@ -300,7 +309,8 @@ def test_proposal_always_within_limits(view: ProposalView) -> None:
             inner = block[0].removeprefix(f"*{title}*\n```\n").removesuffix("\n```")
             assert "```" not in inner
             unescaped = inner.replace("\u200d", "").rstrip("\n")
-            assert unescaped == body.replace("\u200d", "").rstrip("\n")
+            shown = unescaped.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+            assert shown == body.replace("\u200d", "").rstrip("\n")  # as Slack shows it
 
 
 @settings(max_examples=150, deadline=None)
