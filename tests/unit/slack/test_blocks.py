@@ -309,8 +309,8 @@ def test_proposal_always_within_limits(view: ProposalView) -> None:
             inner = block[0].removeprefix(f"*{title}*\n```\n").removesuffix("\n```")
             assert "```" not in inner
             unescaped = inner.replace("\u200d", "").rstrip("\n")
-            shown = unescaped.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
-            assert shown == body.replace("\u200d", "").rstrip("\n")  # as Slack shows it
+            as_shown = unescaped.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+            assert as_shown == body.replace("\u200d", "").rstrip("\n")  # as Slack shows it
 
 
 @settings(max_examples=150, deadline=None)
