@@ -90,7 +90,8 @@ def parse_new_env(body: Mapping[str, Any], existing: frozenset[str]) -> NewEnvFo
     values = _map(_map(_map(body, "view"), "state"), "values")
     name = (_str(_value(values, NAME_BLOCK), "value") or "").strip().strip("/")
     # A form's input comes back as typed, where a command's text or a message has `&`, `<` and
-    # `>` escaped by Slack: escaped here too, the instructions the bot posts cannot ping.
+    # `>` escaped by Slack: escaped here too (and the environment, a directory's name), the
+    # instructions the bot posts cannot ping.
     instructions = escape((_str(_value(values, INSTRUCTIONS_BLOCK), "value") or "").strip())
     copy_from = _str(_map(_value(values, COPY_FROM_BLOCK), "selected_option"), "value")
     if not name:
@@ -107,7 +108,7 @@ def parse_new_env(body: Mapping[str, Any], existing: frozenset[str]) -> NewEnvFo
     if not (channel and _USER.match(user)):
         return "This form lost the channel it came from; run /tanka new-env again."
     if copy_from:
-        instructions = f"Copy the conventions of {copy_from}. {instructions}".strip()
+        instructions = f"Copy the conventions of {escape(copy_from)}. {instructions}".strip()
     return NewEnvForm(channel, user, NewEnv(parsed.name, instructions), copy_from)
 
 

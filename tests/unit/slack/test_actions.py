@@ -92,3 +92,8 @@ def test_the_forms_instructions_are_escaped_as_slack_escapes_a_typed_command() -
     assert form.action.instructions == (
         "&lt;!channel&gt; &amp; &lt;@U0BOSS&gt; say &lt;https://evil.example|ok&gt;"
     )
+    # An environment is a directory of the repository, whose name may hold the same.
+    odd = {"selected_option": {"value": "environments/<!here>"}}
+    form = parse_new_env(submit(name={"value": "qa"}, copy_from=odd), EXISTING)
+    assert isinstance(form, NewEnvForm)
+    assert form.action.instructions == "Copy the conventions of environments/&lt;!here&gt;."
