@@ -91,13 +91,16 @@ BASE_FAILURE = "already failing at the base, not this change's doing"
 
 
 def env_summary(env: EnvDiff) -> str:
+    # An environment's name (a directory) and its render error (a Jsonnet `error '…'`) are the
+    # repository's words: shown as written, never as Slack syntax.
+    name = escape(env.env)
     if env.already_failing:
-        return f"• `{env.env}`: {BASE_FAILURE}: {clip(env.base_failure, 300, ' …')}"
+        return f"• `{name}`: {BASE_FAILURE}: {escape(clip(env.base_failure, 300, ' …'))}"
     if env.error is not None:
-        return f"• `{env.env}`: cannot render: {clip(env.error, 300, ' …')}"
+        return f"• `{name}`: cannot render: {escape(clip(env.error, 300, ' …'))}"
     counts = ", ".join(f"{env.count(c)} {c.value}" for c in Change)
     tail = f" (environment {env.env_change.value})" if env.env_change is not None else ""
-    return f"• `{env.env}`: {counts}{tail}"
+    return f"• `{name}`: {counts}{tail}"
 
 
 def group_summary(group: EnvGroup) -> str:
@@ -105,12 +108,12 @@ def group_summary(group: EnvGroup) -> str:
     if len(group.envs) == 1:
         return env_summary(group.first)
     first = group.first
-    names = clip(named([f"`{n}`" for n in group.names], 5), 600, " …")
+    names = clip(named([f"`{escape(n)}`" for n in group.names], 5), 600, " …")
     if first.already_failing:
-        failure = clip(first.base_failure, 300, " …")
+        failure = escape(clip(first.base_failure, 300, " …"))
         return f"• *{len(group.envs)} environments* ({names}): {BASE_FAILURE}: {failure}"
     if first.error is not None:
-        error = clip(first.error, 300, " …")
+        error = escape(clip(first.error, 300, " …"))
         return f"• *{len(group.envs)} environments* ({names}): cannot render: {error}"
     counts = ", ".join(f"{first.count(c)} {c.value}" for c in Change)
     return f"• *{len(group.envs)} environments* ({names}): {counts} each"

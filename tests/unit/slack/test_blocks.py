@@ -407,3 +407,16 @@ def test_only_environments_failing_at_the_base_render_no_difference() -> None:
         "failing at the base (not compared)"
     )
     assert "• no Tanka environment renders differently" in lines
+
+
+def test_an_environments_name_and_render_error_are_shown_as_written() -> None:
+    # Both come from the repository: a directory's name, and a Jsonnet `error '…'` message.
+    evil = "<!channel> see <https://evil.example|docs>"
+    one = EnvDiff("environments/<!here>", error=f"RUNTIME ERROR: {evil} once")
+    twins = [EnvDiff(f"environments/<@U0BOB>-{i}", error=f"RUNTIME ERROR: {evil}") for i in "ab"]
+    base = EnvDiff("environments/old", error=f"x: {evil}", already_failing=True)
+    summary = proposal(view(envs=[one, *twins, base])).blocks[0]["text"]["text"]
+    assert "<!" not in summary
+    assert "<@" not in summary
+    assert "<https" not in summary
+    assert "`environments/&lt;!here&gt;`: cannot render: RUNTIME ERROR: &lt;!channel&gt;" in summary
