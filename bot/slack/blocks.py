@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.domain.alerts import quiet_broadcasts
 from bot.domain.pr_state import escape
 from tools.tanka.diff.groups import EnvGroup, group_envs, named
 from tools.tanka.diff.resources import Change, EnvDiff
@@ -226,7 +227,8 @@ REVIEW_LIMIT = 1500  # the review's share of the proposal's ~12,000 characters o
 
 
 def review_section(review: str) -> Block:
-    headline, _, findings = review.partition("\n")
+    # The reviewer read the diff (the repository's words): its findings broadcast to nobody.
+    headline, _, findings = quiet_broadcasts(review).partition("\n")
     body = clip(findings.strip(), REVIEW_LIMIT, "\n… (review cut)")
     return section(f"*Review*: {headline}" + (f"\n{body}" if body else ""))
 

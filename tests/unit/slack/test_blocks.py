@@ -420,3 +420,11 @@ def test_an_environments_name_and_render_error_are_shown_as_written() -> None:
     assert "<@" not in summary
     assert "<https" not in summary
     assert "`environments/&lt;!here&gt;`: cannot render: RUNTIME ERROR: &lt;!channel&gt;" in summary
+
+
+def test_the_reviewers_findings_ping_nobody() -> None:
+    # The reviewer sub-agent reads the diff, the repository's words, which may talk it into one.
+    review = "1 finding\n- <!channel> look at <@U0BOB>'s <!subteam^S0SRE> change"
+    text = " ".join(str(b) for b in proposal(view(review=review)).blocks)
+    assert "<!" not in text
+    assert "&lt;!channel&gt; look at <@U0BOB>'s &lt;!subteam^S0SRE&gt;" in text
