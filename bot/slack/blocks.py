@@ -268,4 +268,5 @@ def _tokens(n: int) -> str:
 
 def progress(step: int, action: str, context_share: float | None) -> str:
     share = f" · context {context_share:.0%}" if context_share is not None else ""
-    return f":hourglass_flowing_sand: step {step}: {clip(action, 200, '…')}{share}"
+    # The action names the model's argument (a path it chose): shown as written.
+    return f":hourglass_flowing_sand: step {step}: {escape(clip(action, 200, '…'))}{share}"

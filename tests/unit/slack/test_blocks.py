@@ -16,6 +16,7 @@ from bot.slack.blocks import (
     clip,
     fit,
     plain,
+    progress,
     proposal,
     section,
 )
@@ -428,3 +429,10 @@ def test_the_reviewers_findings_ping_nobody() -> None:
     text = " ".join(str(b) for b in proposal(view(review=review)).blocks)
     assert "<!" not in text
     assert "&lt;!channel&gt; look at <@U0BOB>'s &lt;!subteam^S0SRE&gt;" in text
+
+
+def test_a_tool_calls_argument_in_the_status_is_shown_as_written() -> None:
+    # The model picks the path it passes; what it read may have talked it into Slack syntax.
+    line = progress(3, "file_read <!channel>|<https://evil.example|x>", None)
+    assert "<" not in line
+    assert "file_read &lt;!channel&gt;" in line
