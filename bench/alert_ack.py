@@ -25,8 +25,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -35,7 +33,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for fakes/ (the local fakes)
 
 from serve_ack import REPO, wait_ready
-from support import bare_origin, free_port
+from support import bare_origin, free_port, timed_post
 
 from fakes.anthropic_server import FakeAnthropic, anthropic_message, text_block
 from fakes.slack_server import SlackServer
@@ -66,15 +64,7 @@ def payload(i: int, alertname: str) -> bytes:
 
 def post(url: str, body: bytes) -> tuple[float, int]:
     headers = {"Content-Type": "application/json", "Authorization": f"Bearer {TOKEN}"}
-    request = urllib.request.Request(url, body, headers, method="POST")  # noqa: S310 - localhost
-    started = time.perf_counter()
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310 - localhost
-            response.read()
-            status = int(response.status)
-    except urllib.error.HTTPError as exc:
-        status = exc.code
-    return time.perf_counter() - started, status
+    return timed_post(url, body, headers)
 
 
 def load(

@@ -9,6 +9,9 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -38,3 +41,16 @@ def bare_origin(tmp: Path, files: Mapping[str, str]) -> Path:
     git(work, "commit", "-q", "-m", "init")
     git(tmp, "clone", "-q", "--bare", str(work), str(tmp / "origin.git"))
     return tmp / "origin.git"
+
+
+def timed_post(url: str, body: bytes, headers: Mapping[str, str]) -> tuple[float, int]:
+    """POST `body` to a local `url`: the seconds until the answer was read, and its status."""
+    request = urllib.request.Request(url, body, dict(headers), method="POST")  # noqa: S310 - localhost
+    started = time.perf_counter()
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310 - localhost
+            response.read()
+            status = int(response.status)
+    except urllib.error.HTTPError as exc:
+        status = exc.code
+    return time.perf_counter() - started, status

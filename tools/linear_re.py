@@ -52,16 +52,19 @@ def _options() -> Any:
     return options
 
 
-_OPTIONS = _options()
-# RE2's case-folding tables are built on the first case-insensitive compile; build them now, at
-# import, as tools.tanka.natives.regex does (see there: a Rego policy run first corrupts them).
-re2.compile("(?i)a", _OPTIONS)
+OPTIONS = _options()  # RE2's, for every compile in tools (tools.tanka.natives.regex too)
+# regopy's library (tk check's Rego) and RE2 share some lazily built state: once a Rego policy has
+# run, RE2's first case-insensitive compile corrupts the heap. Building RE2's case-folding state
+# at import, before any policy runs, avoids it (tools/tanka/check/rego.py imports
+# tools.tanka.natives.regex, which imports this module, before regopy;
+# tests/unit/tanka/test_go_regexp.py checks the order).
+re2.compile("(?i)a", OPTIONS)
 
 
 def compile(pattern: str) -> Pattern:
     """`pattern` compiled by RE2 (flags inline: `(?i)`, `(?m)`, `(?s)`); re2.error when RE2
     cannot match it in linear time."""
-    return cast(Pattern, re2.compile(pattern, _OPTIONS))
+    return cast(Pattern, re2.compile(pattern, OPTIONS))
 
 
 def is_linear(pattern: object) -> bool:

@@ -15,13 +15,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot.domain.alerts import Alert, AlertNotification
-from bot.domain.pr_state import escape
+from bot.domain.pr_state import escape, slack_link
 
 MAX_SHOWN = 1500  # characters of a summary or description shown in Slack
 MAX_LISTED = 10  # alerts listed in one note
 MAX_QUOTED = 20  # alerts quoted in the agent's request
 OPEN, CLOSE = "<alert-data>", "</alert-data>"
-_URL = re.compile(r"^https?://[^\s<>|]+$")
 _TITLE = re.compile(r"[^A-Za-z0-9_.:-]+")
 
 
@@ -31,9 +30,7 @@ def clip(text: str, limit: int = MAX_SHOWN) -> str:
 
 def link(url: str, label: str) -> str:
     """A Slack link to `url` when it is a plain http(s) URL; otherwise the URL as escaped text."""
-    if _URL.match(url):
-        return f"<{url.replace('&', '&amp;')}|{label}>"
-    return escape(clip(url, 300))
+    return slack_link(url, label) or escape(clip(url, 300))
 
 
 def labels_text(labels: Mapping[str, str], *, skip: Sequence[str] = ()) -> str:

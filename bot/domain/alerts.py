@@ -44,7 +44,8 @@ _BROADCAST = re.compile(r"<!([^<>]*)>")
 
 def quiet_broadcasts(text: str) -> str:
     """`text` with Slack's special mentions (`<!channel>`, `<!here>`, `<!subteam^…>`) shown as
-    text: what a model says in an alert's session may echo the alert, so it pings nobody."""
+    text: what a model says may echo what it read (an alert, a repository file), so it pings
+    nobody."""
     return _BROADCAST.sub(r"&lt;!\1&gt;", text)
 
 

@@ -14,6 +14,7 @@ a head commit the pull request has moved away from does not take the CI message 
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -158,7 +159,7 @@ class PullRequestState(BaseModel):
             head = (f":hourglass_flowing_sand: CI is running on `{sha}`: {done} of "
                     f"{len(self.checks)} check(s) done")  # fmt: skip
         elif outcome == "failed":
-            names = ", ".join(f"`{n}`" for n in self.failing())
+            names = ", ".join(f"`{escape(n)}`" for n in self.failing())
             head = (f":x: CI failed on `{sha}`: {names}. Reply in this thread and I'll look "
                     "at the failing output and propose a fix.")  # fmt: skip
         else:
@@ -176,14 +177,23 @@ def _mark(check: CheckState) -> str:
 
 
 def _link(name: str, url: str) -> str:
-    clean = name.replace("|", "/").replace(">", ")").replace("<", "(")  # Slack's link syntax
-    return f"<{url}|{clean}>" if url.startswith(("https://", "http://")) else f"`{clean}`"
+    clean = escape(name).replace("|", "/")  # `|` would end the link's label
+    return slack_link(url, clean) or f"`{clean}`"
 
 
 def escape(text: str) -> str:
     """`text` with Slack's control characters escaped, so `<!channel>`, `<@U…>` and links
     written on GitHub show as typed and ping nobody."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+_URL = re.compile(r"^https?://[^\s<>|]+$")
+
+
+def slack_link(url: str, label: str) -> str | None:
+    """`<url|label>` when `url` is a plain http(s) URL that cannot break out of Slack's link
+    form (no space, `<`, `>` or `|`), else None. `label` must be escaped already."""
+    return f"<{url.replace('&', '&amp;')}|{label}>" if _URL.match(url) else None
 
 
 def quote(text: str) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from bot.domain.alerts import mention
 from bot.domain.ports import ChatError
 from bot.domain.sessions import Session
 from bot.handlers import steer
@@ -75,7 +76,9 @@ def view_for(own: list[Session], approvable: list[Session], workspace_url: str) 
         return HomeLine(first_line(session.request), session.channel, link, detail)
 
     sessions = [line(s, _state(s)) for s in own[:HOME_SESSIONS]]
-    waiting = [line(s, f"proposal {len(s.proposals)} by <@{s.requester}>") for s in approvable]
+    waiting = [
+        line(s, f"proposal {len(s.proposals)} by {mention(s.requester)}") for s in approvable
+    ]
     pulls = [
         line(s, f"<{s.pull_request.url}|pull request #{s.pull_request.number}>")
         for s in own

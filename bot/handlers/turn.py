@@ -14,7 +14,7 @@ from bot.agent.agent import TurnResult
 from bot.agent.cancel import CancelToken
 from bot.agent.review import Review, ReviewInput, run_reviewed_turn
 from bot.agent.trim import trim_history
-from bot.domain.alerts import is_alert_requester, quiet_broadcasts
+from bot.domain.alerts import quiet_broadcasts
 from bot.domain.prices import dollars, turn_cost
 from bot.domain.proposal import Proposal
 from bot.domain.sessions import Session
@@ -150,8 +150,9 @@ def _answer(svc: Services, session: Session, result: TurnResult, seconds: float)
         seconds=seconds,
         cost=dollars(cost) if cost is not None else "",
     )
-    if is_alert_requester(session.requester):  # the alert may have talked the model into a ping
-        text = quiet_broadcasts(text)
+    # Whatever the model read (an alert, a repository file, a message the shortcut quoted) may
+    # have talked it into a broadcast: the bot's answer pings no channel or group.
+    text = quiet_broadcasts(text)
     message = blocks.plain(text or "(the model gave no answer)")
     ts = svc.chat.post(key.channel, message.text, thread_ts=key.thread_ts,
                        blocks=[*message.blocks, blocks.context(usage)])  # fmt: skip

@@ -5,14 +5,15 @@ constant
 time before anything else is read, 401 for a missing or wrong one (logged without the body or the
 secret). A repeated delivery is acknowledged and dropped, across replicas (the store's
 `first_seen`): one whose `X-GitHub-Delivery` was seen, and one whose payload reports a comment,
-review, check run or status already reported (`replay_key`), so a signed body replayed under a new
-delivery id is dropped too. An empty `X-GitHub-Delivery` is refused: GitHub always sends one.
-What the bot reports goes to `hand_off`, which must only queue work: the ack never waits for
-Slack.
+review, check run or status already reported (`replay_key`), or, for an event without such an id,
+whose body was seen, so a signed body replayed under a new delivery id or none is dropped too.
+An empty `X-GitHub-Delivery` is refused: GitHub always sends one. What the bot reports goes to
+`hand_off`, which must only queue work: the ack never waits for Slack.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import time
@@ -74,9 +75,10 @@ class WebhookReceiver:
         if not isinstance(payload, dict):
             return reply(start, "400 Bad Request", b"the body is not a JSON object\n")
         tokens = [f"github-delivery:{delivery}"] if delivery else []
-        replay = replay_key(event, payload)
-        if replay is not None:
-            tokens.append(f"github-payload:{replay}")
+        # An event that names no comment, review, run or status (`pull_request`) is known by
+        # its signed body: GitHub never sends one body twice as two events.
+        replay = replay_key(event, payload) or f"{event}:sha256:{hashlib.sha256(body).hexdigest()}"
+        tokens.append(f"github-payload:{replay}")
         # Every token is recorded (no short cut), so either key stops a replay.
         fresh: list[bool] = []
         try:

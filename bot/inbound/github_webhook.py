@@ -93,7 +93,7 @@ def replay_key(event: str, payload: Mapping[str, Any]) -> str | None:
     commit status with the action (and the object's state and update time, which tell a later
     change of it from a replay). A replay of a signed delivery under a new or empty
     `X-GitHub-Delivery` has the same key. None for events without such an id (`pull_request`,
-    `ping`): their delivery id alone dedupes them."""
+    `ping`): the receiver dedupes those on their body's digest."""
     name = _REPLAY_OBJECTS.get(event)
     obj = payload if event == "status" else payload.get(name) if name else None
     if not isinstance(obj, Mapping):

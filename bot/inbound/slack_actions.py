@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.domain.commands import Help, NewEnv, parse_slash
+from bot.domain.pr_state import escape
 from bot.domain.requests import Reaction
 from bot.inbound.slack_payloads import Ignored
 from bot.slack.interactive import APPROVE_ACTION, CANCEL_ACTION
@@ -88,7 +89,10 @@ def parse_new_env(body: Mapping[str, Any], existing: frozenset[str]) -> NewEnvFo
     environments of the form's channel's repository."""
     values = _map(_map(_map(body, "view"), "state"), "values")
     name = (_str(_value(values, NAME_BLOCK), "value") or "").strip().strip("/")
-    instructions = (_str(_value(values, INSTRUCTIONS_BLOCK), "value") or "").strip()
+    # A form's input comes back as typed, where a command's text or a message has `&`, `<` and
+    # `>` escaped by Slack: escaped here too (and the environment, a directory's name), the
+    # instructions the bot posts cannot ping.
+    instructions = escape((_str(_value(values, INSTRUCTIONS_BLOCK), "value") or "").strip())
     copy_from = _str(_map(_value(values, COPY_FROM_BLOCK), "selected_option"), "value")
     if not name:
         return "Enter a name, e.g. staging or eu-west/staging."
@@ -104,7 +108,7 @@ def parse_new_env(body: Mapping[str, Any], existing: frozenset[str]) -> NewEnvFo
     if not (channel and _USER.match(user)):
         return "This form lost the channel it came from; run /tanka new-env again."
     if copy_from:
-        instructions = f"Copy the conventions of {copy_from}. {instructions}".strip()
+        instructions = f"Copy the conventions of {escape(copy_from)}. {instructions}".strip()
     return NewEnvForm(channel, user, NewEnv(parsed.name, instructions), copy_from)
 
 

@@ -22,7 +22,11 @@ def accept(threads: Threads, event: GitHubEvent) -> None:
         key = ci.thread_of(svc, item)
         if key is None:
             return  # a pull request the bot did not open
-        masked, _ = threads.masked(svc, key)
+        # The session's change holds Secret values a comment may quote: a replica that never
+        # rendered it learns them first, from the channel's repository (as a turn or an
+        # approval does).
+        here = threads.channels(key.channel) or svc
+        masked, _ = threads.masked(here, key, here.sessions.get(key))
         with thread_context(key.id):
             news = {"event": type(event).__name__, "pr": item.pr.number}
             masked.audit.record(key.channel, key.thread_ts, "", "github_event", news)

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.domain.alerts import quiet_broadcasts
+from bot.domain.pr_state import escape
 from bot.domain.proposal import Proposal
 from tools.tanka.diff.groups import EnvGroup, group_envs, named
 from tools.tanka.diff.resources import Change, EnvDiff
@@ -67,20 +69,25 @@ def context(text: str) -> Block:
 def _fence(body: str) -> str:
     # A ``` inside the diff would close the fence early; a zero-width joiner keeps it visible.
     # Splitting every "``" (not only "```") leaves no run of three, even in "````".
-    return "```\n" + body.replace("``", "`\u200d`").rstrip("\n") + "\n```"
+    # Slack reads `<!channel>` and `<url|label>` inside a fence too: escaped, a file's text
+    # pings nobody and hides nothing behind a label.
+    return "```\n" + escape(body).replace("``", "`\u200d`").rstrip("\n") + "\n```"
 
 
 BASE_FAILURE = "already failing at the base, not this change's doing"
 
 
 def env_summary(env: EnvDiff) -> str:
+    # An environment's name (a directory) and its render error (a Jsonnet `error '…'`) are the
+    # repository's words: shown as written, never as Slack syntax.
+    name = escape(env.env)
     if env.already_failing:
-        return f"• `{env.env}`: {BASE_FAILURE}: {clip(env.base_failure, 300, ' …')}"
+        return f"• `{name}`: {BASE_FAILURE}: {escape(clip(env.base_failure, 300, ' …'))}"
     if env.error is not None:
-        return f"• `{env.env}`: cannot render: {clip(env.error, 300, ' …')}"
+        return f"• `{name}`: cannot render: {escape(clip(env.error, 300, ' …'))}"
     counts = ", ".join(f"{env.count(c)} {c.value}" for c in Change)
     tail = f" (environment {env.env_change.value})" if env.env_change is not None else ""
-    return f"• `{env.env}`: {counts}{tail}"
+    return f"• `{name}`: {counts}{tail}"
 
 
 def group_summary(group: EnvGroup) -> str:
@@ -88,12 +95,12 @@ def group_summary(group: EnvGroup) -> str:
     if len(group.envs) == 1:
         return env_summary(group.first)
     first = group.first
-    names = clip(named([f"`{n}`" for n in group.names], 5), 600, " …")
+    names = clip(named([f"`{escape(n)}`" for n in group.names], 5), 600, " …")
     if first.already_failing:
-        failure = clip(first.base_failure, 300, " …")
+        failure = escape(clip(first.base_failure, 300, " …"))
         return f"• *{len(group.envs)} environments* ({names}): {BASE_FAILURE}: {failure}"
     if first.error is not None:
-        error = clip(first.error, 300, " …")
+        error = escape(clip(first.error, 300, " …"))
         return f"• *{len(group.envs)} environments* ({names}): cannot render: {error}"
     counts = ", ".join(f"{first.count(c)} {c.value}" for c in Change)
     return f"• *{len(group.envs)} environments* ({names}): {counts} each"
@@ -217,7 +224,8 @@ REVIEW_LIMIT = 1500  # the review's share of the proposal's ~12,000 characters o
 
 
 def review_section(review: str) -> Block:
-    headline, _, findings = review.partition("\n")
+    # The reviewer read the diff (the repository's words): its findings broadcast to nobody.
+    headline, _, findings = quiet_broadcasts(review).partition("\n")
     body = clip(findings.strip(), REVIEW_LIMIT, "\n… (review cut)")
     return section(f"*Review*: {headline}" + (f"\n{body}" if body else ""))
 
@@ -257,4 +265,5 @@ def _tokens(n: int) -> str:
 
 def progress(step: int, action: str, context_share: float | None) -> str:
     share = f" · context {context_share:.0%}" if context_share is not None else ""
-    return f":hourglass_flowing_sand: step {step}: {clip(action, 200, '…')}{share}"
+    # The action names the model's argument (a path it chose): shown as written.
+    return f":hourglass_flowing_sand: step {step}: {escape(clip(action, 200, '…'))}{share}"

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.domain.pr_state import escape
 from bot.slack.blocks import SECTION_LIMIT, Block, clip
 
 NEW_ENV_CALLBACK = "tanka_new_env"
@@ -93,13 +94,9 @@ def first_line(text: str) -> str:
     return line if len(line) <= HOME_LINE_LIMIT else line[: HOME_LINE_LIMIT - 1] + "…"
 
 
-def _escape(text: str) -> str:
-    # A request's words are shown, never interpreted: no <!channel>, no link markup.
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
 def _line(item: HomeLine) -> str:
-    title = _escape(item.title).replace("|", "¦")
+    # A request's words are shown, never interpreted: no <!channel>, no link markup.
+    title = escape(item.title).replace("|", "¦")
     detail = f" · {item.detail}" if item.detail else ""
     return f"• <{item.link}|{title}> in <#{item.channel}>{detail}"
 

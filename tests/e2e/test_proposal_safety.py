@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from fakes import github_webhooks as hooks
 from tests.e2e.harness import BOB, CHANNEL, Stack, stack
 from tests.e2e.test_teams import audit
 from tests.scenarios.models import Call
@@ -127,6 +128,30 @@ def test_the_first_tool_output_is_masked_and_again_after_a_restart(tmp_path: Pat
         told = [e for e in audit(s, "--thread", root.ts) if e["event"] == "message"]
         assert [e["details"]["text"] for e in told][-1] == "rotate it, it is <redacted> now"
         assert leaks(json.dumps(audit(s, "--thread", root.ts))) == []
+
+
+def test_after_a_restart_github_news_quoting_a_value_is_masked(tmp_path: Path) -> None:
+    # The pull request's branch holds the value; a comment on it may quote it. A replica that
+    # never rendered the change learns its values before it relays GitHub's news too.
+    with stack(tmp_path, project=make_secret_repo, redis=True) as s:
+        s.start_bot()
+        _rotate(s)
+        s.model.answer("Rotated.")
+        root = s.mention("rotate the db password")
+        proposal = s.proposal(root.ts)
+        s.react(proposal.ts, "white_check_mark", user=BOB)
+        s.wait_text(root.ts, "Opened pull request #1")
+        assert s.bot is not None
+        s.bot.stop()
+
+        s.start_bot({"TANKA_BOT_WORKDIR": str(tmp_path / "replica-2")})
+        repo = s.github.repos["acme/infra"]
+        pull = next(iter(repo.pulls.values()))
+        body = f"is {NEW_PASSWORD} meant to be in the diff?"
+        s.webhooks.send("issue_comment", hooks.issue_comment(repo, pull, by="dave", body=body))
+        shown = s.wait_text(root.ts, "*dave* commented on pull request #1")
+        assert "<redacted>" in shown.text
+        assert leaks(shown.text + str(shown.blocks or "")) == []
 
 
 DENY_REPLICAS = """\

@@ -12,6 +12,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from bot.config import Settings
 from tests.ship import chart as c
 from tests.ship import dockerfile as df
 from tests.ship.paths import CHART, DOCKERFILE, SECRET_SETTINGS
@@ -313,6 +314,20 @@ def test_secret_values_appear_only_in_secrets(name: str) -> None:
             assert sentinel not in text, f"{obj['kind']} {obj['metadata']['name']} holds a secret"
     for configmap in [o for o in RENDERED[name] if o["kind"] == "ConfigMap"]:
         assert not set(configmap.get("data") or {}) & set(SECRET_SETTINGS)
+
+
+def test_the_chart_knows_every_secret_setting_of_the_bot() -> None:
+    """The bot's secrets (SecretStr settings, each readable from NAME_FILE), the chart's list of
+    the keys it mounts as files, and this suite's list: one set, so a new secret is never left
+    in the pod's environment."""
+    bot_secrets = {
+        f.alias for f in Settings.model_fields.values()
+        if f.alias and "SecretStr" in str(f.annotation)
+    }  # fmt: skip
+    helpers = (CHART / "templates" / "_helpers.tpl").read_text()
+    listed = re.search(r'define "tanka-bot.secretSettings" -}}\n(.*)\n', helpers)
+    assert listed is not None
+    assert set(listed.group(1).split()) == bot_secrets == set(SECRET_SETTINGS)
 
 
 def secret_files(objects: list[c.Obj]) -> dict[str, tuple[str, str]]:

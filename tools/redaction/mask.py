@@ -17,6 +17,8 @@ For each value it knows several forms, since a value is rarely written only one 
   whole config file encoded at once), whose characters depend on what precedes the value; it is
   out of scope, as is any other encoding (hex, URL-escaping, gzip);
 - its JSON/YAML double-quoted escaped form, when that differs (quotes, backslashes, newlines);
+- its form escaped for Slack (`&amp;`, `&lt;`, `&gt;`), when that differs: text shown in Slack
+  is escaped before the chat client masks it;
 - for a multi-line value (a certificate, a config file), each line of at least `MIN_LINE_LENGTH`
   characters on its own: a unified diff shows such a value line by line, each behind `+`/`-`.
 
@@ -139,6 +141,7 @@ def plain_forms(value: str) -> set[str]:
         for encoded in (base64.b64encode(raw), base64.urlsafe_b64encode(raw)):
             forms |= {encoded.decode("ascii"), encoded.decode("ascii").rstrip("=")}
         forms.add(json.dumps(text, ensure_ascii=False)[1:-1])
+    forms.add(stripped.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
     lines = [line.strip() for line in stripped.splitlines()]
     if len(lines) > 1:
         forms |= {line for line in lines if len(line) >= MIN_LINE_LENGTH}

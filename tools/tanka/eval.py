@@ -15,16 +15,16 @@ import os
 from typing import Any
 
 from tools.tanka.env.loader import (
-    ENV_EXT_VAR,
     INLINE_ENV_CODE,
     EvalSettings,
+    evaluate,
+    prefixed,
     static_environment,
 )
 from tools.tanka.errors import JsonnetError
-from tools.tanka.evaluation.evaluate import evaluate_snippet
 from tools.tanka.evaluation.scripts import pattern_script, probe_script
 from tools.tanka.gojson.encode import go_dumps_indent, sorted_maps
-from tools.tanka.project import SPEC_FILE, EnvPaths, resolve_env_paths
+from tools.tanka.project import SPEC_FILE, resolve_env_paths
 
 
 def evaluate_path(
@@ -38,46 +38,20 @@ def evaluate_path(
     env_code = static_environment(paths).to_go_json(with_data=False) if static else INLINE_ENV_CODE
     if not expression:
         try:
-            return _run(paths, settings, env_code, None, settings.tlas)
+            return evaluate(paths, settings, env_code=env_code, snippet=None, tlas=settings.tlas)
         except JsonnetError as exc:
-            raise _prefixed(exc, "evaluating jsonnet") from None
+            raise prefixed(exc, "evaluating jsonnet") from None
     entry = str(paths.entrypoint)
     try:
-        is_function = _run(paths, settings, env_code, probe_script(entry), {}) is True
+        probe = evaluate(paths, settings, env_code=env_code, snippet=probe_script(entry), tlas={})
+        is_function = probe is True
         tlas = sorted(settings.tlas)
         script = pattern_script(entry, expression, tlas=tlas, is_function=is_function)
-        return _run(paths, settings, env_code, script, settings.tlas)
+        return evaluate(paths, settings, env_code=env_code, snippet=script, tlas=settings.tlas)
     except JsonnetError as exc:
-        raise _prefixed(exc, f"evaluating jsonnet in path '{paths.base}'") from None
+        raise prefixed(exc, f"evaluating jsonnet in path '{paths.base}'") from None
 
 
 def eval_output(value: Any) -> str:
     """tk eval's output for a value: MarshalIndent with two spaces, then a newline."""
     return go_dumps_indent(sorted_maps(value)) + "\n"
-
-
-def _run(
-    paths: EnvPaths,
-    settings: EvalSettings,
-    env_code: str,
-    snippet: str | None,
-    tlas: Any,
-) -> Any:
-    return evaluate_snippet(
-        paths.base if snippet is not None else paths.entrypoint,
-        snippet,
-        jpath=paths.jpath(),
-        confine=settings.confine or paths.root,
-        ext_vars={**settings.ext_vars, ENV_EXT_VAR: env_code},
-        tlas=tlas,
-        trusted=[paths.entrypoint],
-        timeout=settings.timeout,
-        memory_mb=settings.memory_mb,
-        max_stack=settings.max_stack,
-        pool=settings.pool,
-    )
-
-
-def _prefixed(exc: JsonnetError, prefix: str) -> JsonnetError:
-    exc.args = (f"{prefix}: {exc}",)
-    return exc

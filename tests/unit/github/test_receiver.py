@@ -86,6 +86,32 @@ def test_a_replay_under_a_new_delivery_id_is_dropped_by_the_payloads_own_ids() -
     assert _call(first, _request(other, delivery="d-1"))[0] == 200
 
 
+MERGED: dict[str, Any] = {
+    "action": "closed",
+    "pull_request": {"number": 7, "merged": True, "merged_by": {"login": "dave"},
+                     "html_url": "https://h/pull/7", "updated_at": "2026-11-27T09:00:00Z"},
+    "repository": {"full_name": "acme/infra"},
+}  # fmt: skip
+
+
+def test_a_replay_of_an_event_without_an_object_id_is_dropped_by_its_body() -> None:
+    """A pull_request event names no comment, review or run: a signed body replayed under a new
+    delivery id, or with none, would post "merged" in the thread again."""
+    store = MemoryStore()
+    first, taken = _receiver(store)
+    second, taken_second = _receiver(store)
+    body = json.dumps(MERGED).encode()
+    assert _call(first, _request(body, delivery="d-1", event="pull_request"))[0] == 202
+    replay = _request(body, delivery="d-2", event="pull_request")
+    assert _call(second, replay) == (200, "already delivered\n")
+    without = _request(body, event="pull_request")
+    del without["HTTP_X_GITHUB_DELIVERY"]
+    assert _call(first, without) == (200, "already delivered\n")
+    assert (len(taken), len(taken_second)) == (1, 0)
+    reopened = json.dumps(MERGED | {"action": "reopened"}).encode()  # another body: news
+    assert _call(first, _request(reopened, delivery="d-3", event="pull_request"))[0] == 202
+
+
 def test_an_empty_delivery_id_is_refused_with_the_reason() -> None:
     receiver, taken = _receiver()
     body = json.dumps(COMMENT).encode()

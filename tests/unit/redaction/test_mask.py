@@ -71,6 +71,13 @@ def test_surrounding_whitespace_and_escaped_forms() -> None:
     assert mask.apply('{"v": "say \\"hi\\" \\\\ there"}') == f'{{"v": "{REDACTED}"}}'
 
 
+def test_a_value_escaped_for_slack_is_masked_too() -> None:
+    # The bot escapes text it shows in Slack (&, <, >) before its chat client masks it.
+    mask = SecretMask(["p&ss<wo>rd-9"])
+    assert mask.apply("x: p&amp;ss&lt;wo&gt;rd-9\n") == f"x: {REDACTED}\n"
+    assert mask.apply("x: p&ss<wo>rd-9") == f"x: {REDACTED}"
+
+
 def test_short_values_are_not_masked() -> None:
     mask = SecretMask(["yes", " ab ", "", "1"])
     mask.add_encoded(b64("no"))

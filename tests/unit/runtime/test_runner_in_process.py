@@ -140,3 +140,15 @@ def test_a_store_outage_tells_the_thread_why_and_starts_nothing(
         assert "127.0.0.1:" in text
         assert "try again in a minute" in text
         assert bot.model.requests == []
+
+
+def test_a_models_answer_pings_nobody_in_any_session(bot: Rig) -> None:
+    # The model reads untrusted text in every session (repository files, tool output, a message
+    # quoted by the tanka_ask shortcut), which may talk it into a broadcast in the bot's name.
+    bot.model.add(reply("Done. <!channel> <!here|here> <!subteam^S0SRE> see <@U0ALICE>"))
+    key = bot.mention("what does grafana in dev run?")
+    bot.settle()
+    answer = next(text for text in bot.texts(key) if "Done." in text)
+    assert "<!" not in answer
+    assert "&lt;!channel&gt;" in answer
+    assert "<@U0ALICE>" in answer  # naming a person stays a mention

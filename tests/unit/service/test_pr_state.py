@@ -130,3 +130,17 @@ def test_untrusted_words_are_marked_and_ask_for_no_fix() -> None:
     text = review_text(3, review, untrusted="mallory cannot push to the repository")
     assert "Untrusted: mallory" in text
     assert "I'll work on the requested changes" not in text
+
+
+def test_check_names_and_links_are_escaped_so_a_check_pings_nobody() -> None:
+    # A check's name and link are written by whoever reports it (an Action, an App, a status).
+    state = _state()
+    state.apply_check(_run("<!channel> lint", 1, "completed", "failure"))
+    url = "https://ci.example/x> <!here> <https://y"
+    state.apply_check(CheckRunUpdate(PR, SHA, 2, "e2e & <@U0BOB>", "completed", "failure", url))
+    shown = state.ci_text()
+    assert "<!" not in shown
+    assert "<@" not in shown
+    assert "`&lt;!channel&gt; lint`" in shown
+    assert "<https://gh/runs/1|&lt;!channel&gt; lint>" in shown
+    assert "`e2e &amp; &lt;@U0BOB&gt;`" in shown  # a link that would break out is not made

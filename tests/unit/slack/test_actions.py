@@ -81,3 +81,19 @@ def test_the_shortcut_names_the_messages_thread_and_quotes_it() -> None:
     assert isinstance(parse_ask({**top, "channel": {}}), Ignored)
     assert quote("a\nb") == "> a\n> b"
     assert quote("x" * 5000).endswith(" …")
+
+
+def test_the_forms_instructions_are_escaped_as_slack_escapes_a_typed_command() -> None:
+    # A form's input comes back as typed; the bot posts the instructions in the channel, where
+    # a raw <!channel> would ping everyone in the bot's name (and past the channel's rules).
+    form = parse_new_env(submit(name={"value": "qa"}, instructions={
+        "value": "<!channel> & <@U0BOSS> say <https://evil.example|ok>"}), EXISTING)  # fmt: skip
+    assert isinstance(form, NewEnvForm)
+    assert form.action.instructions == (
+        "&lt;!channel&gt; &amp; &lt;@U0BOSS&gt; say &lt;https://evil.example|ok&gt;"
+    )
+    # An environment is a directory of the repository, whose name may hold the same.
+    odd = {"selected_option": {"value": "environments/<!here>"}}
+    form = parse_new_env(submit(name={"value": "qa"}, copy_from=odd), EXISTING)
+    assert isinstance(form, NewEnvForm)
+    assert form.action.instructions == "Copy the conventions of environments/&lt;!here&gt;."

@@ -16,6 +16,7 @@ from bot.slack.blocks import (
     clip,
     fit,
     plain,
+    progress,
     proposal,
     section,
 )
@@ -200,6 +201,15 @@ def test_backticks_inside_a_diff_do_not_close_the_fence() -> None:
     assert inner.replace("\u200d", "") == diff.rstrip("\n")
 
 
+def test_slack_syntax_inside_a_diff_is_shown_as_typed() -> None:
+    # A repository's file is untrusted: `<!channel>` in it would ping from the proposal, and
+    # `<https://a|b>` would show only b, hiding what the line really says.
+    diff = "+note: <!channel> & <https://evil.example/x|good.example/x>\n"
+    block = show(git_diff=diff).blocks[1]["text"]["text"]
+    assert "<!channel>" not in block
+    assert "&lt;!channel&gt; &amp; &lt;https://evil.example/x|good.example/x&gt;" in block
+
+
 def test_backtick_heavy_diff_near_the_inline_limit_keeps_its_fence_closed() -> None:
     # A README with many code fences: escaping makes the fenced text longer than the raw diff.
     diff = "```\n" * 620  # 2,480 characters raw, over 3,000 once escaped
@@ -322,7 +332,8 @@ def test_proposal_always_within_limits(view: dict[str, Any]) -> None:
             inner = block[0].removeprefix(f"*{title}*\n```\n").removesuffix("\n```")
             assert "```" not in inner
             unescaped = inner.replace("\u200d", "").rstrip("\n")
-            assert unescaped == body.replace("\u200d", "").rstrip("\n")
+            as_shown = unescaped.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+            assert as_shown == body.replace("\u200d", "").rstrip("\n")  # as Slack shows it
 
 
 @settings(max_examples=150, deadline=None)
@@ -419,3 +430,31 @@ def test_only_environments_failing_at_the_base_render_no_difference() -> None:
         "failing at the base (not compared)"
     )
     assert "• no Tanka environment renders differently" in lines
+
+
+def test_an_environments_name_and_render_error_are_shown_as_written() -> None:
+    # Both come from the repository: a directory's name, and a Jsonnet `error '…'` message.
+    evil = "<!channel> see <https://evil.example|docs>"
+    one = EnvDiff("environments/<!here>", error=f"RUNTIME ERROR: {evil} once")
+    twins = [EnvDiff(f"environments/<@U0BOB>-{i}", error=f"RUNTIME ERROR: {evil}") for i in "ab"]
+    base = EnvDiff("environments/old", error=f"x: {evil}", already_failing=True)
+    summary = show(envs=[one, *twins, base]).blocks[0]["text"]["text"]
+    assert "<!" not in summary
+    assert "<@" not in summary
+    assert "<https" not in summary
+    assert "`environments/&lt;!here&gt;`: cannot render: RUNTIME ERROR: &lt;!channel&gt;" in summary
+
+
+def test_the_reviewers_findings_ping_nobody() -> None:
+    # The reviewer sub-agent reads the diff, the repository's words, which may talk it into one.
+    review = "1 finding\n- <!channel> look at <@U0BOB>'s <!subteam^S0SRE> change"
+    text = " ".join(str(b) for b in show(review=review).blocks)
+    assert "<!" not in text
+    assert "&lt;!channel&gt; look at <@U0BOB>'s &lt;!subteam^S0SRE&gt;" in text
+
+
+def test_a_tool_calls_argument_in_the_status_is_shown_as_written() -> None:
+    # The model picks the path it passes; what it read may have talked it into Slack syntax.
+    line = progress(3, "file_read <!channel>|<https://evil.example|x>", None)
+    assert "<" not in line
+    assert "file_read &lt;!channel&gt;" in line

@@ -112,3 +112,10 @@ def test_a_full_proposal_with_its_buttons_stays_within_slacks_limits() -> None:
     shown = [*proposal, interactive.proposal_actions()]
     assert len(shown) <= blocks.MAX_BLOCKS
     assert blocks.block_chars(shown) <= blocks.BLOCKS_TEXT_LIMIT
+
+
+def test_an_alerts_proposal_waiting_names_its_route_not_a_broken_user_mention() -> None:
+    waiting = [session(1, "alert KubeOOM", proposals=[record()], requester="alert:oom")]
+    text = view_for([], waiting, URL)["blocks"][4]["text"]["text"]
+    assert "by alert route `oom`" in text
+    assert "<@alert:" not in text

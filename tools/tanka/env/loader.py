@@ -71,17 +71,19 @@ def _located(env: Environment, paths: EnvPaths, *, inline: bool) -> Environment:
     return env
 
 
-def _evaluate(
-    paths: EnvPaths, settings: EvalSettings, *, env_code: str, snippet: str | None
-) -> Any:
-    ext = {**settings.ext_vars, ENV_EXT_VAR: env_code}
+def evaluate(
+    paths: EnvPaths, settings: EvalSettings, *, env_code: str, snippet: str | None,
+    tlas: Mapping[str, str],
+) -> Any:  # fmt: skip
+    """The environment's entrypoint (`snippet` None) or `snippet` evaluated as tk does: the
+    environment's code as tk's ext var, confined to the project, the entrypoint trusted."""
     return evaluate_snippet(
         paths.base if snippet is not None else paths.entrypoint,
         snippet,
         jpath=paths.jpath(),
         confine=settings.confine or paths.root,
-        ext_vars=ext,
-        tlas=settings.tlas if snippet is None else {},
+        ext_vars={**settings.ext_vars, ENV_EXT_VAR: env_code},
+        tlas=tlas,
         trusted=[paths.entrypoint],
         timeout=settings.timeout,
         memory_mb=settings.memory_mb,
@@ -94,33 +96,18 @@ def _evaluate_script(paths: EnvPaths, settings: EvalSettings, mode: Mode, name: 
     """tk's eval-script path: probe whether main is a function, then run the wrapper."""
     entry = str(paths.entrypoint)
     try:
-        probe = _evaluate(paths, settings, env_code=INLINE_ENV_CODE, snippet=probe_script(entry))
+        probe = evaluate(paths, settings, env_code=INLINE_ENV_CODE, snippet=probe_script(entry),
+                         tlas={})  # fmt: skip
         script = eval_script(
             entry, mode, name=name, tlas=sorted(settings.tlas), is_function=probe is True
         )
-        return _evaluate_with_tlas(paths, settings, script)
+        return evaluate(paths, settings, env_code=INLINE_ENV_CODE, snippet=script,
+                        tlas=settings.tlas)  # fmt: skip
     except JsonnetError as exc:
-        raise _prefixed(exc, f"evaluating jsonnet in path '{paths.base}'") from None
+        raise prefixed(exc, f"evaluating jsonnet in path '{paths.base}'") from None
 
 
-def _evaluate_with_tlas(paths: EnvPaths, settings: EvalSettings, script: str) -> Any:
-    ext = {**settings.ext_vars, ENV_EXT_VAR: INLINE_ENV_CODE}
-    return evaluate_snippet(
-        paths.base,
-        script,
-        jpath=paths.jpath(),
-        confine=settings.confine or paths.root,
-        ext_vars=ext,
-        tlas=settings.tlas,
-        trusted=[paths.entrypoint],
-        timeout=settings.timeout,
-        memory_mb=settings.memory_mb,
-        max_stack=settings.max_stack,
-        pool=settings.pool,
-    )
-
-
-def _prefixed(exc: JsonnetError, prefix: str) -> JsonnetError:
+def prefixed(exc: JsonnetError, prefix: str) -> JsonnetError:
     """The same error (type kept: timeouts stay timeouts) with tk's context prefix."""
     exc.args = (f"{prefix}: {exc}",)
     return exc
@@ -170,19 +157,19 @@ def load_environment(
     if (paths.base / SPEC_FILE).exists():
         env = static_environment(paths)
         try:
-            data = _evaluate(
-                paths, settings, env_code=env.to_go_json(with_data=False), snippet=None
-            )
+            data = evaluate(paths, settings, env_code=env.to_go_json(with_data=False),
+                            snippet=None, tlas=settings.tlas)  # fmt: skip
         except JsonnetError as exc:
-            raise _prefixed(exc, "evaluating jsonnet") from None
+            raise prefixed(exc, "evaluating jsonnet") from None
         return LoadedEnvironment(env, data)
     if name:
         raw = _evaluate_script(paths, settings, Mode.LOAD, name)
     else:
         try:
-            raw = _evaluate(paths, settings, env_code=INLINE_ENV_CODE, snippet=None)
+            raw = evaluate(paths, settings, env_code=INLINE_ENV_CODE, snippet=None,
+                           tlas=settings.tlas)  # fmt: skip
         except JsonnetError as exc:
-            raise _prefixed(exc, "evaluating jsonnet") from None
+            raise prefixed(exc, "evaluating jsonnet") from None
     chosen = select_env(extract_envs(raw), os.fspath(path), name or "")
     env = _located(parse_spec_value(chosen, paths.entrypoint_rel), paths, inline=True)
     return LoadedEnvironment(env, env.data)

@@ -16,6 +16,7 @@ from typing import Any
 
 import re2  # type: ignore[import-untyped]
 
+from tools.linear_re import OPTIONS  # importing it builds RE2's state first (see there)
 from tools.tanka.errors import NativeError
 
 _META = frozenset("\\.+*?()|[]{}^$")
@@ -110,26 +111,12 @@ _GO_WORDS = {
 }
 
 
-def _options() -> Any:
-    options = re2.Options()
-    options.log_errors = False
-    return options
-
-
-_OPTIONS = _options()
-# regopy's library (tk check's Rego) and RE2 share some lazily built state: once a Rego policy has
-# run, RE2's first case-insensitive compile corrupts the heap. Building RE2's case-folding state
-# at import, before any policy runs, avoids it (tools/tanka/check/rego.py imports this module
-# before regopy; tests/unit/tanka/test_go_regexp.py checks the order).
-re2.compile("(?i)a", _OPTIONS)
-
-
 @lru_cache(maxsize=512)
 def compile_go(regex: str) -> Any:
     """Compile with RE2 itself (Go's regexp is RE2): NativeError with Go's
     `error parsing regexp: <what>: `<where>`` when it is refused."""
     try:
-        return re2.compile(regex, _OPTIONS)
+        return re2.compile(regex, OPTIONS)
     except re2.error as exc:
         raise NativeError(f"error parsing regexp: {_go_words(exc, regex)}") from None
 
