@@ -153,10 +153,10 @@ class Stack:
                                  thread_ts=thread_ts))  # fmt: skip
         return posted
 
-    def react(self, ts: str, name: str, *, user: str) -> None:
-        self.slack.add_reaction(CHANNEL, ts, name, user=user)
-        author = self.slack.message(CHANNEL, ts).user  # Slack names it as `item_user`
-        self.sender.send(reaction_added(channel=CHANNEL, ts=ts, reaction=name, user=user,
+    def react(self, ts: str, name: str, *, user: str, channel: str = CHANNEL) -> None:
+        self.slack.add_reaction(channel, ts, name, user=user)
+        author = self.slack.message(channel, ts).user  # Slack names it as `item_user`
+        self.sender.send(reaction_added(channel=channel, ts=ts, reaction=name, user=user,
                                         item_user=author))  # fmt: skip
 
     def bot_texts(self, thread_ts: str) -> list[str]:

@@ -95,13 +95,9 @@ def test_each_channel_edits_its_own_repository_and_an_unlisted_channel_starts_no
         s.model.answer("Platform dev runs 7.")
         root = mention(s, OTHER, "scale grafana in dev to 7")
         proposal = wait_text(s, OTHER, root.ts, "Proposal 1")
-        s.slack.add_reaction(OTHER, proposal.ts, "white_check_mark", user=BOB)
-        s.sender.send(reaction_added(channel=OTHER, ts=proposal.ts, reaction="white_check_mark",
-                                     user=BOB))  # fmt: skip
+        s.react(proposal.ts, "white_check_mark", user=BOB, channel=OTHER)
         wait_text(s, OTHER, root.ts, "not one of the approvers")  # this channel's are Carol
-        s.slack.add_reaction(OTHER, proposal.ts, "white_check_mark", user=CAROL)
-        s.sender.send(reaction_added(channel=OTHER, ts=proposal.ts, reaction="white_check_mark",
-                                     user=CAROL))  # fmt: skip
+        s.react(proposal.ts, "white_check_mark", user=CAROL, channel=OTHER)
         wait_text(s, OTHER, root.ts, "Opened pull request #1")
         assert len(s.github.repos["acme/platform"].pulls) == 1
         assert s.github.repos["acme/infra"].pulls == {}
@@ -235,7 +231,8 @@ def test_a_withdrawn_approval_handled_before_its_add_on_another_replica_never_co
             assert time.monotonic() < deadline, "the removal was never recorded"
             time.sleep(0.2)
         to_second.send(reaction_added(channel=CHANNEL, ts=proposal.ts, user=BOB,
-                                      reaction="white_check_mark", event_ts=added),
+                                      reaction="white_check_mark", event_ts=added,
+                                      item_user=proposal.user),
                        event_id="EvBobAdded")  # fmt: skip
         s.wait_text(root.ts, f"<@{BOB}> not opened: you removed this reaction after adding it")
 
@@ -270,7 +267,8 @@ def test_two_approvals_at_once_on_two_replicas_open_one_pull_request(tmp_path: P
             s.slack.add_reaction(CHANNEL, proposal.ts, "white_check_mark", user=user)
             barrier.wait()
             sender.send(reaction_added(channel=CHANNEL, ts=proposal.ts,
-                                       reaction="white_check_mark", user=user),
+                                       reaction="white_check_mark", user=user,
+                                       item_user=proposal.user),
                         event_id=f"EvApproval{user}")  # fmt: skip
 
         threads = [threading.Thread(target=approve, args=(senders[i], u))
