@@ -3,6 +3,8 @@ or `rebase`."""
 
 from __future__ import annotations
 
+import logging
+
 from bot.domain.commands import is_cancel, is_rebase
 from bot.domain.requests import Mention, ThreadReply
 from bot.domain.sessions import Session
@@ -13,6 +15,8 @@ from bot.publish.pr_text import branch_name
 from bot.runtime.lease import Lease
 from bot.runtime.queue import Pending, prompt
 from bot.runtime.threads import Threads
+
+log = logging.getLogger(__name__)
 
 CUT_OFF = (
     ":warning: The previous turn in this thread was cut off (the bot restarted or crashed). "
@@ -38,6 +42,15 @@ def _message(threads: Threads, message: Mention | ThreadReply) -> None:
     exists = threads.svc.sessions.exists(key)
     if not exists and isinstance(message, ThreadReply):
         return  # a conversation between people in a thread the bot is not part of
+    if exists and isinstance(message, Mention) and message.ts == key.thread_ts:
+        # The request that started this session, delivered again: the replica that took it
+        # died and its work was queued again (bot.runtime.admission). While the turn it started
+        # is still marked running, this continues it (`turn` says it was cut off); once a reply
+        # has continued it, running the request again would repeat that turn.
+        stored = threads.svc.sessions.get(key)
+        if stored is not None and stored.state != "running":
+            log.info("%s: the session's first request came again; already continued", key.id)
+            return
     threads.enqueue_and_drive(key, Pending(message.user, message.text), new=not exists)
 
 

@@ -64,6 +64,20 @@ def test_a_mention_runs_a_turn_that_posts_the_proposal_and_the_answer(bot: Rig) 
     assert session.state == "idle"
 
 
+def test_the_first_request_queued_again_after_a_replica_died_runs_no_second_turn(
+    bot: Rig,
+) -> None:
+    key = proposed(bot)
+    posts = len(bot.texts(key))
+    # A dead replica's taken work goes back on the queue: the same root mention, handled again.
+    bot.mention("scale grafana in dev to 3", ts=key.thread_ts)
+    bot.settle()
+    assert len(bot.texts(key)) == posts  # no second turn, no notice
+    session = bot.svc.sessions.get(key)
+    assert session is not None
+    assert len(session.proposals) == 1
+
+
 def test_an_approval_opens_the_pull_request_on_github(bot: Rig) -> None:
     key = proposed(bot)
     bot.react(bot.proposal_ts(key), user=BOB)
