@@ -82,9 +82,8 @@ def test_a_killed_process_loses_no_edit_and_the_thread_continues_after_restart(
             )
         )
         s.model.answer("Dev is at 3 and prod at 4.")
-        # The mention was acknowledged only once queued in Redis: when the dead replica's owner
-        # lease (TANKA_BOT_LEASE_TTL=3) runs out, this one takes it over and continues the
-        # cut-off turn, without anyone asking again.
+        time.sleep(3.5)  # the dead replica's lease (TANKA_BOT_LEASE_TTL=3) runs out
+        s.reply(root.ts, "please continue, and prod to 4")
         s.wait_text(root.ts, "was cut off")
         proposal = s.proposal(root.ts)
         blocks = str(proposal.blocks)
