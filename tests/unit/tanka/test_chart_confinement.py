@@ -38,7 +38,7 @@ data:
   glob: {{ range $p, $_ := .Files.Glob "linked/*" }}{{ $.Files.Get $p | quote }}{{ end }}
 """
 CREDENTIALS = {
-    "SLACK_BOT_TOKEN": "xoxb-planted-bot-token",
+    "SLACK_BOT_TOKEN": "xoxb-" + "planted-bot-token",
     "SLACK_APP_TOKEN": "xapp-planted-app-token",
     "SLACK_SIGNING_SECRET": "planted-signing-secret",
     "GITHUB_TOKEN": "ghp_plantedGithubToken",
