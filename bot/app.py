@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import secrets
 import signal
 import socket
 import threading
@@ -189,7 +190,10 @@ def build_service(
         code_host=code_host_for(settings),
         pull_requests=None,
         bot_user_id=bot_user_id,
-        replica=f"{socket.gethostname()}-{os.getpid()}",
+        # Unique per process start: a container restarted in its pod keeps its host name and,
+        # under tini, its pid; the new process must not pass for the dead one, whose taken
+        # requests and thread leases the others recover (bot.runtime.admission, lease).
+        replica=f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}",
         lock_ttl=settings.lease_ttl,
         audit=audit,
     )

@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from bot.domain.requests import Reaction
 from bot.runtime import work as items
+from bot.runtime.lease import dead_mark, owner_lock
 from bot.runtime.work import BadWork, Work
 from bot.store.base import Store, StoreUnavailable
 
@@ -32,10 +33,6 @@ log = logging.getLogger(__name__)
 TAKE_WAIT = 1.0  # seconds a consumer waits on an empty queue before looking at its stop flag
 RETRY = 1.0  # seconds between tries while the store is down
 WORKER_NICE = 10  # how much lower the workers' CPU priority is than the listeners'
-
-
-def owner_lock(owner: str) -> str:
-    return f"replica:{owner}"
 
 
 class Admission:
@@ -173,6 +170,9 @@ class Admission:
             self._forget(raw)
         for other in self.store.work_owners():
             if other != self.owner and self.store.holder(owner_lock(other)) is None:
+                # First the mark, so the thread leases it still holds can be taken over by
+                # whoever takes its requests (bot.runtime.lease), then the requests.
+                self.store.put_blob(dead_mark(other), b"1", self.lease_ttl * 2)
                 moved = self.store.return_work(other)
                 if moved:
                     log.warning("replica %s stopped with %d request(s) taken; queued again",

@@ -4,6 +4,10 @@ The lease is the store's lock with an owner token, so it works across replicas; 
 dies (SIGKILL, OOM) the renewals stop and the lease expires after its TTL, which is how another
 replica learns that a turn was cut off. While held, the keeper also polls the store for a cancel
 request made on another replica, and cancels the turn's token when it finds one.
+
+A replica declared dead (its owner lease ran out: bot.runtime.admission marks it) may still hold
+thread leases for up to a TTL; another replica takes those over at once, so the dead one's
+requests, queued again, continue their turns now rather than after the lease runs out.
 """
 
 from __future__ import annotations
@@ -30,11 +34,22 @@ def cancel_blob(key: ThreadKey) -> str:
     return f"cancel:{key.id}"
 
 
+def owner_lock(replica: str) -> str:
+    """The replica's owner lease: held while the process lives (bot.runtime.admission)."""
+    return f"replica:{replica}"
+
+
+def dead_mark(replica: str) -> str:
+    """Set once the replica's owner lease ran out: its thread leases may be taken over."""
+    return f"replica-dead:{replica}"
+
+
 class Lease:
     def __init__(self, store: Store, key: ThreadKey, *, ttl: float, replica: str) -> None:
         self.store = store
         self.key = key
         self.ttl = ttl
+        self.replica = replica
         self.owner = f"{replica}:{uuid.uuid4().hex}"
         self.token = CancelToken()
         self.lost = False
@@ -42,11 +57,27 @@ class Lease:
         self._thread: threading.Thread | None = None
 
     def acquire(self) -> bool:
-        if not self.store.acquire(lock_name(self.key), self.owner, self.ttl):
+        if (
+            not self.store.acquire(lock_name(self.key), self.owner, self.ttl)
+            and not self._take_over()
+        ):
             return False
         self.store.delete_blob(cancel_blob(self.key))  # a cancel for an earlier turn is stale
         self._thread = threading.Thread(target=self._keep, name=f"lease-{self.key.id}", daemon=True)
         self._thread.start()
+        return True
+
+    def _take_over(self) -> bool:
+        """Take the lease from its holder if that holder's replica was declared dead."""
+        holder = self.store.holder(lock_name(self.key)) or ""
+        replica = holder.rpartition(":")[0]
+        if not replica or replica == self.replica:
+            return False
+        if self.store.get_blob(dead_mark(replica)) is None:
+            return False
+        if not self.store.take_over(lock_name(self.key), holder, self.owner, self.ttl):
+            return False
+        log.warning("%s: took over the lease of replica %s, which stopped", self.key.id, replica)
         return True
 
     def _keep(self) -> None:

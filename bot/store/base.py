@@ -231,6 +231,14 @@ class Locker(Protocol):
         """The owner holding an unexpired lease on `name`, or None."""
         ...
 
+    def take_over(self, name: str, previous: str, owner: str, ttl: float) -> bool:
+        """Give `owner` the lock for `ttl` seconds if `previous` still holds it (True).
+
+        For a holder known to be dead before its lease runs out: compare-and-set, so two
+        replicas taking over the same lease cannot both win.
+        """
+        ...
+
 
 class Store(SessionStore, Locker, Protocol):
     """One backend serving both protocols, as `build_store` returns it."""

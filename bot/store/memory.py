@@ -257,6 +257,14 @@ class MemoryStore:
         with self._lock:
             return self._locks.get(name, self._clock())
 
+    def take_over(self, name: str, previous: str, owner: str, ttl: float) -> bool:
+        deadline = self._deadline(ttl)
+        with self._lock:
+            if self._locks.get(name, self._clock()) != previous:
+                return False
+            self._locks.set(name, owner, deadline)
+            return True
+
     # helpers
 
     def _deadline(self, ttl: float) -> float:

@@ -53,6 +53,14 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 """
 
+_TAKE_OVER: Final = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+  return 1
+end
+return 0
+"""
+
 _RENEW: Final = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -130,6 +138,7 @@ class RedisStore:
         self._first_seen = self.client.register_script(_FIRST_SEEN)
         self._acquire = self.client.register_script(_ACQUIRE)
         self._renew = self.client.register_script(_RENEW)
+        self._take_over = self.client.register_script(_TAKE_OVER)
         self._release = self.client.register_script(_RELEASE)
         self._mark_member = self.client.register_script(_MARK_MEMBER)
         self._newest_cards = self.client.register_script(_NEWEST_CARDS)
@@ -371,6 +380,11 @@ class RedisStore:
         with self.reachable():
             owner = self._get(self._key("lock", name))
         return None if owner is None else owner.decode()
+
+    def take_over(self, name: str, previous: str, owner: str, ttl: float) -> bool:
+        args: list[str | int] = [previous, owner, ttl_millis(ttl)]
+        with self.reachable():
+            return bool(self._take_over(keys=[self._key("lock", name)], args=args))
 
     # helpers
 

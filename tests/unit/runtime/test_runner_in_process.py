@@ -12,6 +12,7 @@ import pytest
 
 from bot.agent.messages import ModelRequest, ModelResponse
 from bot.domain.thread import ThreadKey
+from bot.runtime.lease import dead_mark, lock_name
 from bot.store.base import Store, StoreUnavailable
 from bot.store.memory import MemoryStore
 from bot.store.redis import RedisStore
@@ -76,6 +77,37 @@ def test_the_first_request_queued_again_after_a_replica_died_runs_no_second_turn
     session = bot.svc.sessions.get(key)
     assert session is not None
     assert len(session.proposals) == 1
+
+
+def cut_off_by_a_dead_replica(bot: Rig, *, declared_dead: bool) -> ThreadKey:
+    """A session whose turn was running on replica `gone` when it died: the session is marked
+    running and `gone` still holds the thread's lease, which nobody renews."""
+    key = proposed(bot)
+    session = bot.svc.sessions.get(key)
+    assert session is not None
+    session.state = "running"
+    bot.svc.sessions.put(session)
+    assert bot.svc.store.acquire(lock_name(key), "gone-7-a1b2c3:0f0f", 60.0)
+    if declared_dead:  # what the admission keeper does once gone's owner lease ran out
+        bot.svc.store.put_blob(dead_mark("gone-7-a1b2c3"), b"1", 120.0)
+    bot.model.add(reply("Continued where it stopped."))
+    bot.mention("scale grafana in dev to 3", ts=key.thread_ts)  # its request, queued again
+    bot.settle()
+    return key
+
+
+def test_a_dead_replicas_request_continues_its_cut_off_turn_at_once(bot: Rig) -> None:
+    key = cut_off_by_a_dead_replica(bot, declared_dead=True)
+    assert bot.said(key, "was cut off"), bot.texts(key)
+    assert bot.said(key, "Continued where it stopped.")
+    assert bot.svc.store.holder(lock_name(key)) is None  # taken over, then released
+
+
+def test_a_thread_held_by_a_replica_not_declared_dead_waits_for_its_lease(bot: Rig) -> None:
+    key = cut_off_by_a_dead_replica(bot, declared_dead=False)
+    assert bot.said(key, "Noted"), bot.texts(key)
+    assert not bot.said(key, "Continued where it stopped.")
+    assert bot.svc.store.holder(lock_name(key)) == "gone-7-a1b2c3:0f0f"
 
 
 def test_an_approval_opens_the_pull_request_on_github(bot: Rig) -> None:

@@ -12,7 +12,8 @@ import pytest
 
 from bot.domain.requests import Mention, Reaction, ThreadReply
 from bot.runtime import work as items
-from bot.runtime.admission import Admission, owner_lock
+from bot.runtime.admission import Admission
+from bot.runtime.lease import dead_mark, owner_lock
 from bot.runtime.work import BadWork, Work
 from bot.store import Store
 from bot.store.memory import MemoryStore
@@ -88,6 +89,14 @@ def test_a_dead_replicas_taken_work_is_run_by_a_live_one(store: Store) -> None:
         live.stop(5)
     assert run.seen == [mention(1), mention(2)]  # put back at the head: order kept
     assert "dead" not in store.work_owners()
+
+
+def test_a_dead_replica_is_declared_dead_before_its_work_is_queued_again(store: Store) -> None:
+    store.put_work(items.dump(mention(1)))
+    assert store.take_work("dead", 1.0) is not None
+    admission(store, Ran(1), "live")._tend()
+    assert store.get_blob(dead_mark("dead")) is not None  # its thread leases may be taken over
+    assert store.get_blob(dead_mark("live")) is None
 
 
 def test_a_live_replicas_taken_work_is_left_alone(store: Store) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from bot.domain.thread import ThreadKey
-from bot.runtime.lease import Lease, cancel_blob, lock_name, request_cancel
+from bot.runtime.lease import Lease, cancel_blob, dead_mark, lock_name, request_cancel
 from bot.store.base import StoreUnavailable
 from bot.store.memory import MemoryStore
 
@@ -103,6 +103,27 @@ def test_an_expired_lease_of_a_dead_replica_can_be_taken(
     assert not b.acquire()
     clock.now += 61
     assert b.acquire()
+
+
+def test_a_replica_declared_dead_loses_its_leases_at_once(
+    store: MemoryStore, leases: list[Lease]
+) -> None:
+    a = lease(store, leases, replica="host-7-aa", ttl=1.0)  # renewed every third of a second
+    b = lease(store, leases, replica="host-7-bb")
+    assert a.acquire()
+    assert not b.acquire()  # alive: its lease stands
+    store.put_blob(dead_mark("host-7-aa"), b"1", 120.0)
+    assert b.acquire()  # before a's TTL: taken over
+    assert store.holder(lock_name(KEY)) == b.owner
+    assert a.token.wait(WAIT)  # a's keeper finds the lease gone and stops its turn
+    assert a.lost
+
+
+def test_a_replica_never_takes_over_its_own_leases(store: MemoryStore, leases: list[Lease]) -> None:
+    first, second = lease(store, leases, replica="a"), lease(store, leases, replica="a")
+    assert first.acquire()
+    store.put_blob(dead_mark("a"), b"1", 120.0)
+    assert not second.acquire()
 
 
 def test_cancel_from_another_replica_cancels_the_token(
