@@ -51,6 +51,9 @@ _LISTS_OF_OBJECTS = ("authorizations", "response_urls", "actions")
 # Of those, the ones Bolt reads as soon as the key is there, so null is as bad as a string (the
 # fuzz test found `{"event": null}`); Slack leaves them out rather than sending null.
 _OBJECT_WHEN_PRESENT = ("event", "view")
+# Bolt follows `event` inside `event` for as long as the chain goes (looking for the team and
+# enterprise), reading each link as a top-level payload; Slack never nests one.
+MAX_EVENT_CHAIN = 8
 
 
 def read_envelope(body: bytes, content_type: str) -> dict[str, Any] | Unreadable:
@@ -94,8 +97,10 @@ def _json(text: str, what: str) -> Any:
     return value
 
 
-def _shape(payload: Mapping[str, Any], where: str, *, depth: int = 0) -> str | None:
+def _shape(payload: Mapping[str, Any], where: str, *, depth: int = 0, chain: int = 0) -> str | None:
     problem = _fields(payload, where)
+    if chain > MAX_EVENT_CHAIN:
+        problem = f"{where}: events nested more than {MAX_EVENT_CHAIN} deep"
     if problem is None and depth == 0 and payload.get("type") == "event_callback":
         event = payload.get("event")
         if not isinstance(event, Mapping) or not isinstance(event.get("type"), str):
@@ -107,7 +112,11 @@ def _shape(payload: Mapping[str, Any], where: str, *, depth: int = 0) -> str | N
         present = value is not None or (name in _OBJECT_WHEN_PRESENT and name in payload)
         if present and not isinstance(value, Mapping):
             return f"{where}: {name} is not an object"
-        if value is not None and (found := _shape(value, f"{where}.{name}", depth=depth + 1)):
+        if value is None:
+            continue
+        # An event in an event is read like the one above it (see MAX_EVENT_CHAIN).
+        inner = (depth, chain + 1) if name == "event" and depth > 0 else (depth + 1, chain)
+        if found := _shape(value, f"{where}.{name}", depth=inner[0], chain=inner[1]):
             return found
     for name in _LISTS_OF_OBJECTS:
         items = payload.get(name)

@@ -49,6 +49,13 @@ FORM = "application/x-www-form-urlencoded"
          "the body.authorizations[0]: team is neither a string nor an object"),
         (b'{"type":"event_callback","event":{"type":"message","channel":{"id":1}}}', JSON,
          "the body.event: channel.id is not a string"),
+        # found by the fuzz test: Bolt follows event.event and read "e" as an authorization
+        (b'{"event":{"event":{"authorizations":"e"}}}', JSON,
+         "the body.event.event: authorizations is not a list of objects"),
+        (b'{"event":{"event":{"event":{"event":{"team":1}}}}}', JSON,
+         "the body.event.event.event.event: team is neither a string nor an object"),
+        (b'{"event":' * 12 + b"{}" + b"}" * 12, JSON,
+         "the body" + ".event" * 10 + ": events nested more than 8 deep"),
     ],
 )  # fmt: skip
 def test_an_unreadable_body_says_what_is_wrong(body: bytes, content_type: str, reason: str) -> None:
