@@ -7,12 +7,14 @@ Approvals are members of a set in the store, one per proposal, so every replica 
 ones; publishing runs inside the thread's lease, so of two approvals arriving together on two
 replicas one records and the other, seeing the proposal complete, publishes: one pull request.
 
-Every refusal is explained in the thread. Anything that cannot be checked (the store, Slack's
-user groups, GitHub) refuses: nothing is pushed on a guess.
+Every refusal is explained in the thread; the same one again to the same person (who clicked
+Approve twice) goes to them alone, so the approvers it names are not pinged again. Anything that
+cannot be checked (the store, Slack's user groups, GitHub) refuses: nothing is pushed on a guess.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Callable
 
@@ -31,9 +33,22 @@ from bot.workspace.workspaces import WorkspaceError
 
 log = logging.getLogger(__name__)
 
+REFUSAL_QUIET = 600.0  # seconds during which the same refusal is said in the thread once
+
 
 class Refused(UserError):
     """The approval was refused; the message is posted in the thread."""
+
+
+def _said_before(svc: Services, session: Session, reaction: Reaction, why: str) -> bool:
+    """Whether this refusal was said in the thread to this person, for this message, lately.
+
+    A refusal names the approvers, so each one in the thread pings them; someone clicking
+    Approve again and again (or re-adding the emoji) is told again only in a message of their own.
+    """
+    digest = hashlib.sha256(why.encode()).hexdigest()[:16]
+    token = f"refused:{session.key.id}:{reaction.item_ts}:{reaction.user}:{digest}"
+    return not svc.store.first_seen(token, REFUSAL_QUIET)
 
 
 def approvals_key(session: Session, record: Proposal) -> str:
@@ -131,7 +146,11 @@ def approve(
         svc.metrics.approvals.labels("refused").inc()
         svc.audit.record(key.channel, key.thread_ts, user, "approval",
                          {"accepted": False, "proposal": number, "why": str(exc)})  # fmt: skip
-        svc.chat.post(key.channel, f"<@{user}> not opened: {exc}", thread_ts=key.thread_ts)
+        text = f"<@{user}> not opened: {exc}"
+        if _said_before(svc, session, reaction, str(exc)):  # only to them: no more pings
+            svc.chat.ephemeral(key.channel, user, text, thread_ts=key.thread_ts)
+        else:
+            svc.chat.post(key.channel, text, thread_ts=key.thread_ts)
         return
     svc.metrics.approvals.labels("accepted").inc()
     _audit(svc, session, user, "complete", counted=counted, number=number)

@@ -137,6 +137,19 @@ def test_who_may_neither_steer_nor_approve_is_refused_and_nothing_runs(bot: Rig)
     assert bot.github.repos["acme/infra"].pulls == {}
 
 
+def test_a_refusal_repeated_to_the_same_person_is_said_to_them_alone(bot: Rig) -> None:
+    key = proposed(bot)
+    for _ in range(3):  # clicking Approve again and again
+        bot.react(bot.proposal_ts(key), user=MALLORY)
+        bot.settle()
+    refusals = [t for t in bot.texts(key) if "not one of the approvers" in t]
+    assert len(refusals) == 1  # the approvers it names are pinged once
+    ephemeral = [a for m, a in bot.chat.calls if m == "ephemeral" and a["user"] == MALLORY]
+    assert len(ephemeral) == 2
+    assert all("not one of the approvers" in a["text"] for a in ephemeral)
+    assert bot.github.repos["acme/infra"].pulls == {}
+
+
 def test_cancel_stops_the_running_turn_before_the_next_model_call(bot: Rig) -> None:
     key = ThreadKey(CHANNEL, "1700000000.000042")
 
