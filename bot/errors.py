@@ -18,6 +18,7 @@ errors live beside the code that raises them and subclass their root here:
      │         │                  (`dependency` names it; `retryable`, where the error has
      │         │                  one, says whether waiting helps)
      │         ├── StoreUnavailable        bot.store: the session store
+     │         ├── QueueFull               bot.runtime.admission: too many requests wait
      │         ├── ChatError               bot.domain.ports: Slack
      │         ├── CodeHostError           bot.github.errors: GitHub (AuthError, NotFound, ...)
      │         ├── AgentError              bot.agent.errors: the model (its `kind` says how)

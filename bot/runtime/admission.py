@@ -23,6 +23,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from bot.domain.requests import Reaction
+from bot.errors import ServiceUnavailable
 from bot.runtime import work as items
 from bot.runtime.lease import dead_mark, owner_lock
 from bot.runtime.work import BadWork, Work
@@ -32,7 +33,16 @@ log = logging.getLogger(__name__)
 
 TAKE_WAIT = 1.0  # seconds a consumer waits on an empty queue before looking at its stop flag
 RETRY = 1.0  # seconds between tries while the store is down
+# Requests waiting on the queue, at most (all replicas together): a flood of mentions (a script,
+# a loop between bots) must not grow Redis without bound; past it, each asker hears "busy".
+MAX_QUEUED = 500
 WORKER_NICE = 10  # how much lower the workers' CPU priority is than the listeners'
+
+
+class QueueFull(ServiceUnavailable):
+    """The work queue holds MAX_QUEUED requests: this one was not taken."""
+
+    dependency = "work_queue"
 
 
 class Admission:
@@ -59,10 +69,13 @@ class Admission:
     def admit(self, work: Work) -> bool:
         """Put `work` on the queue (durable once this returns); whether it waits behind others.
 
-        Raises StoreUnavailable when the queue cannot take it: the caller says so in the
-        thread if it is sure the request was for the bot.
+        Raises StoreUnavailable when the queue cannot take it, QueueFull when MAX_QUEUED
+        requests wait already: the caller says so in the thread if it is sure the request was
+        for the bot.
         """
-        depth = self.store.put_work(items.dump(work))
+        depth = self.store.put_work(items.dump(work), limit=MAX_QUEUED)
+        if not depth:
+            raise QueueFull(f"{MAX_QUEUED} requests are waiting already")
         with self._lock:
             idle = self.workers - self._busy
         self._on_depth(depth)

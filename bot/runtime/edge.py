@@ -13,9 +13,9 @@ from collections.abc import Callable
 
 from bot.domain.commands import is_cancel
 from bot.domain.requests import Mention, Reaction
-from bot.runtime.admission import Admission
+from bot.runtime.admission import Admission, QueueFull
 from bot.runtime.failures import STORE_DOWN
-from bot.runtime.threads import QUEUED, Threads
+from bot.runtime.threads import BUSY, QUEUED, Threads
 from bot.runtime.triage import Recent, Verdict, triage
 from bot.runtime.work import Work
 from bot.store.base import StoreUnavailable
@@ -41,6 +41,13 @@ def receive(
             queued = admission.admit(request)
         except StoreUnavailable as exc:
             verdict = Verdict(verdict.key, "store_unavailable", str(exc))
+        except QueueFull as exc:
+            svc.metrics.dropped.labels("queue_full").inc()
+            log.warning("request not taken: %s", exc)
+            if verdict.key is not None:
+                full = verdict.key
+                admission.soon(lambda: threads.post(full, BUSY))
+            return
         else:
             if queued and verdict.key is not None:
                 key = verdict.key

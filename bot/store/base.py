@@ -137,11 +137,12 @@ class SessionStore(Protocol):
         """
         ...
 
-    def put_work(self, item: str) -> int:
+    def put_work(self, item: str, limit: int | None = None) -> int:
         """Append `item` (unique text) to the shared work queue; the queue's length after it.
 
         The work queue holds requests acknowledged and not yet done (bot.runtime.admission):
-        once this returns, the item survives the process that put it.
+        once this returns, the item survives the process that put it. With `limit`, a queue
+        already that long takes nothing: 0 is returned (atomic, across replicas).
         """
         ...
 

@@ -143,8 +143,10 @@ class MemoryStore:
 
     # the work queue
 
-    def put_work(self, item: str) -> int:
+    def put_work(self, item: str, limit: int | None = None) -> int:
         with self._lock:
+            if limit is not None and len(self._work) >= limit:
+                return 0
             self._work.append(item)
             self._work_added.notify()
             return len(self._work)

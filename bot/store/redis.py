@@ -61,6 +61,12 @@ end
 return 0
 """
 
+# RPUSH unless the list already holds ARGV[2] items (then 0).
+_PUT_WITHIN: Final = """
+if redis.call('LLEN', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+return redis.call('RPUSH', KEYS[1], ARGV[1])
+"""
+
 _RENEW: Final = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -139,6 +145,7 @@ class RedisStore:
         self._acquire = self.client.register_script(_ACQUIRE)
         self._renew = self.client.register_script(_RENEW)
         self._take_over = self.client.register_script(_TAKE_OVER)
+        self._put_within = self.client.register_script(_PUT_WITHIN)
         self._release = self.client.register_script(_RELEASE)
         self._mark_member = self.client.register_script(_MARK_MEMBER)
         self._newest_cards = self.client.register_script(_NEWEST_CARDS)
@@ -281,9 +288,11 @@ class RedisStore:
 
     # the work queue: a list, and one list of taken items per owner (the reliable-queue pattern)
 
-    def put_work(self, item: str) -> int:
+    def put_work(self, item: str, limit: int | None = None) -> int:
         with self.reachable():
-            return int(self.client.rpush(self._key("work"), item.encode()))
+            if limit is None:
+                return int(self.client.rpush(self._key("work"), item.encode()))
+            return int(self._put_within(keys=[self._key("work")], args=[item.encode(), limit]))
 
     def take_work(self, owner: str, timeout: float) -> str | None:
         taken = self._key("taken", owner)

@@ -4,6 +4,7 @@ what the bot is sure of."""
 
 from __future__ import annotations
 
+import time
 from typing import cast
 
 import pytest
@@ -14,6 +15,9 @@ from bot.domain.requests import Mention, Reaction, ThreadReply
 from bot.domain.sessions import Session
 from bot.domain.thread import ThreadKey
 from bot.policy.groups import GroupCache
+from bot.runtime.dispatch import Dispatcher
+from bot.runtime.runner import Runner
+from bot.runtime.threads import BUSY, QUEUED
 from bot.runtime.triage import Recent, Verdict, triage
 from bot.services import Services
 from bot.store import StoreUnavailable
@@ -112,3 +116,25 @@ def test_recent_forgets_the_oldest() -> None:
         recent.add(key)
     assert KEY not in recent
     assert OTHER in recent
+
+
+def test_past_the_queue_limit_only_the_asker_hears_busy(
+    svc: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("bot.runtime.admission.MAX_QUEUED", 2)
+    runner = Runner(svc, Dispatcher(1, 4))  # its workers never start: the queue only fills
+    asks = [Mention(CHANNEL, "U0ALICE", f"ask {i}", f"170000002{i}.000100", None) for i in range(3)]
+    for ask in asks:
+        runner.receive(ask, lambda: True)
+    runner.receive(reply(OTHER), lambda: True)  # people talking: not work, never told anything
+    chat = cast(RecordingChat, svc.chat)
+    deadline = time.monotonic() + 10
+    while len(chat.posts) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)  # notices go out after the ack, on the notice pool
+    time.sleep(0.2)  # and nothing more comes
+    assert sorted(chat.posts) == sorted(
+        [(CHANNEL, QUEUED, asks[1].ts), (CHANNEL, BUSY, asks[2].ts)]
+    )
+    assert svc.metrics.dropped.labels("queue_full")._value.get() == 1
+    assert svc.store.return_work("nobody") == 0
+    assert [svc.store.take_work("r", 0.1) is not None for _ in range(3)] == [True, True, False]

@@ -547,6 +547,17 @@ def test_work_is_taken_oldest_first_and_each_item_once(backend: Backend) -> None
     assert store.take_work("r1", 0.05) is None  # empty: waits, then None
 
 
+def test_a_full_queue_takes_nothing_more_even_from_racing_replicas(backend: Backend) -> None:
+    store = backend.store
+    assert store.put_work("w0", limit=5) == 1
+    added = race(4, lambda i: [backend.replica().put_work(f"r{i}-{n}", limit=5) for n in range(3)])
+    depths = [d for batch in added for d in batch]
+    assert sorted(d for d in depths if d) == [2, 3, 4, 5]  # four more fit, then 0 for the rest
+    assert store.put_work("late", limit=5) == 0
+    assert store.take_work("r", 1.0) == "w0"
+    assert store.put_work("late", limit=5) == 5  # room again
+
+
 def test_concurrent_takers_share_the_items_without_overlap(backend: Backend) -> None:
     for i in range(20):
         backend.store.put_work(f"w{i}")
