@@ -39,7 +39,7 @@ from bot.inbound.alert_receiver import AlertReceiver
 from bot.inbound.github_receiver import WebhookReceiver
 from bot.inbound.http import HealthApp, Readiness
 from bot.inbound.slack_envelope import EnvelopeGate
-from bot.inbound.slack_listeners import register
+from bot.inbound.slack_listeners import EVENT_TYPES, OnEvent, register
 from bot.inbound.slack_signature import SignatureGate
 from bot.policy.groups import GroupCache
 from bot.runtime.channels import Channels
@@ -78,6 +78,7 @@ class Service:
     schedulers: list[BackgroundScheduler] = field(default_factory=list)
     more_maintenance: list[CacheMaintenance] = field(default_factory=list)  # other channels' repos
     mcp: McpHub | None = None  # TANKA_BOT_MCP_CONFIG's servers, stopped with the service
+    on_event: OnEvent | None = None  # the events listener, called by the HTTP edge directly
 
     def start_jobs(self, *, sweep_interval: float) -> None:
         self.svc.audit.start()
@@ -210,7 +211,7 @@ def build_service(
         # durable before Slack is told it arrived; slow work runs on the workers.
         process_before_response=True,
     )  # fmt: skip
-    register(bolt, runner, svc, bot_id=bot_id)
+    on_event = register(bolt, runner, svc, bot_id=bot_id)
     slack_interactive.register(bolt, runner, svc)  # buttons, the new-env modal, the shortcut
     # One maintenance job per repository; the first serves readiness as before, the others
     # (channels with their own repository) are checked too.
@@ -225,7 +226,7 @@ def build_service(
         readiness.degraded = hub.problems
     reaper = Reaper(svc, wake=runner.wake)
     return Service(svc, runner, dispatcher, bolt, readiness, jobs[0], reaper,
-                   more_maintenance=jobs[1:], mcp=hub)  # fmt: skip
+                   more_maintenance=jobs[1:], mcp=hub, on_event=on_event)  # fmt: skip
 
 
 def _preparer(differ: RevisionDiffer) -> Callable[[Path, str, bool], int]:
@@ -316,7 +317,8 @@ def alert_webhook(service: Service) -> Any:
 def _verified(handler: SlackRequestHandler, service: Service) -> Any:
     secret = _secret(service.svc.settings.slack_signing_secret)
     metrics = service.svc.metrics
-    return SignatureGate(EnvelopeGate(handler, metrics), secret, metrics)
+    envelope = EnvelopeGate(handler, metrics, events=service.on_event, event_types=EVENT_TYPES)
+    return SignatureGate(envelope, secret, metrics)
 
 
 def _secret(value: SecretStr | None) -> str:

@@ -28,11 +28,24 @@ log = logging.getLogger(__name__)
 DEDUPE_TTL = 3600.0  # Slack's retries end within minutes of the first delivery
 
 
-def register(app: App, runner: Runner, svc: Services, *, bot_id: str = "") -> None:
+# The events the app subscribes to (slack-app-manifest.yaml), each taken by `on_event`.
+EVENT_TYPES = frozenset({"app_mention", "message", "reaction_added", "reaction_removed"})
+
+# The listener for one event: the envelope (`body`) and its `event` object.
+OnEvent = Callable[[Mapping[str, Any], Mapping[str, Any]], None]
+
+
+def register(app: App, runner: Runner, svc: Services, *, bot_id: str = "") -> OnEvent:
+    """Register the listeners on `app`; the event listener is returned, for the HTTP edge to
+    call directly (bot.inbound.slack_envelope: events skip Bolt's dispatch there)."""
+
     def on_event(body: Mapping[str, Any], event: Mapping[str, Any]) -> None:
-        # Runs before Bolt acknowledges (process_before_response): triage and the work queue
-        # are quick, and a request is durable before Slack hears "got it" (bot.runtime.edge).
+        # Runs before the ack (process_before_response, or the envelope gate's fast path):
+        # triage and the work queue are quick, and a request is durable before Slack hears
+        # "got it" (bot.runtime.edge).
         svc.metrics.events.labels(str(event.get("type", "unknown"))).inc()
+        if event.get("user") == svc.bot_user_id:  # as Bolt ignores the app's own events
+            return
         parsed = parse_event(event, bot_user_id=svc.bot_user_id, bot_id=bot_id)
         if isinstance(parsed, Ignored):
             _ignored(svc, event, parsed)
@@ -43,12 +56,10 @@ def register(app: App, runner: Runner, svc: Services, *, bot_id: str = "") -> No
             svc.metrics.errors.labels("internal").inc()
             log.exception("could not take a %s event", event.get("type"))
 
-    # Each subscribed event (slack-app-manifest.yaml) has a listener: Bolt answers 404 to an
-    # unhandled one, and Slack retries it.
-    app.event("app_mention")(on_event)
-    app.event("message")(on_event)
-    app.event("reaction_added")(on_event)
-    app.event("reaction_removed")(on_event)  # withdraws an approval
+    # Each subscribed event has a listener: Bolt answers 404 to an unhandled one, and Slack
+    # retries it. (reaction_removed withdraws an approval.)
+    for kind in sorted(EVENT_TYPES):
+        app.event(kind)(on_event)
 
     def on_command(ack: Ack, body: Mapping[str, Any]) -> None:
         command = parse_command(body)
@@ -86,6 +97,7 @@ def register(app: App, runner: Runner, svc: Services, *, bot_id: str = "") -> No
         _ = Status  # every action is handled above
 
     app.command("/tanka")(on_command)
+    return on_event
 
 
 def _ignored(svc: Services, event: Mapping[str, Any], ignored: Ignored) -> None:

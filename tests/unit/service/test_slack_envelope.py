@@ -109,6 +109,21 @@ def test_a_well_formed_request_no_listener_takes_is_answered_200() -> None:
     assert (response.code, bolt.calls) == (200, 1)
 
 
+def test_a_subscribed_event_goes_to_its_listener_without_bolt() -> None:
+    bolt, taken = Bolt("200 OK"), []
+    gate = EnvelopeGate(bolt, Metrics(), events=lambda body, event: taken.append(event["type"]),
+                        event_types=("app_mention", "message"))  # fmt: skip
+    mention = b'{"type":"event_callback","event":{"type":"app_mention"}}'
+    response, text = call(gate, environ(body=mention))
+    assert (response.code, text, taken, bolt.calls) == (200, b"", ["app_mention"], 0)
+    other = b'{"type":"event_callback","event":{"type":"channel_created"}}'
+    response, _ = call(gate, environ(body=other))  # not subscribed: Bolt's to answer
+    assert (response.code, taken, bolt.calls) == (200, ["app_mention"], 1)
+    check = b'{"type":"url_verification","challenge":"c"}'
+    call(gate, environ(body=check))
+    assert bolt.calls == 2
+
+
 class Broken:
     def __call__(self, env: dict[str, Any], start: Any) -> list[bytes]:
         raise AttributeError("'NoneType' object has no attribute 'get'")
