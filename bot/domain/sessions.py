@@ -20,6 +20,9 @@ from bot.errors import Bug
 TRACE_LIMIT = 200  # tool calls kept per session for /tanka status and the audit of a thread
 
 
+ANSWERED_KEPT = 200  # far more requests than can wait on the queue for one thread
+
+
 class SessionCorrupt(Bug, ValueError):
     """A stored session could not be read back; the message names the field."""
 
@@ -64,6 +67,11 @@ class Session(BaseModel):
     turns: int = 0
     trace: list[TraceEntry] = Field(default_factory=list)
     status_ts: str | None = None  # the progress message edited in place
+    # Slack ts of the requests the running turn answers, and of those answered lately: a request
+    # delivered again (a dead replica's work, queued again) is run only if no turn has answered
+    # it. A turn that continues a cut-off one answers that turn's requests too.
+    taking: list[str] = Field(default_factory=list)
+    answered: list[str] = Field(default_factory=list)
 
     @property
     def key(self) -> ThreadKey:
@@ -73,6 +81,15 @@ class Session(BaseModel):
     def checkout_name(self) -> str:
         # Directory names: letters, digits, '.', '_', '-' (RepoCache.session_path's rule).
         return f"{self.channel}-{self.thread_ts}"
+
+    def take(self, requests: list[str], *, continuing: bool) -> None:
+        """The turn starting now answers `requests` (and, `continuing` a cut-off turn, its)."""
+        self.taking = (self.taking if continuing else []) + requests
+
+    def answer_taken(self) -> None:
+        """The turn ended: what it took is answered (the latest ANSWERED_KEPT are kept)."""
+        self.answered = (self.answered + self.taking)[-ANSWERED_KEPT:]
+        self.taking = []
 
     @property
     def latest_proposal(self) -> Proposal | None:

@@ -39,19 +39,16 @@ def accept(threads: Threads, message: Mention | ThreadReply) -> None:
 
 def _message(threads: Threads, message: Mention | ThreadReply) -> None:
     key = message.key
-    exists = threads.svc.sessions.exists(key)
-    if not exists and isinstance(message, ThreadReply):
+    stored = threads.svc.sessions.get(key)
+    if stored is None and isinstance(message, ThreadReply):
         return  # a conversation between people in a thread the bot is not part of
-    if exists and isinstance(message, Mention) and message.ts == key.thread_ts:
-        # The request that started this session, delivered again: the replica that took it
-        # died and its work was queued again (bot.runtime.admission). While the turn it started
-        # is still marked running, this continues it (`turn` says it was cut off); once a reply
-        # has continued it, running the request again would repeat that turn.
-        stored = threads.svc.sessions.get(key)
-        if stored is not None and stored.state != "running":
-            log.info("%s: the session's first request came again; already continued", key.id)
-            return
-    threads.enqueue_and_drive(key, Pending(message.user, message.text), new=not exists)
+    if stored is not None and message.ts in stored.answered:
+        # Delivered again after a turn answered it: the replica that took it stopped before it
+        # could say it was done, and its work was queued again (bot.runtime.admission).
+        log.info("%s: request %s was answered already", key.id, message.ts)
+        return
+    pending = Pending(message.user, message.text, ts=message.ts)
+    threads.enqueue_and_drive(key, pending, new=stored is None)
 
 
 def turn(threads: Threads, key: ThreadKey, items: list[Pending], lease: Lease) -> None:
@@ -74,6 +71,7 @@ def turn(threads: Threads, key: ThreadKey, items: list[Pending], lease: Lease) -
         session = stored
         if session.state == "running":
             threads.post(key, CUT_OFF)
+    session.take([i.ts for i in items if i.ts], continuing=session.state == "running")
     masked, mask = threads.masked(svc, key, session)
     for item in items:
         masked.audit.record(key.channel, key.thread_ts, item.user, "message",
@@ -84,6 +82,7 @@ def turn(threads: Threads, key: ThreadKey, items: list[Pending], lease: Lease) -
         run_turn(masked, session, context + prompt(session, items), lease.token, mask)
     finally:
         session.state = "idle"
+        session.answer_taken()
         session.updated = svc.clock()
         svc.sessions.put(session)
 

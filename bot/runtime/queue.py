@@ -13,14 +13,18 @@ class Pending:
     user: str
     text: str
     request: str = ""  # the session's title-worthy request, when it differs from `text`
+    ts: str = ""  # the Slack message's ts; "" for a request that is no message (/tanka, alerts)
 
     def dump(self) -> str:
-        return json.dumps({"user": self.user, "text": self.text, "request": self.request})
+        return json.dumps(
+            {"user": self.user, "text": self.text, "request": self.request, "ts": self.ts}
+        )
 
     @classmethod
     def load(cls, raw: str) -> Pending:
         data = json.loads(raw)
-        return cls(str(data["user"]), str(data["text"]), str(data.get("request", "")))
+        return cls(str(data["user"]), str(data["text"]), str(data.get("request", "")),
+                   str(data.get("ts", "")))  # fmt: skip
 
 
 def prompt(session: Session, items: list[Pending]) -> str:

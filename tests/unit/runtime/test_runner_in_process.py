@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.agent.messages import ModelRequest, ModelResponse
+from bot.domain.requests import ThreadReply
 from bot.domain.thread import ThreadKey
 from bot.runtime.lease import dead_mark, lock_name
 from bot.store.base import Store, StoreUnavailable
@@ -79,19 +80,25 @@ def test_the_first_request_queued_again_after_a_replica_died_runs_no_second_turn
     assert len(session.proposals) == 1
 
 
+CUT_REPLY = "1700000050.000001"  # the reply whose turn the dead replica was running
+
+
 def cut_off_by_a_dead_replica(bot: Rig, *, declared_dead: bool) -> ThreadKey:
-    """A session whose turn was running on replica `gone` when it died: the session is marked
-    running and `gone` still holds the thread's lease, which nobody renews."""
+    """A session whose turn for a reply was running on replica `gone` when it died: the session
+    is marked running with that reply taken, and `gone` still holds the thread's lease, which
+    nobody renews. The reply is then delivered again, as the admission queues a dead replica's
+    work again."""
     key = proposed(bot)
     session = bot.svc.sessions.get(key)
     assert session is not None
     session.state = "running"
+    session.take([CUT_REPLY], continuing=False)
     bot.svc.sessions.put(session)
     assert bot.svc.store.acquire(lock_name(key), "gone-7-a1b2c3:0f0f", 60.0)
     if declared_dead:  # what the admission keeper does once gone's owner lease ran out
         bot.svc.store.put_blob(dead_mark("gone-7-a1b2c3"), b"1", 120.0)
     bot.model.add(reply("Continued where it stopped."))
-    bot.mention("scale grafana in dev to 3", ts=key.thread_ts)  # its request, queued again
+    bot.runner.accept_message(ThreadReply(CHANNEL, ALICE, "and in prod", CUT_REPLY, key.thread_ts))
     bot.settle()
     return key
 
@@ -101,6 +108,41 @@ def test_a_dead_replicas_request_continues_its_cut_off_turn_at_once(bot: Rig) ->
     assert bot.said(key, "was cut off"), bot.texts(key)
     assert bot.said(key, "Continued where it stopped.")
     assert bot.svc.store.holder(lock_name(key)) is None  # taken over, then released
+    session = bot.svc.sessions.get(key)
+    assert session is not None
+    assert session.taking == []
+    assert CUT_REPLY in session.answered
+
+
+def test_a_request_delivered_again_after_its_turn_answered_it_runs_nothing(bot: Rig) -> None:
+    key = proposed(bot)
+    bot.model.add(reply("Prod has 2 replicas."))
+    again = ThreadReply(CHANNEL, ALICE, "how many in prod?", "1700000060.000001", key.thread_ts)
+    bot.runner.accept_message(again)
+    bot.settle()
+    posts, asked = len(bot.texts(key)), len(bot.model.requests)
+    # The replica that ran it stopped before marking it done: the queue hands it out again.
+    bot.runner.accept_message(again)
+    bot.settle()
+    assert (len(bot.texts(key)), len(bot.model.requests)) == (posts, asked)
+
+
+def test_a_turn_that_continues_a_cut_off_one_answers_its_requests_too(bot: Rig) -> None:
+    key = proposed(bot)
+    session = bot.svc.sessions.get(key)
+    assert session is not None
+    session.state = "running"  # cut off while answering CUT_REPLY, on this replica's restart
+    session.take([CUT_REPLY], continuing=False)
+    bot.svc.sessions.put(session)
+    bot.model.add(reply("Picked up."))
+    bot.reply(key, "are you there?")  # a new reply continues the cut-off turn
+    bot.settle()
+    assert bot.said(key, "was cut off")
+    asked = len(bot.model.requests)
+    # ... so the cut-off turn's own request, queued again afterwards, is not run a second time.
+    bot.runner.accept_message(ThreadReply(CHANNEL, ALICE, "and in prod", CUT_REPLY, key.thread_ts))
+    bot.settle()
+    assert len(bot.model.requests) == asked
 
 
 def test_a_thread_held_by_a_replica_not_declared_dead_waits_for_its_lease(bot: Rig) -> None:
