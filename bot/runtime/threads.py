@@ -59,6 +59,9 @@ class Threads:
         self.channels = channels or (lambda _channel: svc)
         self._turn = turn
         self._running: dict[str, Lease] = {}
+        # TANKA_BOT_WORKERS turns at once, whichever pool runs them: the work queue's consumers
+        # (mentions, replies, reactions) and the dispatcher's (/tanka, alerts, PR news).
+        self._slots = threading.BoundedSemaphore(svc.settings.workers)
         self._masks = ThreadMasks()
         self._lock = threading.Lock()
         self._here = threading.local()  # `inline`: this thread is already a worker
@@ -136,18 +139,19 @@ class Threads:
         first = True
         while True:
             lease = Lease(self.svc.store, key, ttl=self.svc.lock_ttl, replica=self.svc.replica)
-            if not lease.acquire():
-                return not first  # someone else will read the queue after their turn
-            first = False
-            with self._lock:
-                self._running[key.id] = lease
-            try:
-                while items := [Pending.load(r) for r in self.svc.store.drain_pending(key)]:
-                    self._turn(self, key, items, lease)
-            finally:
+            with self._slots:  # waited for before the lease: meanwhile another replica may run it
+                if not lease.acquire():
+                    return not first  # someone else will read the queue after their turn
+                first = False
                 with self._lock:
-                    self._running.pop(key.id, None)
-                lease.release()
+                    self._running[key.id] = lease
+                try:
+                    while items := [Pending.load(r) for r in self.svc.store.drain_pending(key)]:
+                        self._turn(self, key, items, lease)
+                finally:
+                    with self._lock:
+                        self._running.pop(key.id, None)
+                    lease.release()
             # A message queued between the last drain and the release would wait for the next
             # one; look once more now that the lease is free.
             if not self.svc.store.has_pending(key):
