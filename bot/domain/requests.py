@@ -20,6 +20,9 @@ class Mention:
     text: str  # the request with the bot's mention removed
     ts: str
     thread_ts: str | None
+    # The session's title (its PR's title and branch) when the text's first line is not one: a
+    # shortcut's request opens with "About this message..."; "" for a plain mention.
+    title: str = ""
 
     @property
     def key(self) -> ThreadKey:

@@ -157,4 +157,6 @@ def _mention(ask: Ask) -> Mention:
         "Look into what it asks or reports and propose a change to the repository if one is "
         "needed."
     )
-    return Mention(ask.channel, ask.user, request, ask.ts, ask.thread_ts)
+    # The asked-about message's first line names the session and its pull request.
+    headline = next((line.strip() for line in ask.text.splitlines() if line.strip()), "")
+    return Mention(ask.channel, ask.user, request, ask.ts, ask.thread_ts, headline)

@@ -47,7 +47,8 @@ def _message(threads: Threads, message: Mention | ThreadReply) -> None:
         # could say it was done, and its work was queued again (bot.runtime.admission).
         log.info("%s: request %s was answered already", key.id, message.ts)
         return
-    pending = Pending(message.user, message.text, ts=message.ts)
+    title = message.title if isinstance(message, Mention) else ""
+    pending = Pending(message.user, message.text, request=title, ts=message.ts)
     threads.enqueue_and_drive(key, pending, new=stored is None)
 
 

@@ -25,7 +25,8 @@ def dump(work: Work) -> str:
     fields: dict[str, Any]
     if isinstance(work, Mention):
         fields = {"kind": "mention", "channel": work.channel, "user": work.user,
-                  "text": work.text, "ts": work.ts, "thread_ts": work.thread_ts}  # fmt: skip
+                  "text": work.text, "ts": work.ts, "thread_ts": work.thread_ts,
+                  "title": work.title}  # fmt: skip
     elif isinstance(work, ThreadReply):
         fields = {"kind": "reply", "channel": work.channel, "user": work.user,
                   "text": work.text, "ts": work.ts, "thread_ts": work.thread_ts}  # fmt: skip
@@ -42,7 +43,8 @@ def load(raw: str) -> Work:
         kind = data["kind"]
         if kind == "mention":
             return Mention(str(data["channel"]), str(data["user"]), str(data["text"]),
-                           str(data["ts"]), _opt(data["thread_ts"]))  # fmt: skip
+                           str(data["ts"]), _opt(data["thread_ts"]),
+                           str(data.get("title", "")))  # fmt: skip
         if kind == "reply":
             return ThreadReply(str(data["channel"]), str(data["user"]), str(data["text"]),
                                str(data["ts"]), str(data["thread_ts"]))  # fmt: skip

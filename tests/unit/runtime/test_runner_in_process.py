@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.agent.messages import ModelRequest, ModelResponse
-from bot.domain.requests import ThreadReply
+from bot.domain.requests import Mention, ThreadReply
 from bot.domain.thread import ThreadKey
 from bot.runtime.lease import dead_mark, lock_name
 from bot.store.base import Store, StoreUnavailable
@@ -150,6 +150,25 @@ def test_a_thread_held_by_a_replica_not_declared_dead_waits_for_its_lease(bot: R
     assert bot.said(key, "Noted"), bot.texts(key)
     assert not bot.said(key, "Continued where it stopped.")
     assert bot.svc.store.holder(lock_name(key)) == "gone-7-a1b2c3:0f0f"
+
+
+def test_a_mention_with_a_title_names_the_session_by_it(bot: Rig) -> None:
+    bot.model.add(reply("Loki in dev runs 1 replica."))
+    shortcut = Mention(
+        CHANNEL,
+        ALICE,
+        "About this message in the thread (from someone):\n> loki is out of memory",
+        "1700000070.000001",
+        None,
+        "loki is out of memory",
+    )
+    bot.runner.accept_message(shortcut)
+    bot.settle()
+    session = bot.svc.sessions.get(shortcut.key)
+    assert session is not None
+    assert session.request == "loki is out of memory"  # the PR's title, not "About this..."
+    assert session.branch.endswith("-loki-is-out-of-memory")
+    assert "About this message" in repr(bot.model.requests[0].messages[0])  # what the model reads
 
 
 def test_an_approval_opens_the_pull_request_on_github(bot: Rig) -> None:
