@@ -113,6 +113,7 @@ def test_every_request_kind_survives_the_queue() -> None:
     kinds: list[Work] = [
         mention(1),
         Mention("C0DEPLOY", "U0ALICE", "in a thread", "1700000001.000001", "1700000000.000001"),
+        Mention("C0DEPLOY", "U0ALICE", "About...", "1700000001.000002", None, "loki is down"),
         ThreadReply("C0DEPLOY", "U0BOB", "and prod", "1700000002.000001", "1700000000.000001"),
         Reaction(
             "C0DEPLOY",
