@@ -75,6 +75,8 @@ class Lease:
             return False
         if self.store.get_blob(dead_mark(replica)) is None:
             return False
+        if self.store.holder(owner_lock(replica)) is not None:
+            return False  # it was only cut off from the store, and is back: its leases stand
         if not self.store.take_over(lock_name(self.key), holder, self.owner, self.ttl):
             return False
         log.warning("%s: took over the lease of replica %s, which stopped", self.key.id, replica)

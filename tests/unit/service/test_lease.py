@@ -13,7 +13,14 @@ from collections.abc import Iterator
 import pytest
 
 from bot.domain.thread import ThreadKey
-from bot.runtime.lease import Lease, cancel_blob, dead_mark, lock_name, request_cancel
+from bot.runtime.lease import (
+    Lease,
+    cancel_blob,
+    dead_mark,
+    lock_name,
+    owner_lock,
+    request_cancel,
+)
 from bot.store.base import StoreUnavailable
 from bot.store.memory import MemoryStore
 
@@ -117,6 +124,17 @@ def test_a_replica_declared_dead_loses_its_leases_at_once(
     assert store.holder(lock_name(KEY)) == b.owner
     assert a.token.wait(WAIT)  # a's keeper finds the lease gone and stops its turn
     assert a.lost
+
+
+def test_a_replica_declared_dead_that_came_back_keeps_its_leases(
+    store: MemoryStore, leases: list[Lease]
+) -> None:
+    a, b = lease(store, leases, replica="host-7-aa"), lease(store, leases, replica="host-7-bb")
+    assert a.acquire()
+    store.put_blob(dead_mark("host-7-aa"), b"1", 120.0)  # its owner lease had run out
+    assert store.acquire(owner_lock("host-7-aa"), "host-7-aa", 60.0)  # the store is back
+    assert not b.acquire()
+    assert store.holder(lock_name(KEY)) == a.owner
 
 
 def test_a_replica_never_takes_over_its_own_leases(store: MemoryStore, leases: list[Lease]) -> None:
