@@ -29,6 +29,7 @@ from bot.publish.pipeline import Published, PublishError, publish
 from bot.publish.pr_text import pr_body, pr_title
 from bot.publish.proposal import ProposalChanged
 from bot.services import Services
+from bot.store.base import StoreUnavailable
 from bot.workspace.workspaces import WorkspaceError
 
 log = logging.getLogger(__name__)
@@ -48,7 +49,10 @@ def _said_before(svc: Services, session: Session, reaction: Reaction, why: str) 
     """
     digest = hashlib.sha256(why.encode()).hexdigest()[:16]
     token = f"refused:{session.key.id}:{reaction.item_ts}:{reaction.user}:{digest}"
-    return not svc.store.first_seen(token, REFUSAL_QUIET)
+    try:
+        return not svc.store.first_seen(token, REFUSAL_QUIET)
+    except StoreUnavailable:  # cannot tell: say it in the thread, as always before
+        return False
 
 
 def approvals_key(session: Session, record: Proposal) -> str:
