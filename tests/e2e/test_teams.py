@@ -64,7 +64,9 @@ def wait_text(s: Stack, channel: str, thread_ts: str, needle: str) -> SlackMessa
 
 
 def unreact(s: Stack, ts: str, name: str, *, user: str) -> None:
-    s.sender.send(reaction_removed(channel=CHANNEL, ts=ts, reaction=name, user=user))
+    author = s.slack.message(CHANNEL, ts).user  # Slack names the reacted message's author
+    s.sender.send(reaction_removed(channel=CHANNEL, ts=ts, reaction=name, user=user,
+                                   item_user=author))  # fmt: skip
 
 
 def audit(s: Stack, *args: str) -> list[dict[str, Any]]:
@@ -223,7 +225,8 @@ def test_a_withdrawn_approval_handled_before_its_add_on_another_replica_never_co
         to_first, to_second = (SlackEventSender(b.url + "/slack/events", SIGNING_SECRET)
                                for b in (first, second))  # fmt: skip
         to_first.send(reaction_removed(channel=CHANNEL, ts=proposal.ts, user=BOB,
-                                       reaction="white_check_mark", event_ts=removed),
+                                       reaction="white_check_mark", event_ts=removed,
+                                       item_user=proposal.user),
                       event_id="EvBobRemoved")  # fmt: skip
         deadline = time.monotonic() + 30
         while not any(e["event"] == "approval" and e["user"] == BOB
