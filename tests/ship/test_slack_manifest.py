@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
+from bot.inbound.slack_listeners import EVENT_TYPES
 from tests.ship.paths import MANIFEST, ROOT, SOCKET_MANIFEST
 
 # The README's Slack behaviour, and the events and scopes it cannot work without.
@@ -101,6 +102,8 @@ def bot_sources() -> dict[str, str]:
 
 
 CODE = scan(bot_sources())
+# The event listeners are registered in a loop over the code's own list of subscribed events.
+CODE["events"] |= EVENT_TYPES
 
 
 def load(path: Path) -> dict[str, Any]:
