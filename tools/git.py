@@ -59,9 +59,7 @@ def working_tree_id(root: Path) -> str:
 
     Built in a throwaway index so the checkout's own index and staging are never touched.
     """
-    index_path = Path(
-        run_git(root, "rev-parse", "--path-format=absolute", "--git-path", "index").strip()
-    )
+    index_path = _index_file(root)
     with tempfile.TemporaryDirectory(prefix="tanka-bot-index-") as scratch:
         temp_index = Path(scratch) / "index"
         if index_path.exists():
@@ -72,6 +70,16 @@ def working_tree_id(root: Path) -> str:
         env = {"GIT_INDEX_FILE": str(temp_index)}
         run_git(root, "add", "--all", "--", ".", env=env)
         return run_git(root, "write-tree", env=env).strip()
+
+
+def _index_file(root: Path) -> Path:
+    """The checkout's index: `<root>/.git/index` in a plain clone (every session's checkout),
+    without a git process (this runs several times a turn); git says where otherwise (a linked
+    worktree or a submodule, whose `.git` is a file naming the real one; a subdirectory)."""
+    dot_git = root / ".git"
+    if dot_git.is_dir() and not dot_git.is_symlink():
+        return dot_git / "index"
+    return Path(run_git(root, "rev-parse", "--path-format=absolute", "--git-path", "index").strip())
 
 
 def working_diff_bytes(root: Path, base: str | None, *extra: str) -> bytes:

@@ -116,3 +116,16 @@ def test_working_tree_id_starts_from_the_checkouts_index(repo: Path) -> None:
     assert working_tree_id(repo) == git(repo, "rev-parse", "HEAD^{tree}").strip()
     (repo / "main.jsonnet").write_text("{ replicas: 2 }\n")
     assert working_tree_id(repo) != git(repo, "rev-parse", "HEAD^{tree}").strip()
+
+
+def test_working_tree_id_in_a_linked_worktree_reads_that_worktrees_index(repo: Path) -> None:
+    # Its `.git` is a file naming the real index elsewhere: a skip-worktree entry only that index
+    # knows tells whether the right one was read.
+    linked = repo.parent / "linked"
+    git(repo, "worktree", "add", "-q", str(linked))
+    assert (linked / ".git").is_file()
+    git(linked, "update-index", "--skip-worktree", "old.libsonnet")
+    (linked / "old.libsonnet").unlink()
+    assert working_tree_id(linked) == git(repo, "rev-parse", "HEAD^{tree}").strip()
+    (linked / "main.jsonnet").write_text("{ replicas: 3 }\n")
+    assert working_tree_id(linked) != git(repo, "rev-parse", "HEAD^{tree}").strip()
