@@ -160,15 +160,19 @@ def _answer(svc: Services, session: Session, result: TurnResult, seconds: float)
 
 
 def new_change(
-    svc: Services, session: Session, checkout: Checkout, mask: SecretMask
+    svc: Services,
+    session: Session,
+    checkout: Checkout,
+    mask: SecretMask,
+    tree: str | None = None,
 ) -> tuple[Proposal, RevisionDiff | None] | None:
     """The checkout's change when it is new (differs from the base and the last proposal),
     with its checks, and its rendered diff beside it (None when it cannot be rendered: the
-    proposal's note says why)."""
+    proposal's note says why). `tree`: the working tree's id, when the caller just read it."""
     key = session.key
     try:
         proposal = make_proposal(
-            checkout.root, session.base_commit, title=pr_title(session.request)
+            checkout.root, session.base_commit, title=pr_title(session.request), tree=tree
         )
     except GitError as exc:
         svc.chat.post(
@@ -243,7 +247,7 @@ class _Changes:
         except ToolError:
             tree = None
         if tree is None or tree != self._tree:
-            self._change = new_change(self.svc, self.session, self.checkout, self.mask)
+            self._change = new_change(self.svc, self.session, self.checkout, self.mask, tree)
             self._tree = tree
         return self._change
 

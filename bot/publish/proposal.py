@@ -39,14 +39,16 @@ def make_proposal(
     *,
     title: str = "",
     summary: str = "",
+    tree: str | None = None,
 ) -> Proposal:
-    """Snapshot the checkout at `root` as a proposal relative to commit `base`.
+    """Snapshot the checkout at `root` as a proposal relative to commit `base`; `tree` is the
+    working tree's id when the caller has just read it (`snapshot_tree`).
 
     Raises GitError when git cannot read the checkout or `base` is not a commit.
     """
     git = Git(root, 60.0)
     base_commit = git.out("rev-parse", "--verify", "--quiet", f"{base}^{{commit}}")
-    tree = snapshot_tree(root)
+    tree = tree or snapshot_tree(root)
     return Proposal(
         base_commit=base_commit,
         tree=tree,
