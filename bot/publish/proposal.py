@@ -26,6 +26,9 @@ _SHOWN_OPTIONS = SHOWN_DIFF_OPTIONS
 _EXACT_OPTIONS = ("--no-ext-diff", "--no-textconv", "-M", "--binary", "--full-index")
 
 
+EMPTY_PATCH_HASH = hashlib.sha256(b"").hexdigest()  # diff_hash of two equal trees
+
+
 class ProposalChanged(PublishError):
     """The checkout no longer matches the proposal that was approved (or cannot be compared)."""
 
@@ -49,6 +52,10 @@ def make_proposal(
     git = Git(root, 60.0)
     base_commit = git.out("rev-parse", "--verify", "--quiet", f"{base}^{{commit}}")
     tree = tree or snapshot_tree(root)
+    if tree == git.out("rev-parse", "--verify", "--quiet", f"{base_commit}^{{tree}}"):
+        # Nothing changed (most turns that answer a question): the diffs below would be empty.
+        return Proposal(base_commit=base_commit, tree=tree, diff="", diff_hash=EMPTY_PATCH_HASH,
+                        files=(), title=title, summary=summary, created=time.time())  # fmt: skip
     return Proposal(
         base_commit=base_commit,
         tree=tree,

@@ -123,6 +123,16 @@ def remote_branches(origin: Path) -> list[str]:
     return git(origin, "for-each-ref", "--format=%(refname:short)", "refs/heads").split()
 
 
+def test_an_unchanged_checkout_is_the_empty_proposal_git_would_make(work: Path) -> None:
+    base = git(work, "rev-parse", "HEAD")
+    (work / "scratch.tmp").write_text("not tracked, not ignored: part of the tree\n")
+    (work / "scratch.tmp").unlink()  # and gone again
+    proposal = make_proposal(work, base)
+    tree = git(work, "rev-parse", "HEAD^{tree}")
+    assert (proposal.empty, proposal.diff, proposal.tree) == (True, "", tree)
+    assert proposal.diff_hash == diff_hash(work, base, tree)  # as git hashes an empty patch
+
+
 def test_publishes_exactly_the_shown_change(
     work: Path, origin: Path, fake: FakeGitHub, host: GitHubCodeHost
 ) -> None:
