@@ -28,6 +28,7 @@ import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for fakes/ (the local fakes)
 
@@ -149,13 +150,34 @@ def load(url: str, bodies: list[bytes], concurrency: int) -> tuple[list[float], 
     return [seconds for seconds, _ in results], wall, failures
 
 
-def report(name: str, latencies: list[float], wall: float, failures: int) -> None:
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process `pid` so far (Linux), or 0 where /proc is missing."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def report(
+    name: str, latencies: list[float], wall: float, failures: int, cpu: float | None = None
+) -> None:
+    """One line of figures; `cpu`: the server's CPU seconds over the run (less noisy than the
+    latencies on a shared machine), shown per request."""
     ms = sorted(x * 1000 for x in latencies)
     p = statistics.quantiles(ms, n=100)
+    per = f"   CPU {cpu * 1000 / len(ms):5.2f} ms/req" if cpu is not None else ""
     print(
         f"{name:<22} p50 {p[49]:6.1f} ms   p99 {p[98]:6.1f} ms   max {ms[-1]:6.1f} ms   "
-        f"{len(ms) / wall:6.0f} req/s   non-200: {failures}"
+        f"{len(ms) / wall:6.0f} req/s   non-200: {failures}{per}"
     )
+
+
+def measured(url: str, pid: int, bodies: list[bytes], concurrency: int) -> tuple[Any, ...]:
+    """`load`'s figures and the server's CPU seconds while it ran."""
+    before = cpu_seconds(pid)
+    latencies, wall, failures = load(url, bodies, concurrency)
+    return latencies, wall, failures, cpu_seconds(pid) - before
 
 
 def main() -> None:
@@ -196,22 +218,28 @@ def main() -> None:
             mixes = os.environ.get("MIXES", "replies,busy").split(",")
             if "replies" in mixes:
                 print("mix: replies in threads with no session")
-            for name, port in (("bare Bolt app", bare_port), ("tanka-bot serve", bot_port)):
+            servers = (
+                ("bare Bolt app", bare_port, bare.pid),
+                ("tanka-bot serve", bot_port, bot.pid),
+            )
+            for name, port, pid in servers:
                 url = f"http://127.0.0.1:{port}/slack/events"
                 load(url, replies(50, f"EvWarm{port}"), 10)  # warm-up
                 if "replies" in mixes:
-                    report(name, *load(url, replies(events), concurrency))
+                    report(name, *measured(url, pid, replies(events), concurrency))
             if "busy" not in mixes:
                 return
             print("mix: busy channel (80% replies, 10% mentions, 10% reactions, not the bot's)")
             bodies, mentioned = busy_mix(slack, events)
             before = len(slack.calls())
-            report("bare Bolt app", *load(f"http://127.0.0.1:{bare_port}/slack/events", bodies,
-                                          concurrency))  # fmt: skip
+            report("bare Bolt app", *measured(f"http://127.0.0.1:{bare_port}/slack/events",
+                                              bare.pid, bodies, concurrency))  # fmt: skip
             assert len(slack.calls()) == before  # the bare app calls nothing
-            latencies, wall, failures = load(f"http://127.0.0.1:{bot_port}/slack/events", bodies,
-                                             concurrency)  # fmt: skip
-            report("tanka-bot serve", latencies, wall, failures)
+            latencies, wall, failures, cpu = measured(
+                f"http://127.0.0.1:{bot_port}/slack/events", bot.pid, bodies, concurrency
+            )
+            # The bot's CPU here includes the turns the burst's mentions start meanwhile.
+            report("tanka-bot serve", latencies, wall, failures, cpu)
             kinds = {0: "mentions", 1: "reactions"}
             by_kind: dict[str, list[float]] = {}
             for i, seconds in enumerate(latencies):
