@@ -1,8 +1,9 @@
 """Slack's request signature, checked before Bolt sees a request.
 
 Forged, stale or unsigned requests are refused with 401 and logged (never with the secret or the
-body) and counted; Bolt checks again behind the gate. The ack latency histogram measures the
-whole Slack request.
+body) and counted; Bolt checks again behind the gate for what it dispatches (the events the
+envelope gate hands to their listener directly are checked here only). The ack latency histogram
+measures the whole Slack request.
 """
 
 from __future__ import annotations
