@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from bot import cli
 from bot.cli import main
 from tests.git import git
 from tools.tanka.base_tree import BaseTrees
@@ -61,6 +62,7 @@ def break_at_base(repo: Path, env: str) -> None:
 
 LOADED = """
 import json, sys
+from bot import cli
 from bot.cli import main
 code = main(sys.argv[1:])
 import tools.tanka.evaluation.pool as pool
@@ -87,6 +89,41 @@ def test_tk_commands_load_no_settings_agent_or_worker(repo: Path, args: tuple[st
     for heavy in ("pydantic_settings", "bot.config", "bot.chat.command", "tools.catalog"):
         assert heavy not in modules, heavy
     assert loaded["pool"] is False  # evaluated in-process: no worker was started
+
+
+def test_tk_show_loads_no_other_command_nor_pyyaml(repo: Path) -> None:
+    """Start-up: the command named is the only one whose modules load (the audit log's Redis
+    client, chat's and eval's arguments stay out), and an evaluation that calls no YAML native
+    does not load PyYAML or the socket and sandbox modules of the worker processes."""
+    loaded = loaded_by(repo, "tk", "show", "environments/prod")
+    assert loaded["code"] == 0
+    modules = loaded["modules"]
+    assert isinstance(modules, list)
+    for other in (
+        "bot.telemetry.audit_command", "redis", "bot.chat.arguments", "bot.eval.arguments",
+        "yaml", "tools.sandbox", "multiprocessing.connection", "socket",
+    ):  # fmt: skip
+        assert other not in modules, other
+
+
+@pytest.mark.parametrize(
+    "argv", [["--help"], ["-v", "--help"], ["audit", "--help"], ["tk", "--help"], ["nope"]]
+)
+def test_help_and_errors_read_as_before(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The top-level help lists every command; a command's own help and an unknown command's
+    error are what the whole parser gives."""
+    with pytest.raises(SystemExit):
+        main(argv)
+    out, err = capsys.readouterr()
+    with pytest.raises(SystemExit):
+        cli._parser(None, None).parse_args(argv)  # every command's parser
+    full_out, full_err = capsys.readouterr()
+    assert (out, err) == (full_out, full_err)
+    if argv[-1] == "--help" and len(argv) < 3 and argv[0] in ("--help", "-v"):
+        for command in ("serve", "chat", "tk", "eval", "audit"):
+            assert f"    {command} " in out
 
 
 def test_version_prints_the_version(capsys: pytest.CaptureFixture[str]) -> None:
