@@ -106,6 +106,17 @@ def test_tk_show_loads_no_other_command_nor_pyyaml(repo: Path) -> None:
         assert other not in modules, other
 
 
+def test_tk_diff_loads_no_settings_without_a_settings_file(repo: Path) -> None:
+    """TANKA_BOT_BASE_BRANCH is read from the environment: building the settings (pydantic)
+    would cost a run more than a small environment's diff."""
+    loaded = loaded_by(repo, "tk", "diff", "--base", "HEAD")
+    assert loaded["code"] == 0
+    modules = loaded["modules"]
+    assert isinstance(modules, list)
+    for heavy in ("pydantic_settings", "bot.config"):
+        assert heavy not in modules, heavy
+
+
 @pytest.mark.parametrize(
     "argv", [["--help"], ["-v", "--help"], ["audit", "--help"], ["tk", "--help"], ["nope"]]
 )
