@@ -66,18 +66,25 @@ def alternate(commands: dict[str, tuple[list[str], Path]], runs: int, tmp: Path)
     for argv, cwd in commands.values():
         run(argv, cwd, tmp)  # warm-up: page cache, .pyc files
     times: dict[str, list[float]] = {name: [] for name in commands}
+    cpus: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(runs):
         for name, (argv, cwd) in commands.items():
-            times[name].append(run(argv, cwd, tmp)[0])
+            seconds, cpu, _ = measured(argv, cwd, tmp)
+            times[name].append(seconds)
+            cpus[name].append(cpu)
     width = max(map(len, commands))
     for name, values in times.items():
         low, mid = 1000 * min(values), 1000 * statistics.median(values)
-        print(f"  {name:<{width}}  min {low:7.1f} ms  median {mid:7.1f} ms")
+        cpu_low, cpu_mid = 1000 * min(cpus[name]), 1000 * statistics.median(cpus[name])
+        print(f"  {name:<{width}}  min {low:7.1f} ms  median {mid:7.1f} ms  "
+              f"CPU min {cpu_low:7.1f} ms  median {cpu_mid:7.1f} ms")  # fmt: skip
     names = list(times)
     for name in names[1:]:
-        by_min = min(times[name]) / min(times[names[0]])
-        by_median = statistics.median(times[name]) / statistics.median(times[names[0]])
-        print(f"  {name} / {names[0]}: {by_min:.2f}x by min, {by_median:.2f}x by median")
+        for what, values in (("wall", times), ("CPU", cpus)):
+            by_min = min(values[name]) / min(values[names[0]])
+            by_median = statistics.median(values[name]) / statistics.median(values[names[0]])
+            print(f"  {name} / {names[0]} ({what}): {by_min:.2f}x by min, "
+                  f"{by_median:.2f}x by median")  # fmt: skip
 
 
 def once(label: str, argv: Sequence[str], cwd: Path, tmp: Path) -> None:
@@ -133,7 +140,7 @@ def tempo(compiled: Path, runs: int, tmp: Path) -> None:
     if not (clone / ".git").is_dir():
         shutil.rmtree(clone, ignore_errors=True)
         subprocess.run(["git", "clone", "-q", "--shared", str(source), str(clone)], check=True)
-    git(clone, "checkout", "-q", "--", ".")
+    git(clone, "reset", "-q", "--hard", "origin/HEAD")  # also after a run cut short mid-move
     library = clone / LIBRARY_FILE
     text = library.read_text()
     library.write_text(text.replace("replicas: 2,", "replicas: 3,", 1))
