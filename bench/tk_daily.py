@@ -80,9 +80,9 @@ def alternate(commands: dict[str, tuple[list[str], Path]], runs: int, tmp: Path)
               f"CPU min {cpu_low:7.1f} ms  median {cpu_mid:7.1f} ms")  # fmt: skip
     names = list(times)
     for name in names[1:]:
-        for what, values in (("wall", times), ("CPU", cpus)):
-            by_min = min(values[name]) / min(values[names[0]])
-            by_median = statistics.median(values[name]) / statistics.median(values[names[0]])
+        for what, table in (("wall", times), ("CPU", cpus)):
+            by_min = min(table[name]) / min(table[names[0]])
+            by_median = statistics.median(table[name]) / statistics.median(table[names[0]])
             print(f"  {name} / {names[0]} ({what}): {by_min:.2f}x by min, "
                   f"{by_median:.2f}x by median")  # fmt: skip
 
