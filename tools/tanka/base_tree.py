@@ -113,7 +113,7 @@ class BaseTrees:
             git(repo, "read-tree", commit, env=env)
             # An ignored vendor/ may be copied in below: then the tree is not the commit's files
             # alone, and is made (and later copied from) only in full.
-            vendors = [] if bare else _ignored_vendors(repo)
+            vendors = [] if bare else ignored_vendors(repo)
             if vendors or not self._from_previous(repo, commit, tree, env):
                 git(repo, "checkout-index", "--all", "--force", f"--prefix={tree}/", env=env)
             tree.mkdir(exist_ok=True)  # an empty commit has no files at all
@@ -214,8 +214,9 @@ def _remove_detached(paths: list[Path]) -> None:
             shutil.rmtree(path, ignore_errors=True)
 
 
-def _ignored_vendors(repo: Path) -> list[str]:
-    """The working tree's ignored vendor/ directories (repository-relative)."""
+def ignored_vendors(repo: Path) -> list[str]:
+    """The working tree's ignored vendor/ directories (repository-relative): copied into the
+    trees made from this checkout, which are then not the commits' files alone."""
     listed = git(repo, "ls-files", "--others", "--ignored", "--exclude-standard", "--directory")
     found = []
     for entry in listed.splitlines():

@@ -252,6 +252,28 @@ def test_diff_uses_the_base_the_bots_maintenance_prepared_in_its_workdir(
     assert rendered == [repo]  # the working tree only: the base side was prepared
 
 
+def test_a_checkout_with_an_ignored_vendor_keeps_out_of_the_bots_cache(
+    repo: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its base trees hold a copy of its vendor/ under the commit's name: in the bot's workdir
+    the bot would take that copy for the commit's files, so the diff keeps to its own cache."""
+    (repo / ".gitignore").write_text("vendor/\n")
+    (repo / "vendor").mkdir()
+    (repo / "vendor" / "extra.libsonnet").write_text("{}\n")
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "-qm", "vendor/ is installed, not committed")
+    workdir = tmp_path / "bot-workdir"
+    monkeypatch.setenv("TANKA_BOT_WORKDIR", str(workdir))
+    edit(repo / "lib/app.libsonnet", "nginx:1.25", "nginx:1.27")
+    code, _, _ = run(capsys, "diff", "--base", "HEAD")
+    assert code == 16
+    assert not (workdir / "base-trees").exists()
+    (repo / "vendor" / "extra.libsonnet").unlink()
+    (repo / "vendor").rmdir()
+    assert run(capsys, "diff", "--base", "HEAD")[0] == 16
+    assert (workdir / "base-trees").is_dir()  # the commit's files alone: shared with the bot
+
+
 # --- messages that name our commands ---------------------------------------------------------
 
 
