@@ -150,6 +150,8 @@ class RevisionDiffer:
         commit = resolve_commit(repo, base)
         previous = self._predecessor(commit)
         tree = self.trees.tree(repo, commit)
+        if previous is not None:  # a base commit seen for the first time
+            self._carry_over(repo, commit, tree, previous)
         if env_paths:
             entrypoints = [_entrypoint(repo, tree, commit, p) for p in env_paths]
             result = RevisionDiff(commit)
@@ -158,8 +160,6 @@ class RevisionDiffer:
             index = base_index(self.trees, commit, tree, repo)
             entrypoints = affected_entrypoints(repo, tree, changes, index)
             result = RevisionDiff(commit, changes=changes)
-        if previous is not None:  # a base commit seen for the first time
-            self._carry_over(repo, commit, tree, previous)
         sides = self._render_all(repo, tree, commit, sorted(set(entrypoints)), options)
         if mask is not None:
             _learn(mask, sides.values())
