@@ -5,7 +5,11 @@
    bare go-jsonnet evaluation of the same file in a fresh Python process (tk's import paths,
    nothing else), timed alternately; then automatic `tanka-bot tk diff` (no environment named)
    after a one-line library change, cold (no stored base tree, import index or base render) and
-   warm, the environment selection alone, and the diff with the environments named.
+   warm, the environment selection alone, and the diff with the environments named; then the
+   first automatic diff after the base moved (a commit on the clone's HEAD, the one-line edit
+   kept in the working tree, the previous base's caches warm), for two kinds of move: Go code and
+   docs only (what most of Tempo's commits touch), and the same plus a library the affected
+   environments read (their base side must render again).
 3. The generated repository of ENVS environments (bench/tanka_diff.py's): automatic diff after a
    one-environment edit and after a library edit, cold and warm.
 
@@ -18,6 +22,7 @@ Run: .venv/bin/python bench/tk_daily.py [TEMPO_JSONNET_COMPILED] [RUNS] [ENVS]
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -40,33 +45,51 @@ LIBRARY_FILE = "operations/jsonnet/microservices/config.libsonnet"
 
 
 def run(argv: Sequence[str], cwd: Path, tmp: Path) -> tuple[float, int]:
+    seconds, _, code = measured(argv, cwd, tmp)
+    return seconds, code
+
+
+def measured(argv: Sequence[str], cwd: Path, tmp: Path) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds of the process and its children, exit code). The CPU time is
+    what the shared machine's load distorts least."""
     env = {**os.environ, "TMPDIR": str(tmp)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, check=False)
-    return time.perf_counter() - start, done.returncode
+    took = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return took, cpu, done.returncode
 
 
 def alternate(commands: dict[str, tuple[list[str], Path]], runs: int, tmp: Path) -> None:
     for argv, cwd in commands.values():
         run(argv, cwd, tmp)  # warm-up: page cache, .pyc files
     times: dict[str, list[float]] = {name: [] for name in commands}
+    cpus: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(runs):
         for name, (argv, cwd) in commands.items():
-            times[name].append(run(argv, cwd, tmp)[0])
+            seconds, cpu, _ = measured(argv, cwd, tmp)
+            times[name].append(seconds)
+            cpus[name].append(cpu)
     width = max(map(len, commands))
     for name, values in times.items():
         low, mid = 1000 * min(values), 1000 * statistics.median(values)
-        print(f"  {name:<{width}}  min {low:7.1f} ms  median {mid:7.1f} ms")
+        cpu_low, cpu_mid = 1000 * min(cpus[name]), 1000 * statistics.median(cpus[name])
+        print(f"  {name:<{width}}  min {low:7.1f} ms  median {mid:7.1f} ms  "
+              f"CPU min {cpu_low:7.1f} ms  median {cpu_mid:7.1f} ms")  # fmt: skip
     names = list(times)
     for name in names[1:]:
-        by_min = min(times[name]) / min(times[names[0]])
-        by_median = statistics.median(times[name]) / statistics.median(times[names[0]])
-        print(f"  {name} / {names[0]}: {by_min:.2f}x by min, {by_median:.2f}x by median")
+        for what, table in (("wall", times), ("CPU", cpus)):
+            by_min = min(table[name]) / min(table[names[0]])
+            by_median = statistics.median(table[name]) / statistics.median(table[names[0]])
+            print(f"  {name} / {names[0]} ({what}): {by_min:.2f}x by min, "
+                  f"{by_median:.2f}x by median")  # fmt: skip
 
 
 def once(label: str, argv: Sequence[str], cwd: Path, tmp: Path) -> None:
-    seconds, code = run(argv, cwd, tmp)
-    print(f"  {label:<58} {seconds:7.2f} s  (exit {code})")
+    seconds, cpu, code = measured(argv, cwd, tmp)
+    print(f"  {label:<58} {seconds:7.2f} s  CPU {cpu:6.2f} s  (exit {code})")
 
 
 def git(repo: Path, *args: str) -> None:
@@ -117,7 +140,7 @@ def tempo(compiled: Path, runs: int, tmp: Path) -> None:
     if not (clone / ".git").is_dir():
         shutil.rmtree(clone, ignore_errors=True)
         subprocess.run(["git", "clone", "-q", "--shared", str(source), str(clone)], check=True)
-    git(clone, "checkout", "-q", "--", ".")
+    git(clone, "reset", "-q", "--hard", "origin/HEAD")  # also after a run cut short mid-move
     library = clone / LIBRARY_FILE
     text = library.read_text()
     library.write_text(text.replace("replicas: 2,", "replicas: 3,", 1))
@@ -152,7 +175,32 @@ def tempo(compiled: Path, runs: int, tmp: Path) -> None:
     named = [*diff, "operations/jsonnet-compiled/microservices"]
     named.append("operations/jsonnet-compiled/microservices-with-extras")
     once("tk diff of the two compiled environments named, warm", named, clone, cold)
+    base_moved(clone, diff, cold)
     git(clone, "checkout", "-q", "--", ".")
+
+
+MOVES = {
+    "Go code and docs": ("cmd/tempo/main.go", "README.md"),
+    "Go, docs and a library the environments read": (
+        "cmd/tempo/main.go", "README.md", "operations/jsonnet/microservices/vulture.libsonnet",
+    ),
+}  # fmt: skip
+
+
+def base_moved(clone: Path, diff: list[str], tmp: Path) -> None:
+    """The first automatic diff after the clone's base commit moved, for each kind of move; the
+    clone's HEAD is put back after each, so the library edit stays the only working change."""
+    start = subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone, capture_output=True,
+                           text=True, check=True).stdout.strip()  # fmt: skip
+    for what, files in MOVES.items():
+        for name in files:
+            path = clone / name
+            path.write_text(path.read_text() + "\n// moved\n")  # a comment in Go and Jsonnet
+        git(clone, "commit", "-q", "-m", f"the base moves: {what}", "--", *files)
+        once(f"first tk diff after the base moved: {what}", diff, clone, tmp)
+        once("  and again (warm)", diff, clone, tmp)
+        git(clone, "reset", "-q", "--soft", start)  # keep the working edit; drop the move
+        git(clone, "checkout", "-q", "HEAD", "--", *files)
 
 
 def generated(envs: int, tmp: Path) -> None:

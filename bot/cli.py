@@ -8,6 +8,7 @@ Slack service load inside the command that needs them.
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import sys
 from collections.abc import Sequence
@@ -19,7 +20,12 @@ if TYPE_CHECKING:
     from bot.chat.command import ChatDeps
 
 
-def _parser(chat_deps: ChatDeps | None) -> argparse.ArgumentParser:
+def _parser(
+    chat_deps: ChatDeps | None, argv: Sequence[str] | None = None
+) -> argparse.ArgumentParser:
+    """The parser for `argv`: with its command named, only that command's arguments (each
+    command's module loads only when it runs); else every command's, for the help and the
+    error that lists them."""
     parser = argparse.ArgumentParser(
         prog="tanka-bot",
         description="ChatOps for Tanka repositories: prepare changes, never apply them.",
@@ -33,18 +39,39 @@ def _parser(chat_deps: ChatDeps | None) -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=3000, help="port to listen on (3000)")
     serve.add_argument("--socket-mode", action="store_true", help="use Slack Socket Mode")
 
-    from bot.chat import arguments as chat  # noqa: PLC0415 - start-up: each subcommand loads only its own modules
-    from bot.eval import arguments as eval_arguments  # noqa: PLC0415 - start-up: each subcommand loads only its own modules
-    from bot.tk import cli as tk_cli  # noqa: PLC0415 - start-up: each subcommand loads only its own modules
-
-    chat.add_parser(sub, chat_deps)
-    tk_cli.add_parser(sub)
-    eval_arguments.add_parser(sub)
-
-    from bot.telemetry import audit_command as audit_cli  # noqa: PLC0415 - start-up: each subcommand loads only its own modules
-
-    audit_cli.add_parser(sub)
+    wanted = _command_in(argv)
+    for name, module in _COMMANDS.items():
+        if wanted is None or name == wanted:
+            arguments = importlib.import_module(module)
+            if name == "chat":
+                arguments.add_parser(sub, chat_deps)
+            else:
+                arguments.add_parser(sub)
     return parser
+
+
+# Every command but serve (defined above) and the module whose `add_parser(sub)` defines it, in
+# the order `tanka-bot --help` lists them. Loaded by name: `tanka-bot tk show`, run many times a
+# day, would otherwise import the audit log's Redis client, the agent's and the eval's modules.
+_COMMANDS = {
+    "chat": "bot.chat.arguments",
+    "tk": "bot.tk.cli",
+    "eval": "bot.eval.arguments",
+    "audit": "bot.telemetry.audit_command",
+}
+# The global options that may come before the command and take no value; with any other (-h,
+# an abbreviation) every command is defined, as the top-level help lists them all.
+_PLAIN_OPTIONS = frozenset({"-v", "--verbose"})
+
+
+def _command_in(argv: Sequence[str] | None) -> str | None:
+    """The command `argv` runs when it names one of _COMMANDS after plain options only; None
+    when the whole parser is needed (help, --version, a missing or unknown command)."""
+    for arg in sys.argv[1:] if argv is None else argv:
+        if arg in _PLAIN_OPTIONS:
+            continue
+        return arg if arg in _COMMANDS or arg == "serve" else None
+    return None
 
 
 class _Version(argparse.Action):
@@ -101,7 +128,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None, *, chat_deps: ChatDeps | None = None) -> int:
     """Run one command; `chat_deps` replaces what `chat` takes from the outside world (tests)."""
-    args = _parser(chat_deps).parse_args(argv)
+    args = _parser(chat_deps, argv).parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

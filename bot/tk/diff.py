@@ -21,10 +21,9 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from bot.config import load_settings
 from bot.errors import UserError
 from bot.tk import flags
-from tools.tanka.base_tree import BaseTrees, RevisionError, git
+from tools.tanka.base_tree import BaseTrees, RevisionError, git, ignored_vendors
 from tools.tanka.diff.groups import group_envs, grouped_summary
 from tools.tanka.diff.render_cache import DEFAULT_OPTIONS, RenderOptions
 from tools.tanka.diff.resources import EnvDiff, first_line, summarize, totals
@@ -50,17 +49,23 @@ def configured_base_branch(environ: Mapping[str, str] | None = None) -> str:
     loading pydantic-settings costs more than a diff of a small environment."""
     env = os.environ if environ is None else environ
     if env.get("TANKA_BOT_CONFIG"):
+        from bot.config import load_settings  # noqa: PLC0415 - tk start-up: ~0.25 s, only with a settings file
+
         return load_settings(env).base_branch
     return env.get("TANKA_BOT_BASE_BRANCH") or DEFAULT_BASE_BRANCH
 
 
-def base_trees(environ: Mapping[str, str] | None = None) -> BaseTrees:
+def base_trees(repo: Path, environ: Mapping[str, str] | None = None) -> BaseTrees:
     """Where base commits are materialised: with TANKA_BOT_WORKDIR set, the bot's own place in
     it, so the commits its cache maintenance prepared on this machine (tree, import index, base
-    renders) serve this diff too; else a private cache in the temporary directory."""
+    renders) serve this diff too; else a private cache in the temporary directory. A checkout
+    with an ignored vendor/ keeps to the private cache: its trees hold a copy of that vendor/
+    under the commit's name, which the bot would take for the commit's own files."""
     env = os.environ if environ is None else environ
     workdir = env.get("TANKA_BOT_WORKDIR")
-    return BaseTrees(Path(workdir).expanduser() / "base-trees") if workdir else BaseTrees()
+    if workdir and not ignored_vendors(repo):
+        return BaseTrees(Path(workdir).expanduser() / "base-trees")
+    return BaseTrees()
 
 
 def default_base(repo: Path, branch: str) -> str:
@@ -102,7 +107,7 @@ def run_diff(
         base = default_base(repo, configured_base_branch())
     paths = [str((cwd / p).absolute()) for p in env_paths]
     # persist: the base side's renders and import index stay on disk for the next run.
-    result = RevisionDiffer(trees=base_trees(), persist=True).diff(repo, base, paths,
+    result = RevisionDiffer(trees=base_trees(repo), persist=True).diff(repo, base, paths,
                                                                   options=options)  # fmt: skip
     if summary:  # environments with the same diff grouped, as proposals show them
         sys.stdout.write(grouped_summary(group_envs(result.envs)) if result.has_changes else "")

@@ -18,7 +18,6 @@ from dataclasses import replace
 
 from bot.errors import UserError
 from tools.tanka.env.loader import EvalSettings
-from tools.tanka.env.selector import SelectorError, parse_selector
 from tools.tanka.evaluation.evaluate import str_code
 
 _KINDS = ("code", "str", "code-file", "str-file")
@@ -106,6 +105,8 @@ def targets(args: argparse.Namespace) -> tuple[str, ...]:
 def selector_text(args: argparse.Namespace) -> str:
     """The -l selector, refused with tk's text when malformed."""
     text: str = getattr(args, "selector", "")
+    from tools.tanka.env.selector import SelectorError, parse_selector  # noqa: PLC0415 - tk start-up: only the commands with -l compile its patterns
+
     try:
         parse_selector(text)
     except SelectorError as exc:

@@ -28,6 +28,7 @@ from tools.tanka.errors import TankaError
 
 GIT_TIMEOUT = 120.0
 DEFAULT_KEEP = 4
+_EVICTED = ".evicted-"  # an evicted tree on its way out (hidden: never taken for a commit's)
 
 
 class RevisionError(TankaError):
@@ -112,7 +113,7 @@ class BaseTrees:
             git(repo, "read-tree", commit, env=env)
             # An ignored vendor/ may be copied in below: then the tree is not the commit's files
             # alone, and is made (and later copied from) only in full.
-            vendors = [] if bare else _ignored_vendors(repo)
+            vendors = [] if bare else ignored_vendors(repo)
             if vendors or not self._from_previous(repo, commit, tree, env):
                 git(repo, "checkout-index", "--all", "--force", f"--prefix={tree}/", env=env)
             tree.mkdir(exist_ok=True)  # an empty commit has no files at all
@@ -176,17 +177,46 @@ class BaseTrees:
         return max(trees, key=lambda p: p.stat().st_mtime, default=None)
 
     def _evict(self, keep: Path) -> None:
+        """Drop the least recently used trees beyond `keep`: each is renamed out of the way at
+        once (so no reader finds it under its commit) and deleted by a detached `rm`, since
+        unlinking a big repository's files (Tempo: 15k, ~2 s) would hold up the diff that made
+        the new tree. A removal cut short is finished by the next eviction."""
         trees = [p for p in self.cache_dir.iterdir() if p.is_dir() and not p.name.startswith(".")]
         trees.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+        doomed = [p for p in self.cache_dir.iterdir() if p.name.startswith(_EVICTED)]
         for old in trees[self.keep :]:
             if old != keep:
                 for sidecar in self._sidecars(old.name):
                     sidecar.unlink(missing_ok=True)
-                shutil.rmtree(old, ignore_errors=True)
+                moved = self.cache_dir / f"{_EVICTED}{old.name}-{os.getpid()}-{id(old):x}"
+                try:
+                    old.rename(moved)
+                except OSError:  # renamed or deleted by a concurrent eviction, or not movable
+                    shutil.rmtree(old, ignore_errors=True)
+                    continue
+                doomed.append(moved)
+        if doomed:
+            _remove_detached(doomed)
 
 
-def _ignored_vendors(repo: Path) -> list[str]:
-    """The working tree's ignored vendor/ directories (repository-relative)."""
+def _remove_detached(paths: list[Path]) -> None:
+    """Delete `paths` in the background, in an `rm -rf` that outlives this process (a `tk diff`
+    ends long before a big tree is unlinked); in this process when no shell can start one."""
+    script = 'rm -rf -- "$@" </dev/null >/dev/null 2>&1 &'
+    try:
+        subprocess.run(
+            ["sh", "-c", script, "sh", *map(str, paths)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            check=True, timeout=GIT_TIMEOUT,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        for path in paths:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def ignored_vendors(repo: Path) -> list[str]:
+    """The working tree's ignored vendor/ directories (repository-relative): copied into the
+    trees made from this checkout, which are then not the commits' files alone."""
     listed = git(repo, "ls-files", "--others", "--ignored", "--exclude-standard", "--directory")
     found = []
     for entry in listed.splitlines():

@@ -12,13 +12,17 @@ import pytest
 from tests.git import git
 from tools.tanka.base_tree import BaseTrees
 from tools.tanka.imports import changed as changed_module
+from tools.tanka.imports import graph as graph_module
 from tools.tanka.imports import index as index_module
+from tools.tanka.imports import scan as scan_module
+from tools.tanka.imports import scan_store
 from tools.tanka.imports.changed import (
     affected_entrypoints,
     base_index,
     changed_files,
     commit_changes,
 )
+from tools.tanka.imports.graph import ImportScanner
 from tools.tanka.imports.index import ImportIndex, build_index, update_index
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "repo"
@@ -275,3 +279,46 @@ def test_no_index_is_derived_for_a_tree_holding_an_ignored_vendor(
     tree = trees.tree(repo, second)
     monkeypatch.setattr(changed_module, "update_index", None)  # never derived
     assert base_index(trees, second, tree, repo) == build_index(tree)
+
+
+def test_files_are_lexed_once_per_content_across_commits_and_processes(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The scans kept beside the trees (scan_store.py): a derived index lexes only the files
+    whose content it has not seen, and equals an index built whole without the store."""
+    trees = BaseTrees(tmp_path / "trees")
+    first = git(repo, "rev-parse", "HEAD").strip()
+    base_index(trees, first, trees.tree(repo, first), repo)
+    assert (trees.cache_dir / scan_store.FILE_NAME).is_file()
+    append("lib/app.libsonnet", "// moved\n")(repo)
+    git(repo, "commit", "-qam", "a library every importer of it reads")
+    second = git(repo, "rev-parse", "HEAD").strip()
+    tree = trees.tree(repo, second)
+    lexed: list[str] = []
+    real = graph_module.scan_imports
+
+    def counted(text: str) -> scan_module.ScanResult:
+        lexed.append(text)
+        return real(text)
+
+    monkeypatch.setattr(graph_module, "scan_imports", counted)
+    derived = base_index(trees, second, tree, repo)  # a new ImportScanner: no memory of `first`
+    assert lexed == [(tree / "lib/app.libsonnet").read_text()]
+    monkeypatch.undo()
+    assert derived == build_index(tree, ImportScanner())
+
+
+def test_stored_scans_round_trip_and_belong_to_one_lexer(tmp_path: Path) -> None:
+    file = tmp_path / "scans.json"
+    texts = ["local a = import 'a.libsonnet';\n{ b: importstr \"b.txt\" }\n", "{ a: 'x }\n"]
+    store = scan_store.ScanStore(file)
+    for text in texts:
+        store.put(scan_store.content_key(text.encode()), scan_module.scan_imports(text))
+    store.save()
+    again = scan_store.ScanStore(file)
+    for text in texts:
+        assert again.get(scan_store.content_key(text.encode())) == scan_module.scan_imports(text)
+    assert scan_module.scan_imports(texts[1]).error is not None  # a lex error is kept too
+    other = scan_store.ScanStore(file)
+    other._version = "another lexer"
+    assert other.get(scan_store.content_key(texts[0].encode())) is None

@@ -318,3 +318,57 @@ def test_a_new_base_keeps_the_renders_its_changes_cannot_alter(
         kept = differ._stored(moved, env, "")
         assert kept is not None
         assert kept == fresh._stored(moved, env, "")
+
+
+def test_a_diff_after_the_base_moved_links_the_renders_the_move_cannot_alter(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`tanka-bot tk diff` (persist, no bot): the first diff against a new base commit takes
+    the previous base's stored renders of the environments the commits between cannot affect,
+    and each is byte for byte the render a fresh cache makes of the new commit."""
+    rendered: list[str] = []
+
+    def counted(entrypoint: Path, repository: Path, options: RenderOptions) -> object:
+        rendered.append(entrypoint.relative_to(repository).as_posix())
+        return render_in_repository(entrypoint, repository, options)
+
+    monkeypatch.setattr(revision, "render_in_repository", counted)
+    trees = BaseTrees(tmp_path / "trees")
+    every = ["environments/dev/main.jsonnet", "environments/multi/main.jsonnet",
+             "environments/prod/main.jsonnet"]  # fmt: skip
+    edit(repo / "lib/app.libsonnet", "nginx:1.25", "nginx:1.27")  # prod imports it
+    first = RevisionDiffer(trees=trees, persist=True, workers=1)
+    first.diff(repo, "HEAD")  # the base's import index and prod's render
+    first.diff(repo, "HEAD", every)  # and the others'
+    commit = ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q"]
+    prod = "environments/prod/main.jsonnet"
+    for moved_file, unaffected, renders in (
+        # a file no environment reads: every base render holds, only the working tree renders
+        ("README.md", every, {prod: 1}),
+        # prod's own file: its base side renders again, the others hold
+        (prod, [e for e in every if e != prod], {prod: 2}),
+    ):
+        path = repo / moved_file
+        path.write_text(path.read_text() + "// moved\n" if path.exists() else "moved\n")
+        git(repo, "add", moved_file)
+        git(repo, *commit, "-m", f"move {moved_file}", "--", moved_file)  # keeps the lib edit
+        moved = git(repo, "rev-parse", "HEAD").strip()
+        del rendered[:]
+        result = RevisionDiffer(trees=trees, persist=True, workers=1).diff(repo, "HEAD")
+        assert {e: rendered.count(e) for e in rendered} == renders
+        fresh_trees = BaseTrees(tmp_path / f"fresh-{moved[:8]}")
+        fresh = RevisionDiffer(trees=fresh_trees, persist=True, workers=1)
+        expected = fresh.diff(repo, "HEAD")
+        assert result.text() == expected.text()
+        fresh.diff(repo, "HEAD", every)  # every base render, for the comparison below
+        for env in every:
+            kept = trees.cache_dir / differ_file(trees, moved, env)
+            made = fresh_trees.cache_dir / differ_file(fresh_trees, moved, env)
+            assert kept.read_bytes() == made.read_bytes(), env
+            linked = kept.stat().st_nlink > 1
+            assert linked == (env in unaffected), env
+
+
+def differ_file(trees: BaseTrees, commit: str, env: str) -> str:
+    """The name of the stored base render of `env` at `commit` (the default options)."""
+    return RevisionDiffer(trees=trees, persist=True)._stored_path(commit, env, "").name

@@ -28,7 +28,7 @@ from tools.tanka.export.run import export
 from tools.tanka.goyaml.emit import dump_yaml
 from tools.tanka.goyaml.keys import key_less, sorted_keys
 from tools.tanka.goyaml.v3 import dump_yaml_v3
-from tools.tanka.natives.parse_yaml import manifest_yaml_from_json
+from tools.tanka.natives.functions import manifest_yaml_from_json
 
 TEMPO = Path(os.environ.get("TANKA_TEMPO_CHECKOUT", "/nonexistent"))
 TEMPO_ENVS = TEMPO / "operations" / "jsonnet-compiled"

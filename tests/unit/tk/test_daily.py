@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from bot import cli
 from bot.cli import main
 from tests.git import git
 from tools.tanka.base_tree import BaseTrees
@@ -61,6 +62,7 @@ def break_at_base(repo: Path, env: str) -> None:
 
 LOADED = """
 import json, sys
+from bot import cli
 from bot.cli import main
 code = main(sys.argv[1:])
 import tools.tanka.evaluation.pool as pool
@@ -87,6 +89,52 @@ def test_tk_commands_load_no_settings_agent_or_worker(repo: Path, args: tuple[st
     for heavy in ("pydantic_settings", "bot.config", "bot.chat.command", "tools.catalog"):
         assert heavy not in modules, heavy
     assert loaded["pool"] is False  # evaluated in-process: no worker was started
+
+
+def test_tk_show_loads_no_other_command_nor_pyyaml(repo: Path) -> None:
+    """Start-up: the command named is the only one whose modules load (the audit log's Redis
+    client, chat's and eval's arguments stay out), and an evaluation that calls no YAML native
+    does not load PyYAML or the socket and sandbox modules of the worker processes."""
+    loaded = loaded_by(repo, "tk", "show", "environments/prod")
+    assert loaded["code"] == 0
+    modules = loaded["modules"]
+    assert isinstance(modules, list)
+    for other in (
+        "bot.telemetry.audit_command", "redis", "bot.chat.arguments", "bot.eval.arguments",
+        "yaml", "tools.sandbox", "multiprocessing.connection", "socket",
+    ):  # fmt: skip
+        assert other not in modules, other
+
+
+def test_tk_diff_loads_no_settings_without_a_settings_file(repo: Path) -> None:
+    """TANKA_BOT_BASE_BRANCH is read from the environment: building the settings (pydantic)
+    would cost a run more than a small environment's diff."""
+    loaded = loaded_by(repo, "tk", "diff", "--base", "HEAD")
+    assert loaded["code"] == 0
+    modules = loaded["modules"]
+    assert isinstance(modules, list)
+    for heavy in ("pydantic_settings", "bot.config"):
+        assert heavy not in modules, heavy
+
+
+@pytest.mark.parametrize(
+    "argv", [["--help"], ["-v", "--help"], ["audit", "--help"], ["tk", "--help"], ["nope"]]
+)
+def test_help_and_errors_read_as_before(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The top-level help lists every command; a command's own help and an unknown command's
+    error are what the whole parser gives."""
+    with pytest.raises(SystemExit):
+        main(argv)
+    out, err = capsys.readouterr()
+    with pytest.raises(SystemExit):
+        cli._parser(None, None).parse_args(argv)  # every command's parser
+    full_out, full_err = capsys.readouterr()
+    assert (out, err) == (full_out, full_err)
+    if argv[-1] == "--help" and len(argv) < 3 and argv[0] in ("--help", "-v"):
+        for command in ("serve", "chat", "tk", "eval", "audit"):
+            assert f"    {command} " in out
 
 
 def test_version_prints_the_version(capsys: pytest.CaptureFixture[str]) -> None:
@@ -202,6 +250,28 @@ def test_diff_uses_the_base_the_bots_maintenance_prepared_in_its_workdir(
     monkeypatch.setenv("TANKA_BOT_WORKDIR", str(workdir))
     assert run(capsys, "diff", "--base", "HEAD") == private
     assert rendered == [repo]  # the working tree only: the base side was prepared
+
+
+def test_a_checkout_with_an_ignored_vendor_keeps_out_of_the_bots_cache(
+    repo: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its base trees hold a copy of its vendor/ under the commit's name: in the bot's workdir
+    the bot would take that copy for the commit's files, so the diff keeps to its own cache."""
+    (repo / ".gitignore").write_text("vendor/\n")
+    (repo / "vendor").mkdir()
+    (repo / "vendor" / "extra.libsonnet").write_text("{}\n")
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "-qm", "vendor/ is installed, not committed")
+    workdir = tmp_path / "bot-workdir"
+    monkeypatch.setenv("TANKA_BOT_WORKDIR", str(workdir))
+    edit(repo / "lib/app.libsonnet", "nginx:1.25", "nginx:1.27")
+    code, _, _ = run(capsys, "diff", "--base", "HEAD")
+    assert code == 16
+    assert not (workdir / "base-trees").exists()
+    (repo / "vendor" / "extra.libsonnet").unlink()
+    (repo / "vendor").rmdir()
+    assert run(capsys, "diff", "--base", "HEAD")[0] == 16
+    assert (workdir / "base-trees").is_dir()  # the commit's files alone: shared with the bot
 
 
 # --- messages that name our commands ---------------------------------------------------------

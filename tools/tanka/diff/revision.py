@@ -148,7 +148,10 @@ class RevisionDiffer:
             default_pool().prestart()  # while the environments to render are found
         repo = Path(os.path.realpath(repo))
         commit = resolve_commit(repo, base)
+        previous = self._predecessor(commit)
         tree = self.trees.tree(repo, commit)
+        if previous is not None:  # a base commit seen for the first time
+            self._carry_over(repo, commit, tree, previous)
         if env_paths:
             entrypoints = [_entrypoint(repo, tree, commit, p) for p in env_paths]
             result = RevisionDiff(commit)
@@ -199,6 +202,15 @@ class RevisionDiffer:
             for rel in sorted(set(index.envs) - kept):
                 self._render_side(tree, rel, commit, DEFAULT_OPTIONS)
         return len(index.envs)
+
+    def _predecessor(self, commit: str) -> tuple[str, ImportIndex] | None:
+        """For a base commit not materialised yet, with renders kept on disk: the newest stored
+        import index of another commit, whose stored base renders `_carry_over` may link. A
+        diff right after the base branch moved then renders on the base side only the
+        environments the move can affect (a commit touching Go code and docs: none)."""
+        if not self.persist or (self.trees.cache_dir / commit).is_dir():
+            return None
+        return previous_index(self.trees, commit)
 
     def _carry_over(
         self, repo: Path, commit: str, tree: Path, previous: tuple[str, ImportIndex]

@@ -19,16 +19,16 @@ import atexit
 import contextlib
 import os
 import queue
-import socket
 import subprocess
 import sys
-import tempfile
 import threading
-from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING
 
-from tools.sandbox import scrubbed_env
 from tools.tanka.errors import EvalCrashedError, EvalMemoryError, EvalTimeoutError
 from tools.tanka.evaluation.worker import EvalReply, EvalRequest, evaluate
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 # A worker's Go heap only grows; recycling bounds a long-lived worker's footprint.
 MAX_TASKS_PER_WORKER = 200
@@ -44,6 +44,14 @@ GO_RUNTIME_ENV = {"GOGC": "200", "GOMEMLIMIT": "1GiB"}
 
 class _Worker:
     def __init__(self) -> None:
+        # Start-up: `tanka-bot tk` evaluates in its own process (InProcessPool) and never gets
+        # here; the socket, pickling and sandbox modules load with the first worker.
+        import socket  # noqa: PLC0415 - tk start-up: loaded with the first worker process
+        import tempfile  # noqa: PLC0415 - tk start-up: loaded with the first worker process
+        from multiprocessing.connection import Connection  # noqa: PLC0415 - tk start-up: loaded with the first worker process
+
+        from tools.sandbox import scrubbed_env  # noqa: PLC0415 - tk start-up: loaded with the first worker process
+
         parent_sock, child_sock = socket.socketpair()
         handle, self.stderr_path = tempfile.mkstemp(prefix="tk-eval-", suffix=".log")
         os.close(handle)
@@ -65,7 +73,7 @@ class _Worker:
             env=scrubbed_env(_worker_vars()),
         )
         child_sock.close()
-        self.parent_conn = Connection(parent_sock.detach())
+        self.parent_conn: Connection = Connection(parent_sock.detach())
         self.tasks = 0
         if not self._started():
             self.stop()

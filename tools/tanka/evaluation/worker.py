@@ -13,11 +13,13 @@ import os
 import re
 import resource
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tools.tanka.evaluation.importer import Importer, ImportRefused, with_prelude
+
+if TYPE_CHECKING:  # the worker process's own; `tanka-bot tk` evaluates in-process without it
+    from multiprocessing.connection import Connection
 
 _IMPORTER_PREFIX = re.compile(r"importer error: ")
 # The message runs until the stack trace, which starts on a new line with a tab.
@@ -142,6 +144,7 @@ def serve(conn: Connection, stderr_path: str) -> None:
 
 if __name__ == "__main__":
     import sys
+    from multiprocessing.connection import Connection
 
     # Run the imported module's serve: replies must pickle as tools.tanka.evaluation.worker classes,
     # not as this __main__'s copies.

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tools.tanka.base_tree import BaseTrees, RevisionError, git, resolve_commit
+from tools.tanka.imports.graph import ImportScanner
 from tools.tanka.imports.importers import (
     envs_reading,
     find_entrypoints,
@@ -35,6 +36,8 @@ from tools.tanka.imports.importers import (
     location_importers,
 )
 from tools.tanka.imports.index import ImportIndex, cached_index, update_index
+from tools.tanka.imports.scan_store import FILE_NAME as SCANS_FILE
+from tools.tanka.imports.scan_store import ScanStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,18 +134,25 @@ def base_index(trees: BaseTrees, commit: str, tree: Path, repo: Path | None = No
     """The import index of `commit`'s materialised `tree`, from disk when it was built before.
     Given the `repo` the commit is in, a new index is derived from the newest one stored for
     another commit when git can tell what differs (index.update_index): when the base branch
-    moves, only what its new commits touched is read again."""
+    moves, only what its new commits touched is read again. Files are lexed once per content
+    across commits and processes (scan_store.py, beside the trees)."""
+    scanner = ImportScanner(ScanStore(trees.cache_dir / SCANS_FILE))
     derive = None
     if repo is not None:
         known = repo
 
         def derive() -> ImportIndex | None:
-            return _derived_index(trees, commit, tree, known)
+            return _derived_index(trees, commit, tree, known, scanner)
 
-    return cached_index(tree, trees.sidecar(commit, "imports.json"), derive=derive)
+    index = cached_index(tree, trees.sidecar(commit, "imports.json"), scanner, derive=derive)
+    if scanner.store is not None:
+        scanner.store.save()  # nothing to write when the index was on disk
+    return index
 
 
-def _derived_index(trees: BaseTrees, commit: str, tree: Path, repo: Path) -> ImportIndex | None:
+def _derived_index(
+    trees: BaseTrees, commit: str, tree: Path, repo: Path, scanner: ImportScanner
+) -> ImportIndex | None:
     found = previous_index(trees, commit)
     # A tree holding a copy of an ignored vendor/ has files git cannot compare: build it whole.
     if found is None or any(trees.sidecar(c, "vendored").exists() for c in (found[0], commit)):
@@ -151,7 +161,7 @@ def _derived_index(trees: BaseTrees, commit: str, tree: Path, repo: Path) -> Imp
         changed = commit_changes(repo, found[0], commit)
     except RevisionError:
         return None
-    return update_index(found[1], tree, changed) if changed is not None else None
+    return update_index(found[1], tree, changed, scanner) if changed is not None else None
 
 
 def previous_index(trees: BaseTrees, commit: str) -> tuple[str, ImportIndex] | None:

@@ -22,6 +22,7 @@ from pathlib import Path
 from tools.tanka.confined import ConfinedPaths, Outside
 from tools.tanka.errors import go_quote
 from tools.tanka.imports.scan import ImportKind, ImportRef, LexError, ScanResult, scan_imports
+from tools.tanka.imports.scan_store import ScanStore, content_key
 
 __all__ = [
     "FileSystemSnapshot",
@@ -249,11 +250,13 @@ class ImportGraph:
 
 
 class ImportScanner:
-    """Scans files for imports, caching each result by (path, mtime, size)."""
+    """Scans files for imports, caching each result by (path, mtime, size); given a `store`
+    (scan_store.py), also by content across processes."""
 
-    def __init__(self) -> None:
+    def __init__(self, store: ScanStore | None = None) -> None:
         self._cache: dict[str, tuple[tuple[int, int], ScanResult]] = {}
         self._lock = threading.Lock()
+        self.store = store
 
     def scan_file(self, path: Path | str, info: os.stat_result | None = None) -> ScanResult:
         key = str(path)
@@ -264,9 +267,20 @@ class ImportScanner:
         if cached is not None and cached[0] == signature:
             return cached[1]
         with open(key, "rb") as handle:
-            result = scan_imports(handle.read().decode("utf-8", errors="replace"))
+            data = handle.read()
+        result = self._scan(data)
         with self._lock:
             self._cache[key] = (signature, result)
+        return result
+
+    def _scan(self, data: bytes) -> ScanResult:
+        if self.store is None:
+            return scan_imports(data.decode("utf-8", errors="replace"))
+        content = content_key(data)
+        result = self.store.get(content)
+        if result is None:
+            result = scan_imports(data.decode("utf-8", errors="replace"))
+            self.store.put(content, result)
         return result
 
     def closure(

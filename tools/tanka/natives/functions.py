@@ -14,9 +14,7 @@ from typing import Any
 
 from tools.tanka.errors import NativeError, TankaError
 from tools.tanka.gojson import decode as go_decode
-from tools.tanka.natives.exec import helm_template, kustomize_build
-from tools.tanka.natives.parse_yaml import manifest_yaml_from_json as manifest
-from tools.tanka.natives.parse_yaml import parse_yaml as parse
+from tools.tanka.goyaml.v3 import dump_yaml_v3
 from tools.tanka.natives.regex import escape_string_regex, regex_match, regex_subst
 from tools.tanka.natives.shim import PARAMS, SAFE_PREFIX
 
@@ -98,21 +96,32 @@ def _text(value: Any, name: str) -> str:
 
 def parse_yaml(text: str) -> Any:
     """parse_yaml.parse_yaml, loading PyYAML only when an evaluation calls it (start-up)."""
+    from tools.tanka.natives.parse_yaml import parse_yaml as parse  # noqa: PLC0415 - start-up: PyYAML and the exec natives load on first call
+
     return parse(text)
 
 
 def manifest_yaml_from_json(text: str) -> str:
-    """parse_yaml.manifest_yaml_from_json, loaded on first call like parse_yaml."""
-    return manifest(text)
+    """json.Unmarshal then yaml.v3 Marshal (4-space indent, no folding, v3 key order). Here, not
+    beside parseYaml: it needs no PyYAML, which would cost every evaluation that calls it."""
+    try:
+        value = go_decode.loads(text)
+    except go_decode.GoJsonError as exc:
+        raise NativeError(str(exc)) from None
+    return dump_yaml_v3(value)
 
 
 def _exec_functions(confine: str) -> dict[str, NativeFn]:
     """helmTemplate and kustomizeBuild, refusing charts and kustomizations outside `confine`."""
 
     def helm(name: str, chart: str, opts_json: str) -> Any:
+        from tools.tanka.natives.exec import helm_template  # noqa: PLC0415 - start-up: PyYAML and the exec natives load on first call
+
         return helm_template(name, chart, opts_json, confine=confine)
 
     def kustomize(path: str, opts_json: str) -> Any:
+        from tools.tanka.natives.exec import kustomize_build  # noqa: PLC0415 - start-up: PyYAML and the exec natives load on first call
+
         return kustomize_build(path, opts_json, confine=confine)
 
     return {"helmTemplate": helm, "kustomizeBuild": kustomize}

@@ -1,10 +1,10 @@
-"""parseYaml and manifestYamlFromJson with yaml.v3's rules, as tk's native functions use them.
+"""parseYaml with yaml.v3's rules, as tk's native function uses it.
 
 parseYaml decodes a multi-document stream with yaml.v3's resolver (YAML 1.2-ish): only
 true/false are booleans (`yes`/`on` stay strings), integers follow Go's base-0 parsing (`0x`,
 `0o`, `0b`, leading-zero octal, `_` separators), unquoted timestamps become RFC 3339 strings, and
 each document is round-tripped through JSON, so numbers are floats and non-string keys fail.
-manifestYamlFromJson is go's json.Unmarshal followed by yaml.v3's Marshal (yaml_v3.py).
+(manifestYamlFromJson, which needs no PyYAML, is in functions.py.)
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import yaml
 
 from tools.tanka.errors import NativeError
 from tools.tanka.gojson import decode as go_decode
-from tools.tanka.goyaml.v3 import dump_yaml_v3
 
 _PLAIN = "tag:yaml.org,2002:v3plain"
 _FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
@@ -143,12 +142,3 @@ def _check_json(value: Any) -> Any:
     if isinstance(value, datetime | bytes):
         return str(value)
     return value
-
-
-def manifest_yaml_from_json(text: str) -> str:
-    """json.Unmarshal then yaml.v3 Marshal (4-space indent, no folding, v3 key order)."""
-    try:
-        value = go_decode.loads(text)
-    except go_decode.GoJsonError as exc:
-        raise NativeError(str(exc)) from None
-    return dump_yaml_v3(value)
