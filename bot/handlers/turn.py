@@ -73,7 +73,7 @@ def run_turn(
         mask=mask.apply, on_tool=tool_done, on_write=saved_write,
     )  # fmt: skip
     teacher = MaskTeacher(checkout.root, session.base_commit, mask, svc.differ)
-    teacher.start()  # renders while the model thinks; the first tool output waits for it
+    teacher.start()  # renders while the model thinks; the first tool call waits for it
     ctx = ToolContext(
         root=checkout.root,
         protected_paths=svc.settings.protected_paths,
