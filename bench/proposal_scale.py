@@ -11,9 +11,10 @@ changes, each variant its own way) and answers; the bot renders the affected env
 checks and reviews the change and posts the proposal.
 
 Prints the maintenance time, the final answer -> proposal time (and the CPU time it took, which
-depends less on what else the machine runs), mention -> proposal, how the
-proposal grouped the environments (its summary's first lines) and the peak memory of the service
-process and of its largest child (an evaluation worker).
+depends less on what else the machine runs), mention -> proposal, the proposal's steps (the
+rendered diff, whose evaluations run in the workers, the checks, the posting; the review's model
+answers at once), how the proposal grouped the environments (its summary's first lines) and the
+peak memory of the service process and of its largest child (an evaluation worker).
 Target (issue 25): under 40 s from the answer to the proposal on a 2-core machine, the
 environments grouped into the variants.
 Run: .venv/bin/python bench/proposal_scale.py [ENVS] [VARIANTS]
@@ -26,7 +27,9 @@ import resource
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for fakes/
 
@@ -36,6 +39,7 @@ from bot.agent.messages import ModelRequest, ModelResponse
 from bot.app import build_service
 from bot.config import load_settings
 from bot.domain.requests import Mention
+from bot.handlers import turn
 from fakes.scripted_provider import ScriptedProvider, call, reply, tools
 from fakes.slack_server import SlackServer
 from fakes.tanka_envs import MEMORY, write_project
@@ -45,6 +49,36 @@ CHANNEL = "C0SCALE"
 LIBRARY = "lib/app.libsonnet"
 REQUEST = "move to nginx 1.27, with more memory"
 MORE_MEMORY = "['384Mi', '768Mi', '1536Mi', '3Gi']"
+
+
+# The proposal's steps, timed where the turn calls them: (module attribute, label).
+PHASES = (
+    ("rendered_change", "rendered diff (both sides, compared)"),
+    ("_checks", "checks (schemas, policies)"),
+    ("propose", "proposal built and posted"),
+)
+
+
+def time_phases() -> dict[str, list[float]]:
+    """Wrap the turn's steps so each call adds (wall seconds, CPU seconds of the service and
+    its workers meanwhile)."""
+    took: dict[str, list[float]] = {}
+    for name, label in PHASES:
+        took[label] = [0.0, 0.0]
+        setattr(turn, name, _timed(getattr(turn, name), took[label]))
+    return took
+
+
+def _timed(action: Callable[..., Any], into: list[float]) -> Callable[..., Any]:
+    def run(*args: Any, **kwargs: Any) -> Any:
+        wall, cpu = time.perf_counter(), cpu_seconds()
+        try:
+            return action(*args, **kwargs)
+        finally:
+            into[0] += time.perf_counter() - wall
+            into[1] += cpu_seconds() - cpu
+
+    return run
 
 
 def generate(envs: int, variants: int) -> Path:
@@ -85,6 +119,7 @@ def main() -> None:
     print(f"{envs} environments in {variants} variants, generated in "
           f"{time.perf_counter() - started:.1f} s; {os.cpu_count()} CPUs")  # fmt: skip
     answered: list[float] = []
+    phases = time_phases()
 
     def agent(request: ModelRequest) -> ModelResponse:
         if request.system.startswith("You review a change"):
@@ -129,6 +164,8 @@ def main() -> None:
     cpus = os.cpu_count() or 1
     print(f"CPU time from the answer to the proposal (service and workers): {used:.1f} s, "
           f"i.e. at least {used / cpus:.1f} s on {cpus} idle CPUs")  # fmt: skip
+    for label, (wall, cpu) in phases.items():
+        print(f"  {label + ':':<40} {wall:5.1f} s ({cpu:.1f} s CPU, service and workers)")
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"peak RSS: service process {own:.0f} MB; largest child {children:.0f} MB")
