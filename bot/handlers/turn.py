@@ -253,8 +253,11 @@ class _Changes:
 
 
 def review_input(request: str, proposal: Proposal, diff: RevisionDiff | None) -> ReviewInput:
-    """What the reviewer sub-agent reads of a proposal (bot.agent sits below bot.domain)."""
-    rendered = diff.text() if diff is not None else proposal.note
+    """What the reviewer sub-agent reads of a proposal (bot.agent sits below bot.domain): the
+    rendered diff grouped as the proposal shows it, so a change over thousands of generated
+    environments reads as its few distinct diffs, not as the first of thousands of copies cut
+    at the reviewer's limit (`tanka-bot chat` gives its reviewer the same text)."""
+    rendered = grouped_text(group_envs(diff.envs)) if diff is not None else proposal.note
     return ReviewInput(request, proposal.diff, rendered, proposal.checks)
 
 
