@@ -157,24 +157,12 @@ class RevisionDiffer:
             index = base_index(self.trees, commit, tree, repo)
             entrypoints = affected_entrypoints(repo, tree, changes, index)
             result = RevisionDiff(commit, changes=changes)
-        rels = sorted(set(entrypoints))
-
-        def one(rel: str) -> tuple[Rendered, Rendered, list[EnvDiff]]:
-            old = self._render_side(tree, rel, commit, options)
-            new = self._render_side(repo, rel, None, options)
-            return old, new, self._compare(rel, old, new, commit)
-
-        # Each thread compares its environment as soon as both sides are there, while the
-        # other threads' evaluations keep the workers busy: with only as many threads as
-        # workers, a worker would sit idle through every comparison (YAML, unified diff).
-        threads = max(1, min(self.workers * 2, len(rels)))
-        with ThreadPoolExecutor(max_workers=threads) as pool:
-            done = list(pool.map(one, rels))
+        sides = self._render_all(repo, tree, commit, sorted(set(entrypoints)), options)
         if mask is not None:
-            # At once: a mask recompiles its pattern when used after learning something new.
-            _learn(mask, (side for old, new, _ in done for side in (old, new)))
-        for rel, (_, new, envs) in zip(rels, done, strict=True):
-            result.envs.extend(envs)
+            _learn(mask, sides.values())
+        for rel in sorted(set(entrypoints)):
+            old, new = sides[(True, rel)], sides[(False, rel)]
+            result.envs.extend(self._compare(rel, old, new, commit))
             if options == DEFAULT_OPTIONS:
                 result.worktree[rel] = new
         return result
@@ -239,6 +227,19 @@ class RevisionDiffer:
                 continue
             kept.add(rel)
         return kept
+
+    def _render_all(
+        self, repo: Path, tree: Path, commit: str, entrypoints: list[str], options: RenderOptions
+    ) -> dict[tuple[bool, str], Rendered]:
+        jobs = [(True, rel) for rel in entrypoints] + [(False, rel) for rel in entrypoints]
+
+        def one(job: tuple[bool, str]) -> Rendered:
+            is_base, rel = job
+            root, at = (tree, commit) if is_base else (repo, None)
+            return self._render_side(root, rel, at, options)
+
+        with ThreadPoolExecutor(max_workers=max(1, min(self.workers, len(jobs) or 1))) as pool:
+            return dict(zip(jobs, pool.map(one, jobs), strict=True))
 
     def _render_side(
         self, root: Path, rel: str, commit: str | None, options: RenderOptions
