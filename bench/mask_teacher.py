@@ -1,7 +1,7 @@
 """What teaching a session's SecretMask before its first tool output costs (tools/mask_teacher).
 
-The generated repository of bench/tanka_diff.py (ENVS environments, each with a Secret), one
-environment edited in the working tree. Timed:
+The generated repository of bench/tanka_diff.py (fakes/tanka_envs.py: ENVS environments, each
+with a Secret), one environment edited in the working tree. Timed:
 * cold: a session's first tool call on a fresh differ (base tree, every environment rendered at
   the base, the change's environments on both sides),
 * warm: the next session on the same differ (the Slack service keeps one; base renders cached),
@@ -16,6 +16,7 @@ import sys
 
 from tanka_diff import WORK, build, edit, timed
 
+from fakes.tanka_envs import env_dir
 from tools.mask_teacher import MaskTeacher
 from tools.redaction import SecretMask
 from tools.tanka.base_tree import BaseTrees
@@ -35,7 +36,7 @@ def main() -> None:
     second = SecretMask()
     timed("teach, warm (next session, cached base renders)",
           MaskTeacher(repo, "HEAD", second, differ))  # fmt: skip
-    text = (repo / "environments" / "env007" / "main.jsonnet").read_text() * 2000
+    text = (repo / env_dir(7) / "main.jsonnet").read_text() * 2000
     timed(f"mask a {len(text) // 1024} KiB tool output", lambda: second.apply(text))
 
 

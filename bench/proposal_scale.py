@@ -1,19 +1,22 @@
 """A proposal for a library change that touches ENVS generated environments, end to end.
 
-The repository: bench/tanka_diff.py's library (a Deployment, a Service, a ConfigMap and a Secret
-per environment) and ENVS environments generated from it, one namespace each, in VARIANTS
-variants (each variant pins its own image tag). The service as `serve` builds it (store in
-memory, the Slack simulator, the reviewer on) with a scripted model that answers at once: its
-cache maintenance runs first (as after start-up: a spare checkout, then the base commit's tree,
-import index and every base render, off the request path; timed apart), then a mention; the
-model edits the library's image (every environment changes) and answers; the bot renders the
-affected environments, checks and reviews the change and posts the proposal.
+The repository: fakes/tanka_envs.py's project (the tests' too): a library (a Deployment, a
+Service, a ConfigMap and a Secret per environment) and ENVS environments generated from it, one
+namespace each, in VARIANTS variants (each its own replicas and memory limit). The service as
+`serve` builds it (store in memory, the Slack simulator, the reviewer on) with a scripted model
+that answers at once: its cache maintenance runs first (as after start-up: a spare checkout, then
+the base commit's tree, import index and every base render, off the request path; timed apart),
+then a mention; the model edits the library's image and memory limits (every environment
+changes, each variant its own way) and answers; the bot renders the affected environments,
+checks and reviews the change and posts the proposal.
 
 Prints the maintenance time, the final answer -> proposal time (and the CPU time it took, which
-depends less on what else the machine runs), mention -> proposal, how the
-proposal grouped the environments (its summary's first lines) and the peak memory of the service
-process and of its largest child (an evaluation worker).
-Target (issue 25): under 40 s from the answer to the proposal on a 2-core machine.
+depends less on what else the machine runs), mention -> proposal, the proposal's steps (the
+rendered diff, whose evaluations run in the workers, the checks, the posting; the review's model
+answers at once), how the proposal grouped the environments (its summary's first lines) and the
+peak memory of the service process and of its largest child (an evaluation worker).
+Target (issue 25): under 40 s from the answer to the proposal on a 2-core machine, the
+environments grouped into the variants.
 Run: .venv/bin/python bench/proposal_scale.py [ENVS] [VARIANTS]
 """
 
@@ -24,45 +27,65 @@ import resource
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for fakes/
 
 from support import git
-from tanka_diff import LIBRARY
 
 from bot.agent.messages import ModelRequest, ModelResponse
 from bot.app import build_service
 from bot.config import load_settings
 from bot.domain.requests import Mention
+from bot.handlers import turn
 from fakes.scripted_provider import ScriptedProvider, call, reply, tools
 from fakes.slack_server import SlackServer
+from fakes.tanka_envs import MEMORY, write_project
 
 WORK = Path(__file__).parent / ".work" / "proposal_scale"
 CHANNEL = "C0SCALE"
-# Each variant pins its own tag, so the change reads differently per variant.
-VARIANT_LIBRARY = LIBRARY.replace("app(name, ns, replicas)", "app(name, ns, replicas, variant=0)")
-VARIANT_LIBRARY = VARIANT_LIBRARY.replace("'nginx:1.25'", "'nginx:1.25-v%d' % variant")
+LIBRARY = "lib/app.libsonnet"
+REQUEST = "move to nginx 1.27, with more memory"
+MORE_MEMORY = "['384Mi', '768Mi', '1536Mi', '3Gi']"
+
+
+# The proposal's steps, timed where the turn calls them: (module attribute, label).
+PHASES = (
+    ("rendered_change", "rendered diff (both sides, compared)"),
+    ("_checks", "checks (schemas, policies)"),
+    ("propose", "proposal built and posted"),
+)
+
+
+def time_phases() -> dict[str, list[float]]:
+    """Wrap the turn's steps so each call adds (wall seconds, CPU seconds of the service and
+    its workers meanwhile)."""
+    took: dict[str, list[float]] = {}
+    for name, label in PHASES:
+        took[label] = [0.0, 0.0]
+        setattr(turn, name, _timed(getattr(turn, name), took[label]))
+    return took
+
+
+def _timed(action: Callable[..., Any], into: list[float]) -> Callable[..., Any]:
+    def run(*args: Any, **kwargs: Any) -> Any:
+        wall, cpu = time.perf_counter(), cpu_seconds()
+        try:
+            return action(*args, **kwargs)
+        finally:
+            into[0] += time.perf_counter() - wall
+            into[1] += cpu_seconds() - cpu
+
+    return run
 
 
 def generate(envs: int, variants: int) -> Path:
     """A bare origin holding the library and `envs` environments."""
     shutil.rmtree(WORK, ignore_errors=True)
     work = WORK / "project"
-    (work / "lib").mkdir(parents=True)
-    (work / "jsonnetfile.json").write_text("{}\n")
-    (work / "lib" / "app.libsonnet").write_text(VARIANT_LIBRARY)
-    for i in range(envs):
-        env = work / "environments" / f"env{i:04d}"
-        env.mkdir(parents=True)
-        (env / "spec.json").write_text(
-            '{"apiVersion": "tanka.dev/v1alpha1", "kind": "Environment", '
-            f'"metadata": {{"name": "environments/env{i:04d}"}}, '
-            f'"spec": {{"namespace": "ns{i}"}}}}\n'
-        )
-        (env / "main.jsonnet").write_text(
-            f"(import 'app.libsonnet').app('app{i}', 'ns{i}', 2, variant={i % variants})\n"
-        )
+    write_project(work, envs, variants)
     git(WORK, "init", "-q", "-b", "main", str(work))
     git(work, "add", ".")
     git(work, "commit", "-q", "-m", "generated environments")
@@ -96,15 +119,18 @@ def main() -> None:
     print(f"{envs} environments in {variants} variants, generated in "
           f"{time.perf_counter() - started:.1f} s; {os.cpu_count()} CPUs")  # fmt: skip
     answered: list[float] = []
+    phases = time_phases()
 
     def agent(request: ModelRequest) -> ModelResponse:
         if request.system.startswith("You review a change"):
             return reply("The change does what was asked.\nVERDICT: OK")
         if not any(m.role == "assistant" for m in request.messages):
-            return tools(call("file_edit", path="lib/app.libsonnet", old_text="nginx:1.25",
-                              new_text="nginx:1.27"))  # fmt: skip
+            return tools(
+                call("file_edit", path=LIBRARY, old_text="nginx:1.25", new_text="nginx:1.27"),
+                call("file_edit", path=LIBRARY, old_text=MEMORY, new_text=MORE_MEMORY),
+            )
         answered.extend((time.perf_counter(), cpu_seconds()))
-        return reply("Moved every environment to nginx 1.27.")
+        return reply("Moved every environment to nginx 1.27, with more memory.")
 
     with SlackServer() as slack:
         settings = load_settings({
@@ -120,10 +146,9 @@ def main() -> None:
             sys.exit(f"maintenance failed: {service.maintenance.last_error}")
         print(f"maintenance after start-up (spare, base tree, index, {envs} base renders): "
               f"{time.perf_counter() - started:.1f} s")  # fmt: skip
-        root = slack.add_message(CHANNEL, "<@U0BOT> move to nginx 1.27", user="U0BENCH")
+        root = slack.add_message(CHANNEL, f"<@U0BOT> {REQUEST}", user="U0BENCH")
         mentioned = time.perf_counter()
-        service.runner.accept_message(Mention(CHANNEL, "U0BENCH", "move to nginx 1.27", root.ts,
-                                              None))  # fmt: skip
+        service.runner.accept_message(Mention(CHANNEL, "U0BENCH", REQUEST, root.ts, None))
         posted = 0.0
         while not posted and time.perf_counter() < mentioned + 900:
             proposal = [m for m in slack.bot_messages(CHANNEL, root.ts) if "Proposal 1" in m.text]
@@ -139,6 +164,8 @@ def main() -> None:
     cpus = os.cpu_count() or 1
     print(f"CPU time from the answer to the proposal (service and workers): {used:.1f} s, "
           f"i.e. at least {used / cpus:.1f} s on {cpus} idle CPUs")  # fmt: skip
+    for label, (wall, cpu) in phases.items():
+        print(f"  {label + ':':<40} {wall:5.1f} s ({cpu:.1f} s CPU, service and workers)")
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"peak RSS: service process {own:.0f} MB; largest child {children:.0f} MB")

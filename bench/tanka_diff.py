@@ -1,8 +1,8 @@
 """Time of a rendered diff for a one-file change in a generated repository of many environments.
 
-The repository (git, one commit) has a shared library and ENVS static environments, each rendering
-a Deployment, a Service, a ConfigMap and a Secret through it. One environment's main.jsonnet is
-then edited in the working tree and `RevisionDiffer.diff` is timed:
+The repository (git, one commit) is fakes/tanka_envs.py's: a shared library and ENVS static
+environments, each rendering a Deployment, a Service, a ConfigMap and a Secret through it. One
+environment's main.jsonnet is then edited in the working tree and `RevisionDiffer.diff` is timed:
 * cold: a fresh differ (no base tree, no cached renders, importers not yet scanned),
 * warm: the same differ again after a second edit (the base side comes from the cache).
 Target (brief): warm under 3 s on a 2-core machine.
@@ -19,42 +19,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for fakes/
+
+from fakes.tanka_envs import LIBRARY, env_dir, main_jsonnet, write_project
 from tools.tanka.base_tree import BaseTrees
 from tools.tanka.diff.revision import RevisionDiff, RevisionDiffer
 
 T = TypeVar("T")
 WORK = Path(__file__).parent / ".work" / "tanka_diff"
-
-LIBRARY = """{
-  app(name, ns, replicas):: {
-    deployment: {
-      apiVersion: 'apps/v1', kind: 'Deployment',
-      metadata: { name: name, labels: { app: name } },
-      spec: {
-        replicas: replicas,
-        selector: { matchLabels: { app: name } },
-        template: {
-          metadata: { labels: { app: name } },
-          spec: { containers: [{ name: name, image: 'nginx:1.25', ports: [{ containerPort: 80 }],
-            env: [{ name: 'VAR_%d' % i, value: std.toString(i) } for i in std.range(1, 20)] }] },
-        },
-      },
-    },
-    service: {
-      apiVersion: 'v1', kind: 'Service', metadata: { name: name },
-      spec: { selector: { app: name }, ports: [{ port: 80, targetPort: 80 }] },
-    },
-    config: {
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: name + '-config' },
-      data: { ['key%d' % i]: 'value %d for %s' % [i, ns] for i in std.range(1, 30) },
-    },
-    secret: {
-      apiVersion: 'v1', kind: 'Secret', metadata: { name: name + '-secret' },
-      data: { password: std.base64('secret-' + ns) },
-    },
-  },
-}
-"""
 
 
 def git(repo: Path, *args: str) -> None:
@@ -62,26 +34,9 @@ def git(repo: Path, *args: str) -> None:
     subprocess.run(["git", *ident, *args], cwd=repo, check=True, capture_output=True)
 
 
-def write_environments(root: Path, envs: int) -> None:
-    """The library and `envs` environments using it, written under `root` (also used by
-    bench/tk_export_parallel.py)."""
-    (root / "lib").mkdir(parents=True)
-    (root / "jsonnetfile.json").write_text("{}\n")
-    (root / "lib" / "app.libsonnet").write_text(LIBRARY)
-    for i in range(envs):
-        env = root / "environments" / f"env{i:03d}"
-        env.mkdir(parents=True)
-        (env / "spec.json").write_text(
-            '{"apiVersion": "tanka.dev/v1alpha1", "kind": "Environment", '
-            f'"metadata": {{"name": "environments/env{i:03d}"}}, '
-            f'"spec": {{"namespace": "ns{i}"}}}}\n'
-        )
-        (env / "main.jsonnet").write_text(f"(import 'app.libsonnet').app('app{i}', 'ns{i}', 2)\n")
-
-
 def build(envs: int) -> Path:
     shutil.rmtree(WORK, ignore_errors=True)
-    write_environments(WORK, envs)
+    write_project(WORK, envs)
     git(WORK, "init", "-q", "-b", "main")
     git(WORK, "add", ".")
     git(WORK, "commit", "-q", "-m", "base")
@@ -96,8 +51,10 @@ def timed(label: str, action: Callable[[], T]) -> T:
 
 
 def edit(repo: Path, replicas: int) -> None:
-    main = repo / "environments" / "env007" / "main.jsonnet"
-    main.write_text(f"(import 'app.libsonnet').app('app7', 'ns7', {replicas})\n")
+    main = repo / env_dir(7) / "main.jsonnet"
+    main.write_text(
+        main_jsonnet(7, extra=f"{{ deployment+: {{ spec+: {{ replicas: {replicas} }} }} }}")
+    )
 
 
 def describe(result: RevisionDiff) -> str:

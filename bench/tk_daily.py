@@ -207,6 +207,8 @@ def generated(envs: int, tmp: Path) -> None:
     sys.path.insert(0, str(Path(__file__).parent))
     import tanka_diff  # noqa: PLC0415 - bench/tanka_diff.py: the same generated repository
 
+    from fakes.tanka_envs import LIBRARY  # noqa: PLC0415 - its library, once tanka_diff set the path
+
     repo = tanka_diff.build(envs)
     cold = tmp / "generated"
     shutil.rmtree(cold, ignore_errors=True)
@@ -217,9 +219,7 @@ def generated(envs: int, tmp: Path) -> None:
     once("automatic tk diff, one environment edited, cold", diff, repo, cold)
     tanka_diff.edit(repo, 4)
     once("automatic tk diff, one environment edited, warm", diff, repo, cold)
-    (repo / "lib" / "app.libsonnet").write_text(
-        tanka_diff.LIBRARY.replace("nginx:1.25", "nginx:1.27")
-    )
+    (repo / "lib" / "app.libsonnet").write_text(LIBRARY.replace("nginx:1.25", "nginx:1.27"))
     once(f"automatic tk diff, library edit ({envs} envs), warm", diff, repo, cold)
     once(f"automatic tk diff, library edit ({envs} envs), again", diff, repo, cold)
 

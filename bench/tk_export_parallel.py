@@ -2,7 +2,7 @@
 (-p N: N evaluation worker processes), as whole processes, and a check that both write the same
 files byte for byte.
 
-1. A generated repository of ENVS static environments (bench/tanka_diff.py's: a
+1. A generated repository of ENVS static environments (fakes/tanka_envs.py's: a
    Deployment, a Service, a ConfigMap and a Secret each).
 2. Tempo's `operations/jsonnet-compiled` (its two environments, microservices and
    microservices-with-extras), when a checkout is given: fetch grafana/tempo and pass that
@@ -26,7 +26,9 @@ import sys
 import time
 from pathlib import Path
 
-from tanka_diff import write_environments
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for fakes/
+
+from fakes.tanka_envs import write_project
 
 WORK = Path(__file__).parent / ".work" / "tk_export_parallel"
 TANKA_BOT = str(Path(sys.executable).parent / "tanka-bot")
@@ -37,7 +39,7 @@ FORMAT = "{{env.metadata.name}}/{{.apiVersion}}.{{.kind}}-{{.metadata.name}}"
 def generated(envs: int) -> Path:
     root = WORK / "generated"
     shutil.rmtree(root, ignore_errors=True)
-    write_environments(root, envs)
+    write_project(root, envs)
     return root
 
 

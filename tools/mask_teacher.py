@@ -5,14 +5,16 @@ can be shown before the render that would reveal it as secret: a file_read of th
 holds it, a git diff, another environment whose ConfigMap copies it, a working tree that no
 longer has the Secret its ConfigMap copied. `MaskTeacher` renders what the session can render
 (every environment at the base commit, the environments the change affects on both sides:
-`RevisionDiffer.learn_secrets`) once, before the first tool output leaves (tools/registry.py
-calls it through `ToolContext.teach_mask`) and before a front end prints or posts anything.
+`RevisionDiffer.learn_secrets`) once, before the first tool call runs, so before its output
+leaves (tools/registry.py calls it through `ToolContext.teach_mask`; not after the call, or a
+first edit of a shared library would have it render every affected environment that the
+change's diff renders again), and before a front end prints or posts anything.
 
 It runs once per teacher; if it cannot run (no base commit, the base tree cannot be made) it
 says so in the log and tries again on the next call, while renders still teach as they go.
 Rendering every environment at a new base commit takes a while (bench/mask_teacher.py: 13 s for
 200 environments on 2 cores, then 0.1 s from the cache), so the Slack turn `start`s it when
-the turn begins: it runs while the model thinks, and the first tool output waits only for what
+the turn begins: it runs while the model thinks, and the first tool call waits only for what
 is left.
 """
 

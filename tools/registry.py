@@ -69,8 +69,12 @@ class Tool(Generic[InputT]):
         and an error text that quotes one. It comes before truncation, which could otherwise cut
         a value in two and leave a part of it unmasked.
         """
+        # Before the first output: values not rendered yet are known too. Waited for before the
+        # tool runs, not after: a first call that edits a shared library would otherwise have
+        # the teacher render every environment the edit affects, which the change's diff then
+        # renders again (bench/proposal_scale.py: 2,000 environments, twice).
+        ctx.teach_mask()
         outcome = self._outcome(ctx, arguments)
-        ctx.teach_mask()  # before the first output: values not rendered yet are known too
         content = ctx.secret_mask.apply(outcome.content)
         if outcome.is_error:
             return ToolOutcome(content, is_error=True)

@@ -73,7 +73,7 @@ def run_turn(
         mask=mask.apply, on_tool=tool_done, on_write=saved_write,
     )  # fmt: skip
     teacher = MaskTeacher(checkout.root, session.base_commit, mask, svc.differ)
-    teacher.start()  # renders while the model thinks; the first tool output waits for it
+    teacher.start()  # renders while the model thinks; the first tool call waits for it
     ctx = ToolContext(
         root=checkout.root,
         protected_paths=svc.settings.protected_paths,
@@ -257,8 +257,11 @@ class _Changes:
 
 
 def review_input(request: str, proposal: Proposal, diff: RevisionDiff | None) -> ReviewInput:
-    """What the reviewer sub-agent reads of a proposal (bot.agent sits below bot.domain)."""
-    rendered = diff.text() if diff is not None else proposal.note
+    """What the reviewer sub-agent reads of a proposal (bot.agent sits below bot.domain): the
+    rendered diff grouped as the proposal shows it, so a change over thousands of generated
+    environments reads as its few distinct diffs, not as the first of thousands of copies cut
+    at the reviewer's limit (`tanka-bot chat` gives its reviewer the same text)."""
+    rendered = grouped_text(group_envs(diff.envs)) if diff is not None else proposal.note
     return ReviewInput(request, proposal.diff, rendered, proposal.checks)
 
 

@@ -174,6 +174,21 @@ def test_masking_comes_before_truncation(registry: ToolRegistry, tmp_path: Path)
     assert tail == "T" * TRUNCATE_TAIL
 
 
+def test_the_mask_is_taught_before_the_first_call_runs(tmp_path: Path) -> None:
+    # A teacher still working when a first edit lands would render every environment the edit
+    # affects, which the change's diff renders again: the call waits for it before it runs.
+    events: list[str] = []
+
+    def write(ctx: ToolContext, params: NoInput) -> str:
+        events.append("tool ran")
+        return "written"
+
+    registry = ToolRegistry([Tool("file_write", "Writes.", NoInput, write)])
+    ctx = ToolContext(root=tmp_path, teach_mask=lambda: events.append("mask taught"))
+    assert registry.execute(ctx, "file_write", {}).content == "written"
+    assert events == ["mask taught", "tool ran"]
+
+
 def test_truncation_counts_bytes_and_never_splits_a_character() -> None:
     text = "é" * 100  # 200 bytes
     cut = truncate(text, head=11, tail=11, hint="page")

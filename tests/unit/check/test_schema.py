@@ -171,3 +171,38 @@ def test_validation_never_touches_the_network(monkeypatch: pytest.MonkeyPatch) -
     assert catalog.validate(deployment(replicas="x")) == [
         SchemaProblem("spec.replicas", "expected integer, got string")
     ]
+
+
+def test_remembered_valid_subtrees_never_hide_a_problem() -> None:
+    # Validation skips a subtree already found valid against the same definition (generated
+    # environments repeat them); what failed is validated again, whole paths and all.
+    catalog = SchemaCatalog()
+    good = deployment()
+    bad = deployment()
+    bad["spec"]["template"]["spec"]["containers"][0]["ports"] = [{"containerPort": "80"}]
+    assert catalog.validate(good) == []
+    port = [
+        SchemaProblem(
+            "spec.template.spec.containers[0].ports[0].containerPort",
+            "expected integer, got string",
+        )
+    ]
+    assert catalog.validate(bad) == port
+    assert catalog.validate(bad) == port
+    assert catalog.validate(good) == []
+    # true == 1 in Python, not in JSON: a remembered `replicas: 1` does not pass `true`.
+    assert catalog.validate(deployment(replicas=1)) == []
+    assert catalog.validate(deployment(replicas=True)) == [
+        SchemaProblem("spec.replicas", "expected integer, got boolean")
+    ]
+
+
+def test_what_one_version_found_valid_is_not_taken_for_another() -> None:
+    # Both versions' definitions sit at the same paths: 1.37's pod spec with resourceClaims is
+    # valid, 1.25's is not.
+    obj = deployment()
+    obj["spec"]["template"]["spec"]["resourceClaims"] = [{"name": "gpu"}]
+    assert SchemaCatalog("1.37").validate(obj) == []
+    assert SchemaCatalog("1.25").validate(obj) == [
+        SchemaProblem("spec.template.spec.resourceClaims", "unknown field")
+    ]

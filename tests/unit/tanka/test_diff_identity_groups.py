@@ -9,61 +9,20 @@ from pathlib import Path
 
 import pytest
 
+from fakes.tanka_envs import LIBRARY, MEMORY, main_jsonnet, write_project
 from tests.git import git
 from tools.tanka.base_tree import BaseTrees
 from tools.tanka.diff.groups import group_envs, grouped_summary, grouped_text
 from tools.tanka.diff.resources import Change, EnvDiff, ResourceDiff, ResourceKey
 from tools.tanka.diff.revision import RevisionDiffer
 
-# A library and environments generated from it, as bench/tanka_diff.py writes them: one
-# namespace each, the namespace and the environment's name inside its objects; `variant` gives
-# four kinds of environment whose change differs.
-LIBRARY = """{
-  app(env, ns, variant):: {
-    deployment: {
-      apiVersion: 'apps/v1', kind: 'Deployment',
-      metadata: { name: 'web', labels: { env: env } },
-      spec: {
-        replicas: [1, 2, 3, 5][variant],
-        template: { spec: { containers: [{
-          name: 'web', image: 'nginx:1.25',
-          env: [{ name: 'NAMESPACE', value: ns }, { name: 'CLUSTER', value: env }],
-          resources: { limits: { memory: ['256Mi', '512Mi', '1Gi', '2Gi'][variant] } },
-        }] } },
-      },
-    },
-    config: {
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config' },
-      data: { url: 'https://web.%s.svc:8080/' % ns, tier: ['a', 'b', 'c', 'd'][variant] },
-    },
-  },
-}
-"""
 ENVS = 300
-
-
-def write_environments(root: Path, envs: int) -> None:
-    (root / "lib").mkdir(parents=True)
-    (root / "jsonnetfile.json").write_text("{}\n")
-    (root / "lib" / "app.libsonnet").write_text(LIBRARY)
-    for i in range(envs):
-        env = root / "environments" / f"cell-{i:03d}"
-        env.mkdir(parents=True)
-        (env / "spec.json").write_text(
-            '{"apiVersion": "tanka.dev/v1alpha1", "kind": "Environment", '
-            f'"metadata": {{"name": "environments/cell-{i:03d}"}}, '
-            f'"spec": {{"apiServer": "https://cell-{i:03d}.k8s.example.com", '
-            f'"namespace": "tenant-{i}"}}}}\n'
-        )
-        (env / "main.jsonnet").write_text(
-            f"(import 'app.libsonnet').app('cell-{i:03d}', 'tenant-{i}', {i % 4})\n"
-        )
 
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("generated") / "repo"
-    write_environments(root, ENVS)
+    write_project(root, ENVS, variants=4)
     git(root, "init", "-q", "-b", "main")
     git(root, "add", ".")
     git(root, "commit", "-q", "-m", "base")
@@ -85,7 +44,7 @@ def test_a_library_change_over_300_generated_environments_reads_as_4_groups(
     # Every environment changes its image and its memory limit, which depends on its variant.
     library.write_text(
         LIBRARY.replace("nginx:1.25", "nginx:1.27").replace(
-            "['256Mi', '512Mi', '1Gi', '2Gi']", "['384Mi', '768Mi', '1536Mi', '3Gi']"
+            MEMORY, "['384Mi', '768Mi', '1536Mi', '3Gi']"
         )
     )
     result = differ.diff(root, "HEAD")
@@ -93,9 +52,9 @@ def test_a_library_change_over_300_generated_environments_reads_as_4_groups(
     groups = group_envs(result.envs)
     assert [len(g.envs) for g in groups] == [75, 75, 75, 75]
     assert groups[1].names[:3] == (
-        "environments/cell-001",
-        "environments/cell-005",
-        "environments/cell-009",
+        "environments/cell-0001",
+        "environments/cell-0005",
+        "environments/cell-0009",
     )
     text = grouped_text(groups)
     assert text.startswith(
@@ -115,16 +74,13 @@ def test_a_generated_environment_changed_otherwise_keeps_a_group_of_its_own(
     root = tmp_path / "repo"
     shutil.copytree(generated, root, symlinks=True)
     (root / "lib" / "app.libsonnet").write_text(LIBRARY.replace("nginx:1.25", "nginx:1.27"))
-    odd = root / "environments" / "cell-010" / "main.jsonnet"  # variant 2, scaled by hand
-    odd.write_text(
-        "(import 'app.libsonnet').app('cell-010', 'tenant-10', 2)"
-        " + { deployment+: { spec+: { replicas: 4 } } }\n"
-    )
+    odd = root / "environments" / "cell-0010" / "main.jsonnet"  # variant 2, scaled by hand
+    odd.write_text(main_jsonnet(10, 4, "{ deployment+: { spec+: { replicas: 4 } } }"))
     result = differ.diff(root, "HEAD")
     groups = group_envs(result.envs)
     # The image line's context is the same in every variant: one change, but for cell-010's.
     assert [len(g.envs) for g in groups] == [299, 1]
-    assert groups[1].names == ("environments/cell-010",)
+    assert groups[1].names == ("environments/cell-0010",)
     assert "+  replicas: 4" in groups[1].unified()
 
 

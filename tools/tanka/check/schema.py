@@ -160,7 +160,48 @@ def bundled_validator(version: str, api_version: str, kind: str) -> Validator | 
     schema = json.loads(entry.read_text(encoding="utf-8"))
     if not _declares(schema, api_version, kind):
         return None
-    return jsonschema.Draft202012Validator(schema, registry=_definitions(version))
+    return _remembering_validator(version)(schema, registry=_definitions(version))
+
+
+# Passed (definition, subtree) pairs kept per Kubernetes version; past this many, forgotten.
+REMEMBERED_LIMIT = 200_000
+
+
+@cache
+def _remembering_validator(version: str) -> type[Validator]:
+    """Draft 2020-12 validation whose `$ref`s skip a subtree already found valid against the
+    same definition: objects of generated environments (or of one chart) repeat the same
+    containers, ports, env entries and selectors, and validating each again was most of a
+    proposal's checks. A subtree's validity against a definition is a pure function of the two:
+    the bundled schemas' `$ref`s are absolute paths into one version's definitions (no dynamic
+    references, no `unevaluated*` keywords, which look beyond the subtree), so a ref's text and
+    the subtree's canonical JSON name the result. Only passes are kept: a failing subtree is
+    validated again, so its errors come out exactly as before."""
+    passed: set[tuple[str, str]] = set()
+    follow = jsonschema.Draft202012Validator.VALIDATORS["$ref"]
+
+    def ref(
+        validator: Validator, ref: str, instance: Any, schema: Mapping[str, Any]
+    ) -> Iterator[ValidationError]:
+        try:
+            key = (ref, json.dumps(instance, sort_keys=True))
+        except (TypeError, ValueError):  # not JSON: validate as usual, remember nothing
+            yield from follow(validator, ref, instance, schema)
+            return
+        if key in passed:
+            return
+        errors = list(follow(validator, ref, instance, schema))
+        if not errors:
+            if len(passed) >= REMEMBERED_LIMIT:
+                passed.clear()
+            passed.add(key)
+        yield from errors
+
+    extend = jsonschema.validators.extend
+    remembering: type[Validator] = extend(  # type: ignore[no-untyped-call]
+        jsonschema.Draft202012Validator, {"$ref": ref}
+    )
+    return remembering
 
 
 class SchemaCatalog:
