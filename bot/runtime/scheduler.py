@@ -54,12 +54,10 @@ class CacheMaintenance:
         self.prepared: str | None = None  # the base commit last made ready
         self.last_error: str | None = None  # the latest run's failure, for /readyz
         self.runs = 0
-        # Set once the first run has made its spare checkouts and the base commit's tree and
-        # import index (or failed): /readyz waits for it, so the first session after start-up
-        # neither writes thousands of files nor indexes the repository. Not for the base renders:
-        # on a repository of thousands of environments they take minutes, and a pod kept out of
-        # traffic that long (a deploy, a restart) drops Slack's events; a session that needs a
-        # base render not made yet makes it (and stores it) itself.
+        # Set once the first run has made its spare checkouts and prepared the base commit (or
+        # failed): /readyz waits for it, so the first session after start-up neither writes
+        # thousands of files, nor indexes the repository, nor renders the base side itself, nor
+        # competes with this job for the CPUs while it does.
         self.warmed = threading.Event()
         self._lock = threading.Lock()  # one run at a time, also when called by hand
         self._scheduler: BackgroundScheduler | None = None
@@ -92,7 +90,6 @@ class CacheMaintenance:
             return
         started = time.monotonic()
         self.prepare(self.cache.path, commit, False)  # tree and import index
-        self.warmed.set()
         self.prepare(self.cache.path, commit, True)  # the base renders, one at a time
         self.prepared = commit
         log.info("prepared base commit %s in %.1f s", commit[:12], time.monotonic() - started)

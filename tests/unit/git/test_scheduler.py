@@ -77,7 +77,7 @@ def test_the_scheduler_runs_it_in_the_background(origin: Path, tmp_path: Path) -
     assert git(cache.path, "rev-parse", "--is-bare-repository").strip() == "true"
 
 
-def test_each_new_base_commit_is_prepared_once_and_readiness_waits_for_its_index(
+def test_each_new_base_commit_is_prepared_once_and_readiness_waits_for_it(
     origin: Path, dev_clone: Path, tmp_path: Path
 ) -> None:
     cache = RepoCache(tmp_path / "work", str(origin))
@@ -92,8 +92,8 @@ def test_each_new_base_commit_is_prepared_once_and_readiness_waits_for_its_index
     assert not job.warmed.is_set()
     assert job.run_once()
     first = cache.commit_of("main")
-    # After the spare was made; ready once the tree and index are, before the base renders.
-    assert calls == [(first, False, 1, False), (first, True, 1, True)]
+    # After the spare was made; ready once all of it is.
+    assert calls == [(first, False, 1, False), (first, True, 1, False)]
     assert job.warmed.is_set()
     assert job.run_once()
     assert len(calls) == 2  # the same base commit: nothing to prepare
