@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.git import git
+from tools.tanka import base_tree
 from tools.tanka.base_tree import BaseTrees
 from tools.tanka.imports import changed as changed_module
 from tools.tanka.imports import graph as graph_module
@@ -322,3 +323,19 @@ def test_stored_scans_round_trip_and_belong_to_one_lexer(tmp_path: Path) -> None
     other = scan_store.ScanStore(file)
     other._version = "another lexer"
     assert other.get(scan_store.content_key(texts[0].encode())) is None
+
+
+def test_an_untracked_file_gone_since_git_listed_it_is_no_change(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "lib" / "new.libsonnet").write_text("{}\n")
+
+    def listing_a_vanished_file(root: Path, *args: str) -> str:
+        out = base_tree.git(root, *args)
+        if args[:1] == ("ls-files",):  # an atomic write's temporary file, renamed away since
+            out += "lib/.app.libsonnet.4f2a.tmp\0"
+        return out
+
+    monkeypatch.setattr(changed_module, "git", listing_a_vanished_file)
+    assert changed_files(repo, commit).added == ("lib/new.libsonnet",)

@@ -60,7 +60,9 @@ class FileChanges:
 def changed_files(repo: Path, commit: str) -> FileChanges:
     """Files that differ between `commit` and the working tree of `repo`."""
     untracked = git(repo, "ls-files", "--others", "--exclude-standard", "-z").split("\0")
-    return _name_status(repo, [commit], [p for p in untracked if p])
+    # An untracked file gone since git listed it (an atomic write's temporary file, renamed into
+    # place meanwhile) is no change: reading it later would fail the whole analysis.
+    return _name_status(repo, [commit], [p for p in untracked if p and os.path.lexists(repo / p)])
 
 
 def commit_file_changes(repo: Path, old: str, new: str) -> FileChanges:
