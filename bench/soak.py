@@ -260,13 +260,30 @@ def outcome(slack: SlackServer, tally: Tally) -> dict[str, Any]:
             "stray": len(stray)}  # fmt: skip
 
 
+def told(texts: list[str]) -> bool:
+    """Whether a thread's messages answer its approval: the pull request opened or updated
+    (`pull request #N`), or why not (a refusal, a failure, the store down), after the proposal.
+    Not the proposal's own approve line, nor a cut-off notice."""
+    start = next((i for i, t in enumerate(texts) if "Proposal 1" in t), len(texts))
+    return any(
+        "pull request #" in t or "not opened" in t
+        or (t.startswith(":warning:") and "cut off" not in t) or STORE_DOWN in t
+        for t in texts[start + 1 :]
+    )  # fmt: skip
+
+
 def opened(slack: SlackServer, tally: Tally) -> int:
-    """Approved threads told that their pull request was opened (or why it was not)."""
+    """Approvals answered: in their thread (the pull request, or why not), or - an approval that
+    reached a replica while the store was down, which cannot know the thread - in a message to
+    the approver alone."""
     with tally.lock:
         approved = list(tally.approved)
-    return sum(
-        any("pull request" in m.text for m in slack.bot_messages(CHANNEL, ts)) for ts in approved
+    in_thread = sum(
+        told([m.text + str(m.blocks or "") for m in slack.bot_messages(CHANNEL, ts)])
+        for ts in approved
     )
+    alone = sum(e.user == ASKER and STORE_DOWN in e.text for e in slack.ephemerals)
+    return min(in_thread + alone, len(approved))
 
 
 def main() -> None:
@@ -341,8 +358,8 @@ def main() -> None:
                   f"{len(tally.mentions) - result['answered'] - result['store_down']}")  # fmt: skip
             print(f"duplicate answers {result['duplicates']}, stray posts {result['stray']}, "
                   f"5xx answers {fivexx}")  # fmt: skip
-            print(f"approvals {len(tally.approved)}, pull requests {len(pulls)} (threads told "
-                  f"one was opened {opened(slack, tally)}), duplicate pull requests "
+            print(f"approvals {len(tally.approved)}, answered {opened(slack, tally)}, pull requests "
+                  f"{len(pulls)}, duplicate pull requests "
                   f"{len(heads) - len(set(heads))}")  # fmt: skip
             print(f"ack p50 {q[49]:.1f} ms, p99 {q[98]:.1f} ms, max {ms[-1] if ms else 0:.1f} ms")
             for r in replicas:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import TypeGuard
 
 from bot.domain.commands import is_cancel
 from bot.domain.requests import Mention, Reaction
@@ -57,11 +58,25 @@ def receive(
     if verdict.store_down:
         svc.metrics.errors.labels("store").inc()
         log.warning("request not taken, the store is down: %s", verdict.store_down)
+        text = STORE_DOWN.format(error=verdict.store_down)
         if verdict.key is not None:  # sure it is for the bot: say why nothing happens
-            key, text = verdict.key, STORE_DOWN.format(error=verdict.store_down)
+            key = verdict.key
             admission.soon(lambda: threads.post(key, text))
+        elif _on_bot_message(svc.bot_user_id, request):
+            # An approve or cancel emoji on the bot's message, whose thread only the store
+            # knows: the person who reacted hears why, in a message of their own.
+            reaction = request
+            admission.soon(lambda: threads.ephemeral(reaction.channel, reaction.user, text))
     elif isinstance(request, Mention):
         log.info("mention dropped: %s", verdict.dropped)
+
+
+def _on_bot_message(bot_user_id: str, request: Work) -> TypeGuard[Reaction]:
+    """An emoji added on one of the bot's messages, as Slack names the message's author."""
+    return (
+        isinstance(request, Reaction) and request.added
+        and bool(bot_user_id) and request.item_user == bot_user_id
+    )  # fmt: skip
 
 
 def _cancel(threads: Threads, request: Work) -> bool:

@@ -138,3 +138,19 @@ def test_past_the_queue_limit_only_the_asker_hears_busy(
     assert svc.metrics.dropped.labels("queue_full")._value.get() == 1
     assert svc.store.return_work("nobody") == 0
     assert [svc.store.take_work("r", 0.1) is not None for _ in range(3)] == [True, True, False]
+
+
+def test_with_the_store_down_an_approval_on_the_bots_message_is_told_to_the_approver() -> None:
+    svc = services(DownStore())
+    runner = Runner(svc, Dispatcher(1, 4))
+    runner.receive(emoji("white_check_mark", BOT_MESSAGE, author=BOT), lambda: True)
+    runner.receive(emoji("white_check_mark", "1700000002.000100"), lambda: True)  # a person's
+    chat = cast(RecordingChat, svc.chat)
+    deadline = time.monotonic() + 10
+    while not chat.calls and time.monotonic() < deadline:
+        time.sleep(0.01)  # the notice goes out after the ack, on the notice pool
+    time.sleep(0.2)  # and nothing more comes
+    assert [(m, a["channel"], a["user"]) for m, a in chat.calls] == [
+        ("ephemeral", CHANNEL, "U0BOB")  # its thread is unknown: to the approver alone
+    ]
+    assert "session store is unavailable" in chat.calls[0][1]["text"]
