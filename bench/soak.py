@@ -358,8 +358,8 @@ def main() -> None:
                   f"{len(tally.mentions) - result['answered'] - result['store_down']}")  # fmt: skip
             print(f"duplicate answers {result['duplicates']}, stray posts {result['stray']}, "
                   f"5xx answers {fivexx}")  # fmt: skip
-            print(f"approvals {len(tally.approved)}, answered {opened(slack, tally)}, pull requests "
-                  f"{len(pulls)}, duplicate pull requests "
+            print(f"approvals {len(tally.approved)}, answered {opened(slack, tally)}, "
+                  f"pull requests {len(pulls)}, duplicate pull requests "
                   f"{len(heads) - len(set(heads))}")  # fmt: skip
             print(f"ack p50 {q[49]:.1f} ms, p99 {q[98]:.1f} ms, max {ms[-1] if ms else 0:.1f} ms")
             for r in replicas:
