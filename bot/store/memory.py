@@ -241,12 +241,7 @@ class MemoryStore:
             return True
 
     def renew(self, name: str, owner: str, ttl: float) -> bool:
-        deadline = self._deadline(ttl)
-        with self._lock:
-            if self._locks.get(name, self._clock()) != owner:
-                return False
-            self._locks.set(name, owner, deadline)
-            return True
+        return self.take_over(name, owner, owner, ttl)  # the holder taking it from itself
 
     def release(self, name: str, owner: str) -> bool:
         with self._lock:

@@ -53,6 +53,7 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 """
 
+# Hand the lease from ARGV[1] to ARGV[2] if ARGV[1] still holds it (a renewal when they are equal).
 _TAKE_OVER: Final = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
@@ -65,13 +66,6 @@ return 0
 _PUT_WITHIN: Final = """
 if redis.call('LLEN', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
 return redis.call('RPUSH', KEYS[1], ARGV[1])
-"""
-
-_RENEW: Final = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-return 0
 """
 
 # A set with the time of each member's latest mark: KEYS[1] a sorted set of the members, scored
@@ -143,7 +137,6 @@ class RedisStore:
         self._password = self.client.connection_pool.connection_kwargs.get("password") or ""
         self._first_seen = self.client.register_script(_FIRST_SEEN)
         self._acquire = self.client.register_script(_ACQUIRE)
-        self._renew = self.client.register_script(_RENEW)
         self._take_over = self.client.register_script(_TAKE_OVER)
         self._put_within = self.client.register_script(_PUT_WITHIN)
         self._release = self.client.register_script(_RELEASE)
@@ -377,9 +370,7 @@ class RedisStore:
             return bool(self._acquire(keys=[self._key("lock", name)], args=args))
 
     def renew(self, name: str, owner: str, ttl: float) -> bool:
-        args: list[str | int] = [owner, ttl_millis(ttl)]
-        with self.reachable():
-            return bool(self._renew(keys=[self._key("lock", name)], args=args))
+        return self.take_over(name, owner, owner, ttl)  # the holder taking it from itself
 
     def release(self, name: str, owner: str) -> bool:
         with self.reachable():
