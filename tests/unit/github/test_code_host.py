@@ -24,6 +24,7 @@ from bot.github.errors import (
     Unavailable,
 )
 from fakes.github_server import FakeGitHub, new_app_key, rate_limit_headers
+from tests.github_host import fake_code_host
 from tools.context import ToolContext
 from tools.github import TOOLS
 from tools.registry import ToolRegistry
@@ -41,14 +42,7 @@ def fake() -> Iterator[FakeGitHub]:
 
 @pytest.fixture
 def host(fake: FakeGitHub) -> Iterator[GitHubCodeHost]:
-    code_host = GitHubCodeHost(
-        owner="acme",
-        name="infra",
-        tokens=StaticToken(TOKEN),
-        api_url=fake.url,
-        write_interval=None,
-        retry_delays=(),  # GitHub's failures below are answered at once; retries: test_retries
-    )
+    code_host = fake_code_host(fake, TOKEN)
     yield code_host
     code_host.close()
 

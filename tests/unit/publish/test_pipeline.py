@@ -14,7 +14,6 @@ import pytest
 
 from bot.domain.proposal import Proposal
 from bot.git.checkout import Identity
-from bot.github.auth import StaticToken
 from bot.github.code_host import GitHubCodeHost, PullRequestRef
 from bot.publish.pipeline import (
     BranchConflict,
@@ -29,6 +28,7 @@ from bot.publish.pr_text import pr_body
 from bot.publish.proposal import ProposalChanged, diff_hash, make_proposal
 from fakes.github_server import FakeGitHub
 from tests.git import git as shared_git
+from tests.github_host import fake_code_host
 
 TOKEN = "ghp_PublishSecret0123456789abcdef"
 BRANCH = "tanka-bot/1712345678.000100-bump-app"
@@ -69,14 +69,7 @@ def fake() -> Iterator[FakeGitHub]:
 
 @pytest.fixture
 def host(fake: FakeGitHub) -> Iterator[GitHubCodeHost]:
-    code_host = GitHubCodeHost(
-        owner="acme",
-        name="infra",
-        tokens=StaticToken(TOKEN),
-        api_url=fake.url,
-        write_interval=None,
-        retry_delays=(),  # GitHub's failures below are answered at once; retries: test_retries
-    )
+    code_host = fake_code_host(fake, TOKEN)
     yield code_host
     code_host.close()
 

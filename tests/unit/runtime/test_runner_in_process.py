@@ -21,21 +21,13 @@ from fakes.scripted_provider import call, reply, tools
 from tests.redis_server import RedisServer
 from tests.scenarios.project import git
 from tests.unit.runtime.harness import ALICE, BOB, CHANNEL, DEV, MALLORY, Rig, rig, scale_dev
-from tests.unit.store.conftest import start_redis
-
-
-@pytest.fixture(scope="module")
-def redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    server = start_redis(tmp_path_factory.mktemp("redis"))
-    yield server
-    server.stop()
 
 
 @pytest.fixture(params=["memory", "redis"])
 def store(request: pytest.FixtureRequest) -> Store:
     if request.param == "memory":
         return MemoryStore()
-    server: RedisServer = request.getfixturevalue("redis")
+    server: RedisServer = request.getfixturevalue("shared_redis")
     return RedisStore(server.url, prefix=f"runner-{uuid.uuid4().hex[:8]}:")
 
 

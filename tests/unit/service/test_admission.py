@@ -18,15 +18,6 @@ from bot.runtime.work import BadWork, Work
 from bot.store import Store
 from bot.store.memory import MemoryStore
 from bot.store.redis import RedisStore
-from tests.redis_server import RedisServer
-from tests.unit.store.conftest import start_redis
-
-
-@pytest.fixture(scope="module")
-def redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    server = start_redis(tmp_path_factory.mktemp("redis"))
-    yield server
-    server.stop()
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -34,7 +25,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     if request.param == "memory":
         yield MemoryStore()
         return
-    server = request.getfixturevalue("redis")
+    server = request.getfixturevalue("shared_redis")
     redis_store = RedisStore(server.url, prefix=f"admit-{uuid.uuid4().hex[:8]}:")
     yield redis_store
     redis_store.close()

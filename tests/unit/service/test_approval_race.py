@@ -25,20 +25,11 @@ from bot.store.redis import RedisStore
 from bot.telemetry.metrics import Metrics
 from bot.workspace.workspaces import Workspaces
 from fakes.chat import RecordingChat
-from tests.redis_server import RedisServer
-from tests.unit.store.conftest import start_redis
 from tools.tanka.diff.revision import RevisionDiffer
 
 CHANNEL, THREAD, PROPOSAL_TS = "C0DEPLOY1", "1700000000.000100", "1700000050.000100"
 BOB, CAROL = "U0BOB", "U0CAROL"
 ADDED, REMOVED = 1700000100.000001, 1700000100.000002  # Bob's reaction, then its removal
-
-
-@pytest.fixture(scope="module")
-def redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    server = start_redis(tmp_path_factory.mktemp("redis"))
-    yield server
-    server.stop()
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -55,7 +46,7 @@ def replicas(
     if request.param == "memory":
         stores = [MemoryStore()] * 2
     else:
-        server = request.getfixturevalue("redis")
+        server = request.getfixturevalue("shared_redis")
         prefix = f"race-{uuid.uuid4().hex[:8]}:"
         stores = [RedisStore(server.url, prefix=prefix) for _ in range(2)]
 

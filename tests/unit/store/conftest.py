@@ -54,14 +54,6 @@ def start_redis(workdir: Path) -> RedisServer:
     return server
 
 
-@pytest.fixture(scope="session")
-def shared_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    """One Redis for the contract tests; tests keep apart by key prefix."""
-    server = start_redis(tmp_path_factory.mktemp("redis"))
-    yield server
-    server.stop()
-
-
 @pytest.fixture
 def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
     """A Redis of the test's own, for tests that stop and restart it."""
