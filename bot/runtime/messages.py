@@ -39,17 +39,12 @@ def accept(threads: Threads, message: Mention | ThreadReply) -> None:
 
 def _message(threads: Threads, message: Mention | ThreadReply) -> None:
     key = message.key
-    stored = threads.svc.sessions.get(key)
-    if stored is None and isinstance(message, ThreadReply):
+    exists = threads.svc.sessions.exists(key)
+    if not exists and isinstance(message, ThreadReply):
         return  # a conversation between people in a thread the bot is not part of
-    if stored is not None and message.ts in stored.answered:
-        # Delivered again after a turn answered it: the replica that took it stopped before it
-        # could say it was done, and its work was queued again (bot.runtime.admission).
-        log.info("%s: request %s was answered already", key.id, message.ts)
-        return
     title = message.title if isinstance(message, Mention) else ""
     pending = Pending(message.user, message.text, request=title, ts=message.ts)
-    threads.enqueue_and_drive(key, pending, new=stored is None)
+    threads.enqueue_and_drive(key, pending, new=not exists)
 
 
 def turn(threads: Threads, key: ThreadKey, items: list[Pending], lease: Lease) -> None:
@@ -70,6 +65,15 @@ def turn(threads: Threads, key: ThreadKey, items: list[Pending], lease: Lease) -
                           "base_branch": session.base_branch})  # fmt: skip
     else:
         session = stored
+        # A request delivered again after a turn answered it (the replica that took it stopped
+        # before it could say it was done, and its work was queued again: bot.runtime.admission)
+        # is not run twice.
+        again = [i for i in items if i.ts and i.ts in session.answered]
+        if again:
+            log.info("%s: %d request(s) answered already", key.id, len(again))
+            items = [i for i in items if i not in again]
+            if not items:
+                return
         if session.state == "running":
             threads.post(key, CUT_OFF)
     session.take([i.ts for i in items if i.ts], continuing=session.state == "running")
