@@ -50,9 +50,9 @@ def make_proposal(
     Raises GitError when git cannot read the checkout or `base` is not a commit.
     """
     git = Git(root, 60.0)
-    base_commit = git.out("rev-parse", "--verify", "--quiet", f"{base}^{{commit}}")
+    base_commit, base_tree = git.out("rev-parse", f"{base}^{{commit}}", f"{base}^{{tree}}").split()
     tree = tree or snapshot_tree(root)
-    if tree == git.out("rev-parse", "--verify", "--quiet", f"{base_commit}^{{tree}}"):
+    if tree == base_tree:
         # Nothing changed (most turns that answer a question): the diffs below would be empty.
         return Proposal(base_commit=base_commit, tree=tree, diff="", diff_hash=EMPTY_PATCH_HASH,
                         files=(), title=title, summary=summary, created=time.time())  # fmt: skip
