@@ -14,6 +14,10 @@ in threads the bot has no session for, are posted by CONCURRENCY (default 50) cl
 each on a fresh connection: the bot verifies, parses, deduplicates in its store and hands off
 before it answers; the bare app only acks. Latency is from sending the request to reading the
 whole response, measured by the client on the same machine.
+
+The bot runs twice (STORES, default both): with the in-memory store, everything in one process;
+with a private redis-server, where the queue is durable and the turns run in a work process
+(bot.work_process), so the burst's turns no longer hold the interpreter that acknowledges.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for fakes/ (the local fakes)
 
-from support import bare_origin, free_port
+from support import Redis, bare_origin, free_port
 
 from fakes.anthropic_server import FakeAnthropic, anthropic_text
 from fakes.slack_events import app_mention, event_callback, message, post_signed, reaction_added
@@ -109,22 +113,30 @@ def busy_mix(slack: SlackServer, events: int) -> tuple[list[bytes], set[str]]:
     return bodies, mentioned
 
 
-def busy_outcome(slack: SlackServer, mentioned: set[str], wait: float) -> None:
-    """Answered mentions (each a thread with exactly one answer), stray posts, wasted calls."""
+def busy_outcome(slack: SlackServer, mentioned: set[str], wait: float, since: int) -> None:
+    """Answered mentions (each a thread with exactly one answer), stray posts, wasted calls:
+    among the Web API calls after the first `since` (an earlier run's)."""
     deadline = time.monotonic() + wait
+
+    def calls(method: str) -> list[Any]:
+        return [c for c in slack.calls()[since:] if c.method == method]
+
     answers: dict[str, int] = {}
     while time.monotonic() < deadline:
         answers = {}
-        for call in slack.calls("chat.postMessage"):
+        for call in calls("chat.postMessage"):
             if str(call.args.get("text", "")).startswith(ANSWER):
                 thread = str(call.args.get("thread_ts", ""))
                 answers[thread] = answers.get(thread, 0) + 1
         if len(answers) >= len(mentioned):
             break
         time.sleep(0.5)
-    stray = [c for c in slack.calls("chat.postMessage")
+    stray = [c for c in calls("chat.postMessage")
              if str(c.args.get("thread_ts", "")) not in mentioned]  # fmt: skip
-    lookups = len(slack.calls("conversations.replies"))
+    if os.environ.get("SHOW_STRAY"):
+        for c in stray[:5]:
+            print("stray:", c.args)
+    lookups = len(calls("conversations.replies"))
     print(
         f"{'':<22} mentions answered {sum(1 for t in mentioned if t in answers)}/{len(mentioned)}"
         f" within {wait:.0f} s, answered twice {sum(1 for n in answers.values() if n > 1)},"
@@ -180,78 +192,103 @@ def measured(url: str, pid: int, bodies: list[bytes], concurrency: int) -> tuple
     return latencies, wall, failures, cpu_seconds(pid) - before
 
 
+LOG = open(os.environ["BENCH_LOG"], "ab") if os.environ.get("BENCH_LOG") else subprocess.DEVNULL  # noqa: SIM115 - open for the whole run
+
+
+def start_bot(env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
+    bot = subprocess.Popen(
+        [sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=LOG, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    wait_ready(f"http://127.0.0.1:{port}/readyz")
+    return bot
+
+
 def main() -> None:
     events = int(sys.argv[1]) if len(sys.argv) > 1 else 500
     concurrency = int(sys.argv[2]) if len(sys.argv) > 2 else 50
+    mixes = os.environ.get("MIXES", "replies,busy").split(",")
+    stores = os.environ.get("STORES", "memory,redis").split(",")
     with (
         tempfile.TemporaryDirectory() as tmp_name,
         SlackServer() as slack,
         FakeAnthropic(api_key="bench") as model,
     ):
-        model.script(*[anthropic_text(f"{ANSWER} {i}.") for i in range(events)])
+        model.script(*[anthropic_text(f"{ANSWER} {i}.") for i in range(events * len(stores))])
         tmp = Path(tmp_name)
-        bot_port, bare_port = free_port(), free_port()
+        bare_port = free_port()
         env = {
             "PATH": os.environ["PATH"], "HOME": tmp_name, "SLACK_BOT_TOKEN": slack.bot_token,
             "SLACK_SIGNING_SECRET": SECRET, "TANKA_BOT_SLACK_API_URL": slack.api_url,
             "TANKA_BOT_REPO_URL": str(bare_origin(tmp, REPO)), "GITHUB_TOKEN": "bench",
             "TANKA_BOT_GITHUB_REPO": "acme/infra", "ANTHROPIC_API_KEY": "bench",
-            "ANTHROPIC_BASE_URL": model.url, "TANKA_BOT_WORKDIR": str(tmp / "work"),
-            **({"REDIS_URL": os.environ["REDIS_URL"]}
-               if os.environ.get("REDIS_URL") else {}),
+            "ANTHROPIC_BASE_URL": model.url,
         }  # fmt: skip
-        bot = subprocess.Popen(
-            [sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(bot_port)],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
         bare = subprocess.Popen(
             [sys.executable, "-c", BARE_BOLT, str(bare_port), slack.bot_token, slack.api_url,
              SECRET],
             env={"PATH": os.environ["PATH"]}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
+        (tmp / "redis").mkdir()
+        redis = Redis(tmp / "redis")  # a private one: no other run's dedupe marks
+        redis.start()
         try:
-            wait_ready(f"http://127.0.0.1:{bot_port}/readyz")
             time.sleep(1)  # the bare app has no readiness endpoint; give it its start-up time
             print(
                 f"{events} signed events, {concurrency} concurrent clients, {os.cpu_count()} cores"
             )
-            mixes = os.environ.get("MIXES", "replies,busy").split(",")
-            if "replies" in mixes:
-                print("mix: replies in threads with no session")
-            servers = (
-                ("bare Bolt app", bare_port, bare.pid),
-                ("tanka-bot serve", bot_port, bot.pid),
-            )
-            for name, port, pid in servers:
-                url = f"http://127.0.0.1:{port}/slack/events"
-                load(url, replies(50, f"EvWarm{port}"), 10)  # warm-up
-                if "replies" in mixes:
-                    report(name, *measured(url, pid, replies(events), concurrency))
-            if "busy" not in mixes:
-                return
-            print("mix: busy channel (80% replies, 10% mentions, 10% reactions, not the bot's)")
-            bodies, mentioned = busy_mix(slack, events)
-            before = len(slack.calls())
-            report("bare Bolt app", *measured(f"http://127.0.0.1:{bare_port}/slack/events",
-                                              bare.pid, bodies, concurrency))  # fmt: skip
-            assert len(slack.calls()) == before  # the bare app calls nothing
-            latencies, wall, failures, cpu = measured(
-                f"http://127.0.0.1:{bot_port}/slack/events", bot.pid, bodies, concurrency
-            )
-            # The bot's CPU here includes the turns the burst's mentions start meanwhile.
-            report("tanka-bot serve", latencies, wall, failures, cpu)
-            kinds = {0: "mentions", 1: "reactions"}
-            by_kind: dict[str, list[float]] = {}
-            for i, seconds in enumerate(latencies):
-                by_kind.setdefault(kinds.get(i % 10, "replies"), []).append(seconds * 1000)
-            print(f"{'':<22} " + "   ".join(
-                f"{kind} p50 {statistics.median(ms):.1f} / max {max(ms):.1f} ms"
-                for kind, ms in by_kind.items()))  # fmt: skip
-            busy_outcome(slack, mentioned, float(os.environ.get("BUSY_WAIT", "60")))
+            bare_url = f"http://127.0.0.1:{bare_port}/slack/events"
+            load(bare_url, replies(50, "EvWarmBare"), 10)  # warm-up
+            for store in stores:
+                port = free_port()
+                store_env = {"REDIS_URL": redis.url} if store == "redis" else {}
+                workdir = {"TANKA_BOT_WORKDIR": str(tmp / f"work-{store}")}
+                bot = start_bot({**env, **store_env, **workdir}, port)
+                try:
+                    print(f"== tanka-bot serve with the {store} store"
+                          + (" (turns in a work process)" if store == "redis" else ""))  # fmt: skip
+                    url = f"http://127.0.0.1:{port}/slack/events"
+                    run_mixes(slack, mixes, events, concurrency, bare=(bare_url, bare.pid),
+                              bot=(url, bot.pid))  # fmt: skip
+                finally:
+                    bot.terminate()
+                    bot.wait(30)
         finally:
-            for process in (bot, bare):
-                process.terminate()
-                process.wait(30)
+            redis.stop()
+            bare.terminate()
+            bare.wait(30)
+
+
+def run_mixes(
+    slack: SlackServer, mixes: list[str], events: int, concurrency: int, *,
+    bare: tuple[str, int], bot: tuple[str, int],
+) -> None:  # fmt: skip
+    """Each mix against the bare app and the bot, one after the other: (url, pid) each."""
+    load(bot[0], replies(50, f"EvWarm{bot[1]}"), 10)  # warm-up
+    if "replies" in mixes:
+        print("mix: replies in threads with no session")
+        report("bare Bolt app", *measured(*bare, replies(events), concurrency))
+        report("tanka-bot serve", *measured(*bot, replies(events, f"EvBench{bot[1]}"),
+                                            concurrency))  # fmt: skip
+    if "busy" not in mixes:
+        return
+    print("mix: busy channel (80% replies, 10% mentions, 10% reactions, not the bot's)")
+    bodies, mentioned = busy_mix(slack, events)
+    before = len(slack.calls())
+    report("bare Bolt app", *measured(*bare, bodies, concurrency))
+    assert len(slack.calls()) == before  # the bare app calls nothing
+    latencies, wall, failures, cpu = measured(*bot, bodies, concurrency)
+    # The bot's CPU here includes the turns the burst's mentions start meanwhile, when they run
+    # in the same process.
+    report("tanka-bot serve", latencies, wall, failures, cpu)
+    kinds = {0: "mentions", 1: "reactions"}
+    by_kind: dict[str, list[float]] = {}
+    for i, seconds in enumerate(latencies):
+        by_kind.setdefault(kinds.get(i % 10, "replies"), []).append(seconds * 1000)
+    print(f"{'':<22} " + "   ".join(
+        f"{kind} p50 {statistics.median(ms):.1f} / max {max(ms):.1f} ms"
+        for kind, ms in by_kind.items()))  # fmt: skip
+    busy_outcome(slack, mentioned, float(os.environ.get("BUSY_WAIT", "60")), before)
 
 
 if __name__ == "__main__":

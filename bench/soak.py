@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for fakes/ (the 
 
 from serve_ack import wait_ready
 from serve_turns import origin
-from support import free_port
+from support import Redis, free_port
 
 from fakes.anthropic_server import FakeAnthropic, anthropic_text, anthropic_tool_use
 from fakes.github_server import FakeGitHub
@@ -111,32 +111,6 @@ class Tally:
     mentions: dict[str, str] = field(default_factory=dict)  # ts -> "text" | "change"
     approved: set[str] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-class Redis:
-    """A redis-server with an append-only file, so a restart keeps the data."""
-
-    def __init__(self, workdir: Path) -> None:
-        self.port, self.workdir = free_port(), workdir
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir",
-             str(self.workdir), "--save", "", "--appendonly", "yes"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        time.sleep(0.5)
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            self.process.wait(10)
-            self.process = None
 
 
 def send(replicas: list[Replica], body: bytes, tally: Tally, i: int) -> None:

@@ -54,3 +54,29 @@ def timed_post(url: str, body: bytes, headers: Mapping[str, str]) -> tuple[float
     except urllib.error.HTTPError as exc:
         status = exc.code
     return time.perf_counter() - started, status
+
+
+class Redis:
+    """A redis-server with an append-only file, so a restart keeps the data."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.port, self.workdir = free_port(), workdir
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir",
+             str(self.workdir), "--save", "", "--appendonly", "yes"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        time.sleep(0.5)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(10)
+            self.process = None

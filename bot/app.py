@@ -33,6 +33,7 @@ from bot.agent.messages import LLMProvider
 from bot.agent.prompts import system_prompt
 from bot.compose import budgets_from_settings, mcp_hub, with_mcp_tools
 from bot.config import ConfigError, Settings
+from bot.domain.thread import ThreadKey
 from bot.git.askpass import TokenCredentials
 from bot.inbound import slack_interactive
 from bot.inbound.alert_receiver import AlertReceiver
@@ -42,6 +43,7 @@ from bot.inbound.slack_envelope import EnvelopeGate
 from bot.inbound.slack_listeners import EVENT_TYPES, OnEvent, register
 from bot.inbound.slack_signature import SignatureGate
 from bot.policy.groups import GroupCache
+from bot.runtime.admission import Count
 from bot.runtime.channels import Channels
 from bot.runtime.dispatch import Dispatcher
 from bot.runtime.reaper import Reaper
@@ -80,8 +82,12 @@ class Service:
     mcp: McpHub | None = None  # TANKA_BOT_MCP_CONFIG's servers, stopped with the service
     on_event: OnEvent | None = None  # the events listener, called by the HTTP edge directly
 
-    def start_jobs(self, *, sweep_interval: float) -> None:
+    def start_jobs(self, *, sweep_interval: float, work: bool = True) -> None:
+        """Start the background jobs; `work=False` (the serving process of a replica whose turns
+        run in a work process, bot.work_process): only the audit log's writer."""
         self.svc.audit.start()
+        if not work:
+            return
         self.runner.admission.start()
         self.maintenance.start()
         for maintenance in self.more_maintenance:
@@ -91,6 +97,13 @@ class Service:
                           max_instances=1, coalesce=True)  # fmt: skip
         scheduler.start()
         self.schedulers.append(scheduler)
+
+    def problem(self) -> str | None:
+        """Why the service should not get traffic now (/readyz), or None."""
+        return self.readiness.problem()
+
+    def metrics(self) -> bytes:
+        return self.svc.metrics.render()
 
     def stop(self, timeout: float) -> bool:
         """Stop taking work and let running turns finish (up to `timeout` s)."""
@@ -140,7 +153,10 @@ def build_service(
     socket_mode: bool = False,
     provider_factory: Callable[[Settings], LLMProvider] = _provider,
     queue: int = 64,
+    busy: Count | None = None,
 ) -> Service:
+    """`busy`: the count of running requests, shared with the serving process when this is a
+    work process."""
     settings.require(settings.missing_for_serve(socket_mode=socket_mode))
     metrics = Metrics()
     client = web_client(_secret(settings.slack_bot_token), settings.slack_api_url)
@@ -200,7 +216,7 @@ def build_service(
     )
     channels = Channels(svc, make_cache=make_cache, code_host=code_host_for)
     dispatcher = Dispatcher(settings.workers, queue, on_depth=metrics.queued.set)
-    runner = Runner(svc, dispatcher, channels)
+    runner = Runner(svc, dispatcher, channels, busy=busy)
     bolt = App(
         client=client,
         signing_secret=(settings.slack_signing_secret.get_secret_value()
@@ -229,6 +245,22 @@ def build_service(
                    more_maintenance=jobs[1:], mcp=hub, on_event=on_event)  # fmt: skip
 
 
+def start_work(
+    settings: Settings, *, socket_mode: bool, sweep_interval: float, busy: Count,
+    on_index: Callable[[str, str, ThreadKey, float], None],
+) -> Service:  # fmt: skip
+    """The work process's service (bot.work_process): built, telling `on_index` of each bot
+    message it indexes, with its jobs started (the work queue, the caches, the sweep)."""
+    from bot.store.redis import RedisStore  # noqa: PLC0415 - a work process has Redis
+
+    service = build_service(settings, socket_mode=socket_mode, busy=busy)
+    store = service.svc.store
+    if isinstance(store, RedisStore):
+        store.on_index = on_index
+    service.start_jobs(sweep_interval=sweep_interval)
+    return service
+
+
 def _preparer(differ: RevisionDiffer) -> Callable[[Path, str, bool], int]:
     def prepare(repository: Path, commit: str, render: bool) -> int:
         return differ.prepare_base(repository, commit, render=render)
@@ -236,12 +268,32 @@ def _preparer(differ: RevisionDiffer) -> Callable[[Path, str, bool], int]:
     return prepare
 
 
-def serve(settings: Settings, *, host: str, port: int, socket_mode: bool) -> int:
-    """Run until SIGTERM or SIGINT; then finish running turns (up to the turn timeout)."""
+def serve(
+    settings: Settings, *, host: str, port: int, socket_mode: bool, log_level: int = logging.INFO
+) -> int:
+    """Run until SIGTERM or SIGINT; then finish running turns (up to the turn timeout).
+
+    With Redis, the turns run in a work process (bot.work_process) and this one serves HTTP
+    (or the socket) and queues; without, both in this process.
+    """
     from waitress.server import create_server  # noqa: PLC0415 - only the transport the settings choose is loaded
 
     service = build_service(settings, socket_mode=socket_mode)
-    service.start_jobs(sweep_interval=min(max(settings.session_ttl / 4, 10.0), 300.0))
+    sweep = min(max(settings.session_ttl / 4, 10.0), 300.0)
+    worker = None
+    if settings.redis_url:  # set and not empty, as build_store reads it
+        from bot.store.redis import RedisStore  # noqa: PLC0415 - only with a durable queue
+        from bot.work_process import Launch, WorkProcess  # noqa: PLC0415 - only with a durable queue
+
+        store = service.svc.store
+        remember = store.remember if isinstance(store, RedisStore) else None
+        launch = Launch(settings, socket_mode, sweep, log_level, start_work)
+        worker = WorkProcess(launch, remember=remember or (lambda *_: None))
+        service.runner.admission.busy = worker.busy
+        service.readiness.worker = worker.problem
+        service.svc.metrics.more = worker.metrics
+        worker.start()
+    service.start_jobs(sweep_interval=sweep, work=worker is None)
     # Everything loaded so far (the SDKs, the Tanka engine, the settings) lives as long as the
     # process: move it out of the collector's sight, so a full collection, which otherwise walks
     # every one of those objects while holding the GIL, cannot stall acks by hundreds of ms.
@@ -279,7 +331,11 @@ def serve(settings: Settings, *, host: str, port: int, socket_mode: bool) -> int
             raise
     if socket_handler is not None:
         socket_handler.close()  # type: ignore[no-untyped-call]
-    finished = service.stop(settings.turn_timeout)
+    started = time.monotonic()
+    finished = worker.stop(settings.turn_timeout) if worker is not None else True
+    finished = service.stop(max(0.0, settings.turn_timeout - (time.monotonic() - started))) and (
+        finished
+    )
     log.info(
         "stopped (%s)", "all turns finished" if finished else "turns still running were cut off"
     )

@@ -91,39 +91,21 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def not_dumpable() -> bool:
-    """Mark this process non-dumpable (Linux `prctl(PR_SET_DUMPABLE, 0)`); False elsewhere.
-
-    The service holds every token in memory. A non-dumpable process's `/proc/<pid>/` files
-    (environ, mem, maps) belong to root and cannot be ptraced, so a child it runs (git, Helm,
-    a Jsonnet worker evaluating repository code) cannot read the parent's secrets even as the
-    same user. Children get their own dumpable state back when they exec.
-    """
-    if not sys.platform.startswith("linux"):
-        return False
-    import ctypes  # noqa: PLC0415 - only on Linux, only for serve and chat
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    return int(libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)) == 0
-
-
-_PR_SET_DUMPABLE = 4
-
-
 def _serve(args: argparse.Namespace) -> int:
+    from bot.dumpable import not_dumpable  # noqa: PLC0415 - start-up: each subcommand loads only its own modules
+
     not_dumpable()
     from bot.config import load_settings  # noqa: PLC0415 - start-up: each subcommand loads only its own modules
 
     settings = load_settings()
     settings.require(settings.missing_for_serve(socket_mode=args.socket_mode))
     from bot.app import serve  # noqa: PLC0415 - start-up: each subcommand loads only its own modules
-    from bot.telemetry.logs import configure_json_logging  # noqa: PLC0415 - start-up: each subcommand loads only its own modules
+    from bot.telemetry.logs import configure_service_logging  # noqa: PLC0415 - start-up: each subcommand loads only its own modules
 
-    configure_json_logging(logging.DEBUG if args.verbose else logging.INFO)
-    # slack_sdk and urllib3 log request details at debug level; keep them out of the service log.
-    for noisy in ("slack_sdk", "slack_bolt", "urllib3", "waitress.queue"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
-    return serve(settings, host=args.host, port=args.port, socket_mode=args.socket_mode)
+    level = logging.DEBUG if args.verbose else logging.INFO
+    configure_service_logging(level)
+    return serve(settings, host=args.host, port=args.port, socket_mode=args.socket_mode,
+                 log_level=level)  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None, *, chat_deps: ChatDeps | None = None) -> int:

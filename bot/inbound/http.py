@@ -33,6 +33,9 @@ class Readiness:
         # Parts that may fail without taking the service out of traffic (MCP servers): named in
         # /readyz's 200 answer. Returns name -> what is wrong.
         self.degraded: Callable[[], Mapping[str, str]] = dict
+        # When the turns run in a work process (bot.work_process): why it is not ready, or None.
+        # It keeps the repo caches, so it alone can say whether they are.
+        self.worker: Callable[[], str | None] | None = None
 
     def notes(self) -> str:
         """One `degraded: ...` line per failing optional part (each names itself)."""
@@ -44,6 +47,8 @@ class Readiness:
             self.store.ping()
         except StoreUnavailable as exc:
             return f"session store: {exc}"
+        if self.worker is not None:
+            return self.worker()
         pairs = [(self.cache, self.maintenance)] + [(m.cache, m) for m in self.more]
         for repo_cache, maintenance in pairs:
             cache = repo_cache.problem()

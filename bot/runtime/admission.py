@@ -21,6 +21,8 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
+from typing import Protocol
 
 from bot.domain.requests import Reaction
 from bot.errors import ServiceUnavailable
@@ -39,6 +41,24 @@ MAX_QUEUED = 500
 WORKER_NICE = 10  # how much lower the workers' CPU priority is than the listeners'
 
 
+class Count(Protocol):
+    """How many taken requests are running: a plain counter, or a `multiprocessing.Value` shared
+    with the serving process when the workers run in a work process of their own."""
+
+    value: int
+
+    def get_lock(self) -> AbstractContextManager[object]: ...
+
+
+class LocalCount:
+    def __init__(self) -> None:
+        self.value = 0
+        self._lock = threading.Lock()
+
+    def get_lock(self) -> AbstractContextManager[object]:
+        return self._lock
+
+
 class QueueFull(ServiceUnavailable):
     """The work queue holds MAX_QUEUED requests: this one was not taken."""
 
@@ -49,6 +69,7 @@ class Admission:
     def __init__(
         self, store: Store, run: Callable[[Work], None], *, owner: str, workers: int,
         lease_ttl: float, on_depth: Callable[[int], None] | None = None,
+        busy: Count | None = None,
     ) -> None:  # fmt: skip
         self.store = store
         self.owner = owner
@@ -59,7 +80,7 @@ class Admission:
         self._stop = threading.Event()
         self._leased = threading.Event()  # the owner lease is held: taking work is safe
         self._lock = threading.Lock()
-        self._busy = 0
+        self.busy = busy or LocalCount()
         self._unforgotten: list[str] = []  # done, but the store was down when we said so
         self._threads: list[threading.Thread] = []
         self._notices = ThreadPoolExecutor(max_workers=2, thread_name_prefix="notice")
@@ -76,8 +97,8 @@ class Admission:
         depth = self.store.put_work(items.dump(work), limit=MAX_QUEUED)
         if not depth:
             raise QueueFull(f"{MAX_QUEUED} requests are waiting already")
-        with self._lock:
-            idle = self.workers - self._busy
+        with self.busy.get_lock():
+            idle = self.workers - self.busy.value
         self._on_depth(depth)
         return depth > idle
 
@@ -131,13 +152,13 @@ class Admission:
                 continue
             if raw is None:
                 continue
-            with self._lock:
-                self._busy += 1
+            with self.busy.get_lock():
+                self.busy.value += 1
             try:
                 self._handle(raw)
             finally:
-                with self._lock:
-                    self._busy -= 1
+                with self.busy.get_lock():
+                    self.busy.value -= 1
                 self._forget(raw)
 
     def _handle(self, raw: str) -> None:

@@ -17,7 +17,7 @@ from bot.domain.pr_events import GitHubEvent
 from bot.domain.requests import Mention, Reaction, SlashCommand, ThreadReply
 from bot.domain.thread import ThreadKey
 from bot.runtime import alerts, edge, github_feedback, messages, reactions, slash
-from bot.runtime.admission import Admission
+from bot.runtime.admission import Admission, Count
 from bot.runtime.dispatch import Dispatcher
 from bot.runtime.threads import Threads
 from bot.runtime.triage import Recent
@@ -28,7 +28,7 @@ from bot.services import Services
 class Runner:
     def __init__(
         self, svc: Services, dispatcher: Dispatcher,
-        channels: Callable[[str], Services | None] | None = None,
+        channels: Callable[[str], Services | None] | None = None, *, busy: Count | None = None,
     ) -> None:  # fmt: skip
         self.threads = Threads(svc, dispatcher, channels, messages.turn)
         self.svc = svc
@@ -36,7 +36,7 @@ class Runner:
         self.channels = self.threads.channels
         self.admission = Admission(svc.store, self.run, owner=svc.replica,
                                    workers=dispatcher.workers, lease_ttl=svc.lock_ttl,
-                                   on_depth=svc.metrics.queued.set)  # fmt: skip
+                                   on_depth=svc.metrics.queued.set, busy=busy)  # fmt: skip
         self.recent = Recent()
 
     # --- the edge (listener threads, before the ack): triage, then the work queue --------------

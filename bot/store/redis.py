@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Final, cast
 
@@ -144,6 +144,9 @@ class RedisStore:
         self._newest_cards = self.client.register_script(_NEWEST_CARDS)
         self._local: ExpiringDict[tuple[str, str], ThreadKey] = ExpiringDict()
         self._local_lock = threading.Lock()
+        # Told of each message indexed here (channel, ts, thread, deadline): a work process
+        # tells its serving process, which triages reactions (bot.work_process).
+        self.on_index: Callable[[str, str, ThreadKey, float], None] | None = None
 
     def __repr__(self) -> str:
         return f"RedisStore({self._where}, prefix={self._prefix!r})"
@@ -214,7 +217,10 @@ class RedisStore:
         px = ttl_millis(ttl)
         with self.reachable():
             self.client.set(self._message_key(channel, ts), key.id.encode(), px=px)
-        self._remember(channel, ts, key, time.time() + px / 1000)
+        deadline = time.time() + px / 1000
+        self.remember(channel, ts, key, deadline)
+        if self.on_index is not None:
+            self.on_index(channel, ts, key, deadline)
 
     def thread_of(self, channel: str, ts: str) -> ThreadKey | None:
         # The index is kept in memory too: this replica's own messages (the ones people react
@@ -233,10 +239,12 @@ class RedisStore:
             return None
         key = ThreadKey.parse(cast("bytes", value).decode())
         if isinstance(pttl, int) and pttl > 0:
-            self._remember(channel, ts, key, time.time() + pttl / 1000)
+            self.remember(channel, ts, key, time.time() + pttl / 1000)
         return key
 
-    def _remember(self, channel: str, ts: str, key: ThreadKey, deadline: float) -> None:
+    def remember(self, channel: str, ts: str, key: ThreadKey, deadline: float) -> None:
+        """Know until `deadline` (epoch seconds) that message `ts` belongs to thread `key`, in
+        memory only: found without a round trip, and while Redis is down."""
         with self._local_lock:
             self._local.set((channel, ts), key, deadline)
             if len(self._local) > LOCAL_INDEX:

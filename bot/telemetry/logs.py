@@ -41,6 +41,14 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, ensure_ascii=False)
 
 
+def configure_service_logging(level: int) -> None:
+    """The service's logs: JSON lines at `level`; the Slack SDK's and urllib3's request details
+    (debug level) stay out of them."""
+    configure_json_logging(level)
+    for noisy in ("slack_sdk", "slack_bolt", "urllib3", "waitress.queue"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
 def configure_json_logging(level: int) -> None:
     handler = logging.StreamHandler()
     handler.setFormatter(JsonFormatter())

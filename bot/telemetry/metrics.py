@@ -1,8 +1,18 @@
-"""Prometheus metrics of the Slack service, on their own registry (one per service instance)."""
+"""Prometheus metrics of the Slack service, on their own registry (one per service instance).
+
+With Redis, `serve` runs its turns in a work process of their own (bot.work_process); that
+process counts on its own registry, and the serving process's /metrics merges the two
+(`merge`): one replica, one scrape, each series once.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.metrics_core import Metric
+from prometheus_client.parser import text_string_to_metric_families
+from prometheus_client.samples import Sample
 
 
 class Metrics:
@@ -68,9 +78,51 @@ class Metrics:
             registry=r,
         )  # fmt: skip
 
+        # The work process's metrics (text), merged into `render`; None: no such process.
+        self.more: Callable[[], bytes] | None = None
+
     def observe_mcp(self, server: str, outcome: str, seconds: float) -> None:
         self.mcp_calls.labels(server, outcome).inc()
         self.mcp_seconds.labels(server).observe(seconds)
 
     def render(self) -> bytes:
-        return generate_latest(self.registry)
+        own = generate_latest(self.registry)
+        if self.more is None:
+            return own
+        return merge([own, self.more()])
+
+
+def merge(expositions: Iterable[bytes]) -> bytes:
+    """One exposition from several processes' (Prometheus text format): a series present in more
+    than one is their sum (counters, histograms, and gauges each process sets alone), except a
+    `_created` timestamp, which is the earliest."""
+    families: dict[str, Metric] = {}
+    series: dict[str, dict[tuple[str, tuple[tuple[str, str], ...]], Sample]] = {}
+    for text in expositions:
+        for family in text_string_to_metric_families(text.decode()):
+            known = families.setdefault(family.name, family)
+            samples = series.setdefault(family.name, {})
+            earliest = family.name.endswith("_created")
+            for sample in family.samples:
+                key = (sample.name, tuple(sorted(sample.labels.items())))
+                seen = samples.get(key)
+                if seen is None:
+                    samples[key] = sample
+                    continue
+                value = (min(seen.value, sample.value) if earliest
+                         else seen.value + sample.value)  # fmt: skip
+                samples[key] = seen._replace(value=value)
+            known.samples = list(samples.values())
+    registry = CollectorRegistry()
+    registry.register(_Fixed(list(families.values())))
+    return generate_latest(registry)
+
+
+class _Fixed:
+    """A collector of families already gathered."""
+
+    def __init__(self, families: list[Metric]) -> None:
+        self._families = families
+
+    def collect(self) -> Iterator[Metric]:
+        return iter(self._families)

@@ -9,7 +9,7 @@ import pytest
 
 PROBE = """
 import ctypes
-from bot.cli import not_dumpable
+from bot.dumpable import not_dumpable
 libc = ctypes.CDLL(None)
 before = libc.prctl(3, 0, 0, 0, 0)  # PR_GET_DUMPABLE
 print(before, not_dumpable(), libc.prctl(3, 0, 0, 0, 0))

@@ -3,6 +3,7 @@ is put back and run by a live one; a live replica's is left alone. Memory and a 
 
 from __future__ import annotations
 
+import multiprocessing
 import threading
 import uuid
 from collections.abc import Iterator
@@ -125,3 +126,14 @@ def test_every_request_kind_survives_the_queue() -> None:
 def test_an_unreadable_item_is_a_clear_error(raw: str) -> None:
     with pytest.raises(BadWork, match="work"):
         items.load(raw)
+
+
+def test_queued_is_judged_by_the_running_count_another_process_shares(store: Store) -> None:
+    """The serving process admits; the work process runs. The count of running requests they
+    share (a multiprocessing Value in `serve`) decides whether an asker hears "queued"."""
+    shared = multiprocessing.get_context("spawn").Value("i", 0)
+    serving = Admission(store, Ran(1), owner="serving", workers=2, lease_ttl=1.0, busy=shared)
+    assert serving.admit(mention(1)) is False  # two idle workers, one waiting request
+    with shared.get_lock():
+        shared.value = 2  # the work process is running two requests
+    assert serving.admit(mention(2)) is True

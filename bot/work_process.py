@@ -1,0 +1,267 @@
+"""The work process: with Redis, `serve` runs its turns in a second process.
+
+Why: one Python process runs one thread at a time. A turn (the model's SDK, git's processes,
+Slack posts, renders) holding the interpreter delays the acknowledgements Slack waits for: in a
+burst of 500 events with 50 mentions, acks waited 340-380 ms at the 99th percentile while the
+mentions' turns ran, against ~60 ms for a Bolt app that only acks. With the work queue in Redis
+(bot.runtime.admission) the serving process only verifies, triages and queues; this process
+takes the queue, runs the turns, keeps the repo caches (spare checkouts, base renders) and
+sweeps idle sessions, at a lower CPU priority, so the kernel runs the acks first.
+
+The serving process starts it, starts it again if it dies (what it had taken is queued again by
+the owner lease, as for a dead replica), and asks it over a pipe for its readiness (/readyz)
+and its metrics (merged into /metrics). A second pipe tells the serving process of each bot
+message the work process indexes, so a reaction on it is still placed in its thread while Redis
+is down (bot.runtime.triage). If the serving process dies, this one exits at once: a
+replica is both or neither. Without Redis the queue lives in the serving process's memory, so
+everything runs there, as before.
+"""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import logging
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.sharedctypes import Synchronized
+from typing import Protocol
+
+from bot.config import ConfigError, Settings
+from bot.domain.thread import ThreadKey
+from bot.runtime.admission import WORKER_NICE
+
+log = logging.getLogger(__name__)
+
+ANSWER_WITHIN = 2.0  # seconds the work process has to answer a question on the pipe
+BACKOFF = (1.0, 2.0, 5.0, 10.0, 30.0)  # seconds before each successive restart
+STEADY = 60.0  # a process that lived this long resets the backoff
+PARENT_GONE = 70  # exit code when the serving process went away
+
+
+Remember = Callable[[str, str, ThreadKey, float], None]
+
+
+class Working(Protocol):
+    """The service running in the work process (bot.app.Service)."""
+
+    def problem(self) -> str | None: ...
+
+    def metrics(self) -> bytes: ...
+
+    def stop(self, timeout: float) -> bool: ...
+
+
+class Start(Protocol):
+    """Builds the work process's service and starts its jobs (bot.app.start_work); its
+    messages indexed are told to `on_index`, its running requests counted in `busy`."""
+
+    def __call__(
+        self, settings: Settings, *, socket_mode: bool, sweep_interval: float,
+        busy: Synchronized[int], on_index: Remember,
+    ) -> Working: ...  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What the work process is started with (pickled into it; `start` by reference)."""
+
+    settings: Settings
+    socket_mode: bool
+    sweep_interval: float
+    log_level: int
+    start: Start
+
+
+class WorkProcess:
+    """The serving process's handle on its work process."""
+
+    def __init__(self, launch: Launch, *, remember: Remember) -> None:
+        """`remember(channel, ts, thread, deadline)`: the serving process's store learning of a
+        bot message the work process indexed."""
+        self._remember = remember
+        self._context = multiprocessing.get_context("spawn")  # no fork of a threaded process
+        self._launch = launch
+        # Requests the work process is running: the serving process reads it to tell an asker
+        # "queued" only when every worker is busy.
+        self.busy: Synchronized[int] = self._context.Value("i", 0)
+        self._lock = threading.Lock()  # one question at a time on the pipe
+        self._process: multiprocessing.process.BaseProcess | None = None
+        self._pipe: Connection | None = None
+        self._questions = itertools.count(1)
+        self._stopping = threading.Event()
+        self._last_exit: int | None = None
+        self._supervisor: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._spawn()
+        self._supervisor = threading.Thread(target=self._supervise, name="work-process",
+                                            daemon=True)  # fmt: skip
+        self._supervisor.start()
+
+    @property
+    def pid(self) -> int | None:
+        process = self._process
+        return process.pid if process is not None else None
+
+    def problem(self) -> str | None:
+        """Why the work process is not ready (it names its own part), or None."""
+        return self._ask()[0]
+
+    def metrics(self) -> bytes:
+        """The work process's metrics (Prometheus text); empty when it cannot answer."""
+        return self._ask()[1]
+
+    def stop(self, timeout: float) -> bool:
+        """Let running turns finish (SIGTERM, up to `timeout` s), then kill; whether they did."""
+        self._stopping.set()
+        process = self._process
+        if process is None:
+            return True
+        if process.is_alive():
+            process.terminate()
+        process.join(timeout)
+        if process.is_alive():
+            process.kill()
+            process.join(5)
+            return False
+        return process.exitcode == 0
+
+    def _spawn(self) -> None:
+        mine, theirs = self._context.Pipe()
+        heard, told = self._context.Pipe(duplex=False)
+        process = self._context.Process(
+            target=run, args=(self._launch, theirs, told, self.busy), name="tanka-bot-work"
+        )
+        process.start()
+        for end in (theirs, told):
+            end.close()  # only the work process holds its ends: its death is EOF here
+        with self._lock:
+            self._process, self._pipe = process, mine
+        threading.Thread(target=self._hear, args=(heard,), name="work-hints", daemon=True).start()
+        log.info("work process %d started", process.pid)
+
+    def _hear(self, pipe: Connection) -> None:
+        """The bot messages the work process indexes, into this process's store's memory."""
+        with pipe:
+            while True:
+                try:
+                    channel, ts, thread, deadline = pipe.recv()
+                except (EOFError, OSError):
+                    return  # that work process is gone; its successor has its own pipe
+                self._remember(channel, ts, ThreadKey.parse(thread), deadline)
+
+    def _supervise(self) -> None:
+        restarts = 0
+        while not self._stopping.is_set():
+            process = self._process
+            if process is None:
+                return
+            started = time.monotonic()
+            while process.exitcode is None and not self._stopping.is_set():
+                process.join(1.0)
+            if self._stopping.is_set():
+                return
+            self._last_exit = process.exitcode
+            restarts = 0 if time.monotonic() - started > STEADY else restarts + 1
+            delay = BACKOFF[min(restarts, len(BACKOFF) - 1)]
+            log.error("the work process exited (code %s); starting it again in %.0f s",
+                      process.exitcode, delay)  # fmt: skip
+            if self._stopping.wait(delay):
+                return
+            self._spawn()
+
+    def _ask(self) -> tuple[str | None, bytes]:
+        with self._lock:
+            process, pipe = self._process, self._pipe
+            if process is None or pipe is None or not process.is_alive():
+                return (f"work process: not running (last exit code {self._last_exit}); "
+                        "starting it again", b"")  # fmt: skip
+            question = next(self._questions)
+            try:
+                pipe.send(question)
+                deadline = time.monotonic() + ANSWER_WITHIN
+                while pipe.poll(max(0.0, deadline - time.monotonic())):
+                    answer, problem, metrics = pipe.recv()
+                    if answer == question:  # an older answer, late, is skipped
+                        return problem, metrics
+            except (OSError, EOFError) as exc:
+                return f"work process: the pipe to it failed ({type(exc).__name__})", b""
+            return f"work process: no answer within {ANSWER_WITHIN:.0f} s", b""
+
+
+# --- the work process itself --------------------------------------------------------------------
+
+
+def run(launch: Launch, pipe: Connection, hints: Connection, busy: Synchronized[int]) -> None:
+    """The work process's main: build the service, take the work queue, answer the pipe."""
+    from bot.dumpable import not_dumpable  # noqa: PLC0415 - the same guard as the serving process
+    from bot.telemetry.logs import configure_service_logging  # noqa: PLC0415 - idem
+
+    not_dumpable()
+    configure_service_logging(launch.log_level)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the serving process, which
+    stopping = threading.Event()  # stops this one with SIGTERM once it stopped taking requests
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: stopping.set())
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, WORKER_NICE)
+    except OSError as exc:  # not allowed here: run as is
+        log.debug("work process priority unchanged: %s", exc)
+    built: list[Working] = []
+    threading.Thread(target=_answer, args=(pipe, built), name="pipe", daemon=True).start()
+    settings = launch.settings
+    try:
+        service = launch.start(settings, socket_mode=launch.socket_mode,
+                               sweep_interval=launch.sweep_interval, busy=busy,
+                               on_index=_teller(hints))  # fmt: skip
+    except ConfigError as exc:  # Slack unreachable, say: the supervisor tries again later
+        log.error("the work process could not start: %s", exc)
+        raise SystemExit(2) from None
+    built.append(service)
+    gc.collect()
+    gc.freeze()  # as in the serving process (bot.app.serve)
+    log.info("work process ready: %d workers", settings.workers)
+    stopping.wait()
+    finished = service.stop(settings.turn_timeout)
+    log.info("work process stopped (%s)",
+             "all turns finished" if finished else "turns still running were cut off")  # fmt: skip
+    raise SystemExit(0 if finished else 1)
+
+
+def _teller(hints: Connection) -> Remember:
+    lock = threading.Lock()  # turns index from several threads; a pipe takes one at a time
+
+    def tell(channel: str, ts: str, thread: ThreadKey, deadline: float) -> None:
+        try:
+            with lock:
+                hints.send((channel, ts, thread.id, deadline))
+        except OSError:  # the serving process is gone: `_answer` ends this process
+            pass
+
+    return tell
+
+
+def _answer(pipe: Connection, built: list[Working]) -> None:
+    """Answer the serving process's questions; when it is gone, go too, at once."""
+    while True:
+        try:
+            question = pipe.recv()
+        except (EOFError, OSError):
+            log.error("the serving process went away; the work process exits")
+            os._exit(PARENT_GONE)
+        if not built:
+            pipe.send((question, "work process: starting", b""))
+            continue
+        service = built[0]
+        try:
+            answer = (question, service.problem(), service.metrics())
+        except Exception as exc:  # never leave the question unanswered
+            log.exception("could not answer the serving process")
+            answer = (question, f"work process: {type(exc).__name__}", b"")
+        pipe.send(answer)

@@ -1,0 +1,112 @@
+"""With Redis, `tanka-bot serve` runs its turns in a work process of its own: the serving process
+acknowledges Slack while the turns hold another interpreter. Over real HTTP and a real Redis:
+the turns run in that process, it is started again when it dies (with /readyz saying so
+meanwhile, and nothing acknowledged lost), it never outlives the serving process, and its
+metrics are the replica's."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import time
+from pathlib import Path
+
+from tests.e2e.harness import Bot, Stack, stack
+
+PIDS = re.compile(r"work process (\d+) started")
+
+
+def work_pids(bot: Bot) -> list[int]:
+    """The work processes `bot` started, oldest first (its log says each one)."""
+    pids = []
+    for line in bot.log().splitlines():
+        try:
+            message = json.loads(line).get("message", "")
+        except ValueError:
+            continue
+        if match := PIDS.fullmatch(str(message)):
+            pids.append(int(match.group(1)))
+    return pids
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie (exited, not yet reaped by its parent) counts as gone.
+    state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    return state != "Z"
+
+
+def wait_until(condition: object, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if callable(condition) and condition():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"not met within {timeout} s")
+
+
+def turns_in(s: Stack) -> float:
+    assert s.bot is not None
+    status, text = s.bot.get("/metrics")
+    assert status == 200
+    return sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line.startswith("tanka_bot_turns_total{")
+    )
+
+
+def test_turns_run_in_the_work_process_and_its_metrics_are_the_replicas(tmp_path: Path) -> None:
+    with stack(tmp_path, redis=True) as s:
+        bot = s.start_bot()
+        [pid] = work_pids(bot)
+        assert pid != bot.process.pid
+        assert alive(pid)
+        s.model.answer("Hello from the work process.")
+        root = s.mention("hi")
+        s.wait_text(root.ts, "Hello from the work process.")
+        # Only the work process runs turns; the serving process's /metrics counts them.
+        wait_until(lambda: turns_in(s) == 1)
+        assert "work process ready" in bot.log()
+
+
+def test_a_dead_work_process_is_started_again_and_loses_no_mention(tmp_path: Path) -> None:
+    with stack(tmp_path, redis=True) as s:
+        bot = s.start_bot()
+        [first] = work_pids(bot)
+        os.kill(first, signal.SIGKILL)
+        wait_until(lambda: bot.get("/readyz")[0] == 503, timeout=10)
+        status, text = bot.get("/readyz")
+        assert status == 503
+        assert "work process" in text
+        s.model.answer("Answered after the restart.")
+        root = s.mention("still there?")  # acknowledged while no process takes work
+        s.wait_text(root.ts, "Answered after the restart.", timeout=60)
+        wait_until(lambda: bot.get("/readyz")[0] == 200, timeout=30)
+        pids = work_pids(bot)
+        assert len(pids) == 2
+        assert pids[0] == first
+        assert alive(pids[1])
+        assert sum("Answered after" in t for t in s.bot_texts(root.ts)) == 1
+
+
+def test_the_work_process_never_outlives_the_serving_process(tmp_path: Path) -> None:
+    with stack(tmp_path, redis=True) as s:
+        bot = s.start_bot()
+        [pid] = work_pids(bot)
+        bot.stop(signal.SIGKILL)  # no goodbye: the pipe closing is all it hears
+        wait_until(lambda: not alive(pid), timeout=10)
+
+
+def test_sigterm_stops_both_processes_cleanly(tmp_path: Path) -> None:
+    with stack(tmp_path, redis=True) as s:
+        bot = s.start_bot()
+        [pid] = work_pids(bot)
+        assert bot.stop(signal.SIGTERM) == 0
+        wait_until(lambda: not alive(pid), timeout=10)
+        assert "work process stopped (all turns finished)" in bot.log()
