@@ -95,12 +95,32 @@ class Replica:
         return self.process is not None and self.process.poll() is None
 
     def rss_mb(self) -> float:
+        """The replica's resident memory: the serving process and its children (with Redis,
+        the work process that runs the turns)."""
         if self.process is None:
             return 0.0
-        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
+        return sum(_rss_mb(pid) for pid in [self.process.pid, *_children(self.process.pid)])
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(child) for child in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
+def _rss_mb(pid: int) -> float:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:  # gone meanwhile
         return 0.0
+    for line in status.splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
 
 
 @dataclass
