@@ -57,6 +57,11 @@ class SessionStore(Protocol):
         """The session saved for `key`, or None."""
         ...
 
+    def has_session(self, key: ThreadKey) -> bool:
+        """Whether a session is saved for `key`, without reading it (triage asks this of every
+        reply in a thread; a session's record holds its whole conversation)."""
+        ...
+
     def save(self, key: ThreadKey, data: str, *, updated: float) -> None:
         """Store (replace) the session; `updated` is the unix time of its last activity."""
         ...

@@ -50,6 +50,10 @@ class MemoryStore:
             entry = self._sessions.get(key)
         return None if entry is None else entry[0]
 
+    def has_session(self, key: ThreadKey) -> bool:
+        with self._lock:
+            return key in self._sessions
+
     def save(self, key: ThreadKey, data: str, *, updated: float) -> None:
         with self._lock:
             self._sessions[key] = (data, float(updated))

@@ -158,6 +158,10 @@ class RedisStore:
             data = self._get(self._key("session", key.id))
         return None if data is None else data.decode()
 
+    def has_session(self, key: ThreadKey) -> bool:
+        with self.reachable():
+            return bool(self.client.exists(self._key("session", key.id)))
+
     def save(self, key: ThreadKey, data: str, *, updated: float) -> None:
         with self.reachable():
             tx = self.client.pipeline(transaction=True)

@@ -23,8 +23,8 @@ class Sessions:
         return None if raw is None else Session.from_json(raw)
 
     def exists(self, key: ThreadKey) -> bool:
-        """Whether the thread has a session (its record is not parsed)."""
-        return self._store.load(key) is not None
+        """Whether the thread has a session (its record is not read)."""
+        return self._store.has_session(key)
 
     def put(self, session: Session) -> None:
         self._store.save(session.key, session.to_json(), updated=session.updated)

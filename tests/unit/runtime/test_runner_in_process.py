@@ -227,6 +227,9 @@ class DownStore(MemoryStore):
     def load(self, key: ThreadKey) -> str | None:
         raise StoreUnavailable("redis at 127.0.0.1:6379: Connection refused")
 
+    def has_session(self, key: ThreadKey) -> bool:
+        raise StoreUnavailable("redis at 127.0.0.1:6379: Connection refused")
+
 
 def closed_port() -> int:
     with socket.socket() as s:

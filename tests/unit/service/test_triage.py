@@ -37,6 +37,9 @@ class DownStore(MemoryStore):
     def load(self, key: ThreadKey) -> str | None:
         raise StoreUnavailable("Redis at 127.0.0.1:6379 is unavailable: refused")
 
+    def has_session(self, key: ThreadKey) -> bool:
+        raise StoreUnavailable("Redis at 127.0.0.1:6379 is unavailable: refused")
+
     def thread_of(self, channel: str, ts: str) -> ThreadKey | None:
         raise StoreUnavailable("Redis at 127.0.0.1:6379 is unavailable: refused")
 

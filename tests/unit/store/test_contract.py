@@ -56,6 +56,15 @@ def test_save_then_load_returns_the_same_text(backend: Backend) -> None:
     assert backend.store.load(B) is None
 
 
+def test_has_session_is_true_once_saved_and_false_once_deleted(backend: Backend) -> None:
+    assert not backend.store.has_session(A)
+    backend.store.save(A, "{}", updated=1.0)
+    assert backend.store.has_session(A)
+    assert not backend.store.has_session(B)
+    backend.store.delete(A)
+    assert not backend.store.has_session(A)
+
+
 def test_save_replaces_the_session(backend: Backend) -> None:
     backend.store.save(A, '{"v": 1}', updated=1.0)
     backend.store.save(A, '{"v": 2}', updated=2.0)
