@@ -133,6 +133,23 @@ def parse_notification(payload: object) -> AlertNotification:
     )
 
 
+def to_payload(n: AlertNotification) -> dict[str, Any]:
+    """`n` as Alertmanager sent it (the fields read here): parse_notification's inverse, for
+    the work queue, which keeps requests as text."""
+    return {
+        "version": VERSION, "groupKey": n.group_key, "status": n.status,
+        "receiver": n.receiver, "groupLabels": dict(n.group_labels),
+        "commonLabels": dict(n.common_labels), "commonAnnotations": dict(n.common_annotations),
+        "externalURL": n.external_url, "truncatedAlerts": n.truncated_alerts,
+        "alerts": [
+            {"status": a.status, "labels": dict(a.labels), "annotations": dict(a.annotations),
+             "startsAt": a.starts_at, "endsAt": a.ends_at, "generatorURL": a.generator_url,
+             "fingerprint": a.fingerprint}
+            for a in n.alerts
+        ],
+    }  # fmt: skip
+
+
 def _alert(raw: object, where: str) -> Alert:
     if not isinstance(raw, Mapping):
         raise AlertPayloadError(f"{where}: must be an object")

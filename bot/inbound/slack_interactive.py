@@ -14,7 +14,7 @@ from typing import Any
 from slack_bolt import Ack, App, Respond
 
 from bot.domain.ports import ChatError
-from bot.domain.requests import Mention, SlashCommand
+from bot.domain.requests import Mention, Reaction, SlashCommand
 from bot.handlers import home, steer
 from bot.handlers.admin import environment_names
 from bot.inbound.slack_actions import (
@@ -41,6 +41,23 @@ log = logging.getLogger(__name__)
 ASK_SHORTCUT = "tanka_ask"
 
 
+def _click(runner: Runner, svc: Services, click: Reaction) -> None:
+    """A button, exactly as its emoji (bot.runtime.reactions): an approval is queued, a cancel
+    runs at once, off the ack path, not behind the very turn it stops."""
+    if click.name == svc.settings.cancel_emoji:
+        # The cancel emoji of someone who may not steer is refused without a word (and
+        # audited there); a click deserves to hear why, and only the clicker does.
+        gate = steer.steering(svc)
+        why = gate.channel_refusal(click.channel) or gate.user_refusal(click.user)
+        if why is not None:
+            runner.ephemeral(click.channel, click.user, f"Not cancelled: {why}")
+        runner.admission.soon(lambda: runner.accept(click))
+        return
+    not_queued = runner.queue(click)
+    if not_queued is not None:
+        runner.ephemeral(click.channel, click.user, not_queued)
+
+
 def register(app: App, runner: Runner, svc: Services) -> None:
     s = svc.settings
 
@@ -51,14 +68,7 @@ def register(app: App, runner: Runner, svc: Services) -> None:
         if isinstance(parsed, Ignored):
             log.debug("ignored: %s", parsed.reason)
             return
-        if parsed.name == s.cancel_emoji:
-            # The cancel emoji of someone who may not steer is refused without a word (and
-            # audited there); a click deserves to hear why, and only the clicker does.
-            gate = steer.steering(svc)
-            why = gate.channel_refusal(parsed.channel) or gate.user_refusal(parsed.user)
-            if why is not None:
-                runner.ephemeral(parsed.channel, parsed.user, f"Not cancelled: {why}")
-        runner.accept_reaction(parsed)  # exactly the emoji: bot.runtime.reactions
+        _click(runner, svc, parsed)
 
     app.action(APPROVE_ACTION)(on_click)
     app.action(CANCEL_ACTION)(on_click)
@@ -74,7 +84,11 @@ def register(app: App, runner: Runner, svc: Services) -> None:
             return
         ack()  # closes the modal
         text = f"new-env {form.action.name} {form.action.instructions}".strip()
-        runner.accept_new_env(SlashCommand(form.channel, form.user, "/tanka", text), form.action)
+        not_queued = runner.accept_new_env(
+            SlashCommand(form.channel, form.user, "/tanka", text), form.action
+        )
+        if not_queued is not None:  # the modal is closed: the person alone hears why
+            runner.ephemeral(form.channel, form.user, not_queued)
 
     app.view(NEW_ENV_CALLBACK)(on_submit)
 
@@ -95,7 +109,9 @@ def register(app: App, runner: Runner, svc: Services) -> None:
                 log.warning("could not answer the shortcut: %s", exc)
                 runner.ephemeral(ask.channel, ask.user, why)
             return
-        runner.accept_message(_mention(ask))  # the steering rules apply there
+        not_queued = runner.queue(_mention(ask))  # the steering rules apply there
+        if not_queued is not None:
+            runner.ephemeral(ask.channel, ask.user, not_queued)
 
     app.shortcut(ASK_SHORTCUT)(on_ask)
     register_home(app, runner, svc)

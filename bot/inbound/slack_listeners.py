@@ -83,10 +83,9 @@ def register(app: App, runner: Runner, svc: Services, *, bot_id: str = "") -> On
             ack(text=why) if why else ack()
         elif isinstance(action, Help):
             ack(text=help_message(svc, action.problem))
-        elif isinstance(action, NewEnv):
-            ack(text=f"Starting a session to create environment `{action.name}`…")
-            new_env = action
-            runner.admission.soon(lambda: runner.accept_new_env(command, new_env))
+        elif isinstance(action, NewEnv):  # queued (durable) before the ack, which says so
+            not_queued = runner.accept_new_env(command, action)
+            ack(text=not_queued or f"Starting a session to create environment `{action.name}`…")
         else:
             ack()
             runner.admission.soon(lambda: _answer_later(

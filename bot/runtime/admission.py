@@ -24,11 +24,13 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from typing import Protocol
 
-from bot.domain.requests import Reaction
+from bot.domain.alerts import AlertNotification
+from bot.domain.pr_events import subject
+from bot.domain.requests import Mention, Reaction, ThreadReply
 from bot.errors import ServiceUnavailable
 from bot.runtime import work as items
 from bot.runtime.lease import dead_mark, owner_lock
-from bot.runtime.work import BadWork, Work
+from bot.runtime.work import BadWork, NewEnvRequest, Work
 from bot.store.base import Store, StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -227,4 +229,10 @@ def _yield_to_acks() -> None:
 def _where(work: Work) -> str:
     if isinstance(work, Reaction):
         return f"{work.channel}/{work.item_ts}"
-    return work.key.id
+    if isinstance(work, Mention | ThreadReply):
+        return work.key.id
+    if isinstance(work, NewEnvRequest):
+        return f"{work.command.channel} (new-env {work.action.name})"
+    if isinstance(work, AlertNotification):
+        return f"alert group {work.group_key!r}"
+    return subject(work)

@@ -1,7 +1,7 @@
 """An Alertmanager notification: a session for a new firing group, a note for an open one.
 
-The receiver hands the notification over after the ack; the work runs on the same bounded pool
-as mentions. Per alert group (Alertmanager's `groupKey`), one replica at a time decides:
+The receiver puts the notification on the work queue before the ack; the workers that run
+mentions take it. Per alert group (Alertmanager's `groupKey`), one replica at a time decides:
 - matching no route: counted (`tanka_bot_alert_groups_total{outcome="unrouted"}`), ignored;
 - its session still open (the thread the group is bound to has a session): alerts that started
   firing or resolved since the last notification are noted in the thread, without a turn, and
@@ -25,7 +25,6 @@ from bot.domain.sessions import Session
 from bot.domain.thread import ThreadKey
 from bot.policy.alert_routes import AlertRoute, route_for
 from bot.publish.pr_text import branch_name
-from bot.runtime.dispatch import Admission
 from bot.runtime.queue import Pending
 from bot.runtime.threads import Threads
 from bot.services import Services
@@ -39,16 +38,8 @@ log = logging.getLogger(__name__)
 GROUP_TTL = 30 * 86_400.0
 
 
-def accept(threads: Threads, notification: AlertNotification) -> bool:
-    """Queue the notification's work; False when the pool is full (Alertmanager retries)."""
-    admission = threads.dispatcher.submit(lambda: _handle(threads, notification))
-    if admission is Admission.FULL:
-        threads.svc.metrics.alert_groups.labels("busy").inc()
-        return False
-    return True
-
-
-def _handle(threads: Threads, n: AlertNotification) -> None:
+def handle(threads: Threads, n: AlertNotification) -> None:
+    """A notification taken from the work queue (in the consumer's thread)."""
     svc = threads.svc
     try:
         start = _decide(threads, n)

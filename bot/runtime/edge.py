@@ -13,20 +13,19 @@ from collections.abc import Callable
 from typing import TypeGuard
 
 from bot.domain.commands import is_cancel
-from bot.domain.requests import Mention, Reaction
+from bot.domain.requests import Inbound, Mention, Reaction
 from bot.runtime.admission import Admission, QueueFull
 from bot.runtime.failures import STORE_DOWN
 from bot.runtime.threads import BUSY, QUEUED, Threads
 from bot.runtime.triage import Recent, Verdict, triage
-from bot.runtime.work import Work
 from bot.store.base import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
 
 def receive(
-    threads: Threads, admission: Admission, recent: Recent, request: Work, *,
-    first_time: Callable[[], bool], accept: Callable[[Work], None],
+    threads: Threads, admission: Admission, recent: Recent, request: Inbound, *,
+    first_time: Callable[[], bool], accept: Callable[[Inbound], None],
 ) -> None:  # fmt: skip
     """Admit `request` if it is work; `accept` runs it (a cancel, at once, off the ack path)."""
     svc = threads.svc
@@ -71,7 +70,7 @@ def receive(
         log.info("mention dropped: %s", verdict.dropped)
 
 
-def _on_bot_message(bot_user_id: str, request: Work) -> TypeGuard[Reaction]:
+def _on_bot_message(bot_user_id: str, request: Inbound) -> TypeGuard[Reaction]:
     """An emoji added on one of the bot's messages, as Slack names the message's author."""
     return (
         isinstance(request, Reaction) and request.added
@@ -79,7 +78,7 @@ def _on_bot_message(bot_user_id: str, request: Work) -> TypeGuard[Reaction]:
     )  # fmt: skip
 
 
-def _cancel(threads: Threads, request: Work) -> bool:
+def _cancel(threads: Threads, request: Inbound) -> bool:
     if isinstance(request, Reaction):
         return request.added and request.name == threads.svc.settings.cancel_emoji
     return is_cancel(request.text)

@@ -7,18 +7,18 @@ import logging
 
 from bot.domain.pr_events import GitHubEvent, PullRequestEvent, subject
 from bot.handlers import ci
-from bot.runtime.dispatch import Admission
 from bot.runtime.threads import Threads
 from bot.telemetry.logs import thread_context
 
 log = logging.getLogger(__name__)
 
 
-def accept(threads: Threads, event: GitHubEvent) -> None:
-    """A verified, first-seen GitHub event (bot.inbound.github_receiver has acked it)."""
+def report(threads: Threads, event: GitHubEvent) -> None:
+    """A verified, first-seen GitHub event taken from the work queue (in the consumer's thread);
+    bot.inbound.github_receiver acknowledged it."""
     svc = threads.svc
 
-    def report(item: PullRequestEvent) -> None:
+    def one(item: PullRequestEvent) -> None:
         key = ci.thread_of(svc, item)
         if key is None:
             return  # a pull request the bot did not open
@@ -32,15 +32,10 @@ def accept(threads: Threads, event: GitHubEvent) -> None:
             masked.audit.record(key.channel, key.thread_ts, "", "github_event", news)
             ci.handle(masked, key, item)
 
-    def job() -> None:
-        try:
-            for item in ci.pull_request_events(svc, event):
-                report(item)
-        except Exception:  # news nobody in the thread asked for: logged, never replied
-            svc.metrics.errors.labels("github").inc()
-            log.exception("GitHub event %s on %s not reported", type(event).__name__,
-                          subject(event))  # fmt: skip
-
-    if threads.dispatcher.submit(job) is Admission.FULL:
-        log.warning("GitHub event %s on %s dropped: the pool is full", type(event).__name__,
-                    subject(event))  # fmt: skip
+    try:
+        for item in ci.pull_request_events(svc, event):
+            one(item)
+    except Exception:  # news nobody in the thread asked for: logged, never replied
+        svc.metrics.errors.labels("github").inc()
+        log.exception("GitHub event %s on %s not reported", type(event).__name__,
+                      subject(event))  # fmt: skip

@@ -1,6 +1,7 @@
 """The runner: from a parsed request to work done in its thread.
 
-The inbound listeners hand it domain values after the ack. Each entry point lives in its own
+The inbound listeners hand it domain values before the ack, and it queues them (durable with
+Redis); the work queue's consumers run them. Each entry point lives in its own
 module: messages (a mention or a reply: a turn, a cancel, `rebase`), reactions (approve,
 withdraw, cancel), slash (`/tanka new-env`), github_feedback (PR news) and alerts
 (Alertmanager's alert groups). What they share (the per-thread lease, the queue, the masks, and
@@ -9,20 +10,25 @@ the one place errors become replies) is bot.runtime.threads.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 from bot.domain.alerts import AlertNotification
 from bot.domain.commands import NewEnv
-from bot.domain.pr_events import GitHubEvent
-from bot.domain.requests import Mention, Reaction, SlashCommand, ThreadReply
+from bot.domain.pr_events import GitHubEvent, subject
+from bot.domain.requests import Inbound, Mention, Reaction, SlashCommand, ThreadReply
 from bot.domain.thread import ThreadKey
 from bot.runtime import alerts, edge, github_feedback, messages, reactions, slash
-from bot.runtime.admission import Admission, Count
+from bot.runtime.admission import Admission, Count, QueueFull
 from bot.runtime.dispatch import Dispatcher
-from bot.runtime.threads import Threads
+from bot.runtime.failures import STORE_DOWN
+from bot.runtime.threads import BUSY, Threads
 from bot.runtime.triage import Recent
-from bot.runtime.work import Work
+from bot.runtime.work import NewEnvRequest, Work
 from bot.services import Services
+from bot.store.base import StoreUnavailable
+
+log = logging.getLogger(__name__)
 
 
 class Runner:
@@ -41,7 +47,7 @@ class Runner:
 
     # --- the edge (listener threads, before the ack): triage, then the work queue --------------
 
-    def receive(self, request: Work, first_time: Callable[[], bool]) -> None:
+    def receive(self, request: Inbound, first_time: Callable[[], bool]) -> None:
         """Admit `request` if it is work (`first_time`: the dedupe, asked only then)."""
         edge.receive(self.threads, self.admission, self.recent, request,
                      first_time=first_time, accept=self.accept)  # fmt: skip
@@ -52,12 +58,17 @@ class Runner:
             self.accept(work)
 
     def accept(self, work: Work) -> None:
+        """Run one request (from the work queue, or a cancel at once off the ack path)."""
         if isinstance(work, Reaction):
-            self.accept_reaction(work)
+            reactions.accept(self.threads, work)
+        elif isinstance(work, Mention | ThreadReply):
+            messages.accept(self.threads, work)
+        elif isinstance(work, NewEnvRequest):
+            slash.new_env(self.threads, work.command, work.action)
+        elif isinstance(work, AlertNotification):
+            alerts.handle(self.threads, work)
         else:
-            self.accept_message(work)
-
-    # --- entry points (listener threads, after the ack) -----------------------------------------
+            github_feedback.report(self.threads, work)
 
     def accept_message(self, message: Mention | ThreadReply) -> None:
         messages.accept(self.threads, message)
@@ -65,15 +76,39 @@ class Runner:
     def accept_reaction(self, reaction: Reaction) -> None:
         reactions.accept(self.threads, reaction)
 
-    def accept_new_env(self, command: SlashCommand, action: NewEnv) -> None:
-        slash.accept_new_env(self.threads, command, action)
+    # --- entry points that need no triage: queued before the ack --------------------------------
+
+    def queue(self, work: Work) -> str | None:
+        """Put a request the bot is sure is for it (a button, `/tanka new-env`, the form, a
+        webhook) on the work queue: None once it is there (durable), else what to tell the
+        asker (the store is down, the queue is full)."""
+        try:
+            self.admission.admit(work)
+        except StoreUnavailable as exc:
+            self.svc.metrics.errors.labels("store").inc()
+            log.warning("request not taken, the store is down: %s", exc)
+            return STORE_DOWN.format(error=exc)
+        except QueueFull as exc:
+            self.svc.metrics.dropped.labels("queue_full").inc()
+            log.warning("request not taken: %s", exc)
+            return BUSY
+        return None
+
+    def accept_new_env(self, command: SlashCommand, action: NewEnv) -> str | None:
+        """`/tanka new-env`, typed or from the form: None once queued, else why not."""
+        return self.queue(NewEnvRequest(command, action))
 
     def accept_github(self, event: GitHubEvent) -> None:
-        github_feedback.accept(self.threads, event)
+        if self.queue(event) is not None:  # the delivery's id is recorded: said in the log
+            log.warning("GitHub event %s on %s dropped", type(event).__name__, subject(event))
 
     def accept_alert(self, notification: AlertNotification) -> bool:
-        """An Alertmanager notification; False when no worker can take it (answered 503)."""
-        return alerts.accept(self.threads, notification)
+        """An Alertmanager notification; False when it could not be queued (answered 503,
+        and Alertmanager sends it again)."""
+        if self.queue(notification) is None:
+            return True
+        self.svc.metrics.alert_groups.labels("busy").inc()
+        return False
 
     def wake(self, key: ThreadKey) -> None:
         """Run the thread's queued messages (for the sweep, when nobody else will)."""

@@ -3,6 +3,7 @@ is put back and run by a live one; a live replica's is left alone. Memory and a 
 
 from __future__ import annotations
 
+import copy
 import multiprocessing
 import threading
 import uuid
@@ -11,14 +12,26 @@ from pathlib import Path
 
 import pytest
 
-from bot.domain.requests import Mention, Reaction, ThreadReply
+from bot.domain.alerts import parse_notification
+from bot.domain.commands import NewEnv
+from bot.domain.pr_events import (
+    CheckRunUpdate,
+    CommentAdded,
+    CommitStatus,
+    PullRef,
+    PullRequestClosed,
+    PullRequestUpdated,
+    ReviewSubmitted,
+)  # fmt: skip
+from bot.domain.requests import Mention, Reaction, SlashCommand, ThreadReply
 from bot.runtime import work as items
 from bot.runtime.admission import Admission
 from bot.runtime.lease import dead_mark, owner_lock
-from bot.runtime.work import BadWork, Work
+from bot.runtime.work import BadWork, NewEnvRequest, Work
 from bot.store import Store
 from bot.store.memory import MemoryStore
 from bot.store.redis import RedisStore
+from tests.unit.alerts.test_payload import fixture
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -137,3 +150,40 @@ def test_queued_is_judged_by_the_running_count_another_process_shares(store: Sto
     with shared.get_lock():
         shared.value = 2  # the work process is running two requests
     assert serving.admit(mention(2)) is True
+
+
+def test_new_env_alerts_and_github_news_travel_the_queue_unchanged() -> None:
+    """What the serving process acknowledged reaches the work process (or another replica) as
+    the same value."""
+    new_env = NewEnvRequest(SlashCommand("C0DEPLOY", "U0ALICE", "/tanka", "new-env staging x"),
+                            NewEnv("staging", "copy dev; 2 replicas"))  # fmt: skip
+    payload = copy.deepcopy(fixture())
+    payload["alerts"][0]["annotations"]["summary"] = 'quotes " and newlines\n'
+    alert = parse_notification(payload)
+    pr = PullRef("acme/infra", 7)
+    news: list[Work] = [
+        CheckRunUpdate(pr, "abc123", 9, "build", "completed", "failure", "https://ci/9", "red"),
+        ReviewSubmitted(pr, "bob", "changes_requested", "not like this", "https://gh/r/1"),
+        CommentAdded(pr, "carol", "why?", "https://gh/c/2", path="env/main.jsonnet", line=4),
+        CommentAdded(pr, "carol", "why?", "https://gh/c/3"),
+        PullRequestClosed(pr, merged=True, by="bob", url="https://gh/pr/7"),
+        PullRequestUpdated(pr, head_sha="def456", conflicts=True),
+        CommitStatus(
+            "acme/infra",
+            "abc123",
+            3,
+            "ci/lint",
+            "failure",
+            "lint failed",
+            "https://ci/3",
+            ("tanka-bot/x", "main"),
+        ),
+    ]
+    for request in [new_env, alert, *news]:
+        assert items.load(items.dump(request)) == request
+
+
+def test_an_unknown_github_event_in_the_queue_is_a_clear_error() -> None:
+    raw = '{"kind": "github", "type": "Deployment", "event": {}, "nonce": "n"}'
+    with pytest.raises(BadWork, match="unknown GitHub event 'Deployment'"):
+        items.load(raw)
