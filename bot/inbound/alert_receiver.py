@@ -6,7 +6,7 @@ and a missing or wrong one is answered 401 (logged without the header). The body
 Slack's. A notification that is not Alertmanager's version-4 payload is answered 400 saying what
 is wrong (Alertmanager logs the answer). `hand_off` only queues the work (a session, a note): the
 ack never waits for Slack or the model, so Alertmanager's webhook timeout is never reached; when
-no worker can take it, 503 makes Alertmanager retry.
+it cannot be queued (the store is down, the queue is full), 503 makes Alertmanager retry.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ class AlertReceiver:
             log.warning("refused an Alertmanager notification: %s", why)
             return reply(start, "400 Bad Request", f"{why}\n".encode())
         self.metrics.events.labels(f"alertmanager:{notification.status}").inc()
-        if not self.hand_off(notification):  # every worker busy: Alertmanager retries a 5xx
+        if not self.hand_off(notification):  # not queued: Alertmanager retries a 5xx
             return reply(start, "503 Service Unavailable", b"busy; retry later\n")
         self.metrics.ack_seconds.observe(time.perf_counter() - started)
         return reply(start, "200 OK", b"taken\n")
