@@ -102,6 +102,9 @@ class Service:
         """Why the service should not get traffic now (/readyz), or None."""
         return self.readiness.problem()
 
+    def notes(self) -> str:
+        return self.readiness.notes()
+
     def metrics(self) -> bytes:
         return self.svc.metrics.render()
 
@@ -154,9 +157,11 @@ def build_service(
     provider_factory: Callable[[Settings], LLMProvider] = _provider,
     queue: int = 64,
     busy: Count | None = None,
+    turns: bool = True,
 ) -> Service:
     """`busy`: the count of running requests, shared with the serving process when this is a
-    work process."""
+    work process; `turns=False`: the serving process of one (bot.work_process), which runs no
+    turns, so it starts no MCP servers."""
     settings.require(settings.missing_for_serve(socket_mode=socket_mode))
     metrics = Metrics()
     client = web_client(_secret(settings.slack_bot_token), settings.slack_api_url)
@@ -171,7 +176,7 @@ def build_service(
 
     cache = make_cache(settings.repo_url or "")
     provider = provider_factory(settings)
-    hub = mcp_hub(settings, on_call=metrics.observe_mcp)
+    hub = mcp_hub(settings, on_call=metrics.observe_mcp) if turns else None
     agent = Agent(provider, with_mcp_tools(default_registry(), hub), system_prompt=system_prompt(),
                   budgets=budgets_from_settings(settings))  # fmt: skip
     # persist: base renders prepared by the cache maintenance (and by any replica or `tk diff`
@@ -278,10 +283,11 @@ def serve(
     """
     from waitress.server import create_server  # noqa: PLC0415 - only the transport the settings choose is loaded
 
-    service = build_service(settings, socket_mode=socket_mode)
+    split = bool(settings.redis_url)  # set and not empty, as build_store reads it
+    service = build_service(settings, socket_mode=socket_mode, turns=not split)
     sweep = min(max(settings.session_ttl / 4, 10.0), 300.0)
     worker = None
-    if settings.redis_url:  # set and not empty, as build_store reads it
+    if split:
         from bot.store.redis import RedisStore  # noqa: PLC0415 - only with a durable queue
         from bot.work_process import Launch, WorkProcess  # noqa: PLC0415 - only with a durable queue
 
@@ -290,7 +296,7 @@ def serve(
         launch = Launch(settings, socket_mode, sweep, log_level, start_work)
         worker = WorkProcess(launch, remember=remember or (lambda *_: None))
         service.runner.admission.busy = worker.busy
-        service.readiness.worker = worker.problem
+        service.readiness.worker = worker
         service.svc.metrics.more = worker.metrics
         worker.start()
     service.start_jobs(sweep_interval=sweep, work=worker is None)

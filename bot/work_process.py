@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.sharedctypes import Synchronized
-from typing import Protocol
+from typing import Protocol, cast
 
 from bot.config import ConfigError, Settings
 from bot.domain.thread import ThreadKey
@@ -53,6 +53,8 @@ class Working(Protocol):
 
     def problem(self) -> str | None: ...
 
+    def notes(self) -> str: ...
+
     def metrics(self) -> bytes: ...
 
     def stop(self, timeout: float) -> bool: ...
@@ -66,6 +68,15 @@ class Start(Protocol):
         self, settings: Settings, *, socket_mode: bool, sweep_interval: float,
         busy: Synchronized[int], on_index: Remember,
     ) -> Working: ...  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Status:
+    """The work process's answer on the pipe."""
+
+    problem: str | None  # why it is not ready, or None
+    notes: str = ""  # /readyz's lines on optional parts that fail
+    metrics: bytes = b""  # Prometheus text
 
 
 @dataclass(frozen=True)
@@ -112,11 +123,15 @@ class WorkProcess:
 
     def problem(self) -> str | None:
         """Why the work process is not ready (it names its own part), or None."""
-        return self._ask()[0]
+        return self._ask().problem
+
+    def notes(self) -> str:
+        """Its optional parts that fail (MCP servers), for /readyz's 200 answer."""
+        return self._ask().notes
 
     def metrics(self) -> bytes:
         """The work process's metrics (Prometheus text); empty when it cannot answer."""
-        return self._ask()[1]
+        return self._ask().metrics
 
     def stop(self, timeout: float) -> bool:
         """Let running turns finish (SIGTERM, up to `timeout` s), then kill; whether they did."""
@@ -177,23 +192,23 @@ class WorkProcess:
                 return
             self._spawn()
 
-    def _ask(self) -> tuple[str | None, bytes]:
+    def _ask(self) -> Status:
         with self._lock:
             process, pipe = self._process, self._pipe
             if process is None or pipe is None or not process.is_alive():
-                return (f"work process: not running (last exit code {self._last_exit}); "
-                        "starting it again", b"")  # fmt: skip
+                return Status(f"work process: not running (last exit code {self._last_exit}); "
+                              "starting it again")  # fmt: skip
             question = next(self._questions)
             try:
                 pipe.send(question)
                 deadline = time.monotonic() + ANSWER_WITHIN
                 while pipe.poll(max(0.0, deadline - time.monotonic())):
-                    answer, problem, metrics = pipe.recv()
+                    answer, status = pipe.recv()
                     if answer == question:  # an older answer, late, is skipped
-                        return problem, metrics
+                        return cast("Status", status)
             except (OSError, EOFError) as exc:
-                return f"work process: the pipe to it failed ({type(exc).__name__})", b""
-            return f"work process: no answer within {ANSWER_WITHIN:.0f} s", b""
+                return Status(f"work process: the pipe to it failed ({type(exc).__name__})")
+            return Status(f"work process: no answer within {ANSWER_WITHIN:.0f} s")
 
 
 # --- the work process itself --------------------------------------------------------------------
@@ -256,12 +271,12 @@ def _answer(pipe: Connection, built: list[Working]) -> None:
             log.error("the serving process went away; the work process exits")
             os._exit(PARENT_GONE)
         if not built:
-            pipe.send((question, "work process: starting", b""))
+            pipe.send((question, Status("work process: starting")))
             continue
         service = built[0]
         try:
-            answer = (question, service.problem(), service.metrics())
+            status = Status(service.problem(), service.notes(), service.metrics())
         except Exception as exc:  # never leave the question unanswered
             log.exception("could not answer the serving process")
-            answer = (question, f"work process: {type(exc).__name__}", b"")
-        pipe.send(answer)
+            status = Status(f"work process: {type(exc).__name__}")
+        pipe.send((question, status))

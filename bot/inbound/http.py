@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from bot.runtime.scheduler import CacheMaintenance
 from bot.store.base import Store, StoreUnavailable
@@ -19,6 +19,16 @@ log = logging.getLogger(__name__)
 StartResponse = Callable[..., Any]
 WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 MAX_BODY = 1 << 20  # Slack's payloads are far smaller; anything bigger is not from Slack
+
+
+class Ready(Protocol):
+    def problem(self) -> str | None:
+        """Why the service should not get traffic now, or None."""
+        ...
+
+    def notes(self) -> str:
+        """Lines on optional parts that fail, for /readyz's 200 answer."""
+        ...
 
 
 class Readiness:
@@ -33,12 +43,14 @@ class Readiness:
         # Parts that may fail without taking the service out of traffic (MCP servers): named in
         # /readyz's 200 answer. Returns name -> what is wrong.
         self.degraded: Callable[[], Mapping[str, str]] = dict
-        # When the turns run in a work process (bot.work_process): why it is not ready, or None.
-        # It keeps the repo caches, so it alone can say whether they are.
-        self.worker: Callable[[], str | None] | None = None
+        # When the turns run in a work process (bot.work_process): it keeps the repo caches and
+        # the MCP servers, so it alone can say whether they are ready.
+        self.worker: Ready | None = None
 
     def notes(self) -> str:
         """One `degraded: ...` line per failing optional part (each names itself)."""
+        if self.worker is not None:
+            return self.worker.notes()
         return "".join(f"degraded: {why}\n" for _, why in sorted(self.degraded().items()))
 
     def problem(self) -> str | None:
@@ -48,7 +60,7 @@ class Readiness:
         except StoreUnavailable as exc:
             return f"session store: {exc}"
         if self.worker is not None:
-            return self.worker()
+            return self.worker.problem()
         pairs = [(self.cache, self.maintenance)] + [(m.cache, m) for m in self.more]
         for repo_cache, maintenance in pairs:
             cache = repo_cache.problem()

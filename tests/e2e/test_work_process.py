@@ -10,10 +10,13 @@ import json
 import os
 import re
 import signal
+import sys
 import time
 from pathlib import Path
 
 from tests.e2e.harness import Bot, Stack, stack
+
+ROOT = Path(__file__).resolve().parents[2]
 
 PIDS = re.compile(r"work process (\d+) started")
 
@@ -110,3 +113,34 @@ def test_sigterm_stops_both_processes_cleanly(tmp_path: Path) -> None:
         assert bot.stop(signal.SIGTERM) == 0
         wait_until(lambda: not alive(pid), timeout=10)
         assert "work process stopped (all turns finished)" in bot.log()
+
+
+def test_mcp_servers_run_once_in_the_work_process_and_readyz_names_the_failing_one(
+    tmp_path: Path,
+) -> None:
+    mcp = tmp_path / "mcp.yaml"
+    mcp.write_text(
+        "servers:\n"
+        f"  ops:\n    command: [{sys.executable}, -m, fakes.mcp_server]\n"
+        f"    env: {{PYTHONPATH: '{ROOT}'}}\n"
+        "  gone:\n    command: [no-such-mcp-binary]\n"
+    )
+    with stack(tmp_path, redis=True) as s:
+        bot = s.start_bot({"TANKA_BOT_MCP_CONFIG": str(mcp)})
+        [pid] = work_pids(bot)
+        status, body = bot.get("/readyz")
+        assert status == 200
+        assert "degraded: MCP server gone: cannot start" in body
+        servers = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _runs_fake_mcp(p)]
+        assert [parent_of(p) for p in servers] == [pid]  # one, started by the work process
+
+
+def _runs_fake_mcp(proc: Path) -> bool:
+    try:
+        return b"fakes.mcp_server" in (proc / "cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def parent_of(proc: Path) -> int:
+    return int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
