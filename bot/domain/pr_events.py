@@ -108,6 +108,12 @@ PullRequestEvent = (
     CheckRunUpdate | ReviewSubmitted | CommentAdded | PullRequestClosed | PullRequestUpdated
 )
 GitHubEvent = PullRequestEvent | CommitStatus
+# Each kind by its class name (the work queue keeps events as text, bot.runtime.work).
+EVENT_KINDS: dict[str, type[GitHubEvent]] = {
+    kind.__name__: kind
+    for kind in (CheckRunUpdate, ReviewSubmitted, CommentAdded, PullRequestClosed,
+                 PullRequestUpdated, CommitStatus)
+}  # fmt: skip
 
 
 def subject(event: GitHubEvent) -> str:

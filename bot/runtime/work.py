@@ -17,16 +17,7 @@ from typing import Any
 
 from bot.domain.alerts import AlertNotification, AlertPayloadError, parse_notification, to_payload
 from bot.domain.commands import NewEnv
-from bot.domain.pr_events import (
-    CheckRunUpdate,
-    CommentAdded,
-    CommitStatus,
-    GitHubEvent,
-    PullRef,
-    PullRequestClosed,
-    PullRequestUpdated,
-    ReviewSubmitted,
-)  # fmt: skip
+from bot.domain.pr_events import EVENT_KINDS, GitHubEvent, PullRef
 from bot.domain.requests import Mention, Reaction, SlashCommand, ThreadReply
 from bot.errors import Bug
 
@@ -40,12 +31,6 @@ class NewEnvRequest:
 
 
 Work = Mention | ThreadReply | Reaction | NewEnvRequest | AlertNotification | GitHubEvent
-
-_GITHUB: dict[str, type[GitHubEvent]] = {
-    cls.__name__: cls
-    for cls in (CheckRunUpdate, ReviewSubmitted, CommentAdded, PullRequestClosed,
-                PullRequestUpdated, CommitStatus)
-}  # fmt: skip
 
 
 class BadWork(Bug, ValueError):
@@ -105,7 +90,7 @@ def load(raw: str) -> Work:
 
 
 def _github(name: str, fields: dict[str, Any]) -> GitHubEvent:
-    cls = _GITHUB.get(name)
+    cls = EVENT_KINDS.get(name)
     if cls is None:
         raise BadWork(f"unknown GitHub event {name!r}")
     if "pr" in fields:
