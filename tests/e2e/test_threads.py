@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from fakes.anthropic_server import (
     anthropic_message,
     stream_events,
@@ -157,8 +159,10 @@ def test_a_reply_during_a_turn_is_queued_and_answered_in_the_next_turn(tmp_path:
         assert "a note while you work" in json.dumps(s.model.bodies()[-1]["messages"][-1])
 
 
-def test_slash_new_env_creates_an_environment_that_renders(tmp_path: Path) -> None:
-    with stack(tmp_path) as s:
+# With Redis, the command is queued and its turn runs in the work process (bot.work_process).
+@pytest.mark.parametrize("redis", [False, True], ids=["memory", "redis"])
+def test_slash_new_env_creates_an_environment_that_renders(tmp_path: Path, redis: bool) -> None:
+    with stack(tmp_path, redis=redis) as s:
         s.start_bot()
         main = (
             "local app = import 'app.libsonnet';\n\n{\n  grafana: app.deployment('grafana'),\n}\n"
@@ -188,8 +192,9 @@ def test_slash_new_env_creates_an_environment_that_renders(tmp_path: Path) -> No
         assert "conventions" in prompt
 
 
-def test_slash_help_envs_and_status(tmp_path: Path) -> None:
-    with stack(tmp_path) as s:
+@pytest.mark.parametrize("redis", [False, True], ids=["memory", "redis"])
+def test_slash_help_envs_and_status(tmp_path: Path, redis: bool) -> None:
+    with stack(tmp_path, redis=redis) as s:
         s.start_bot()
         help_ = s.sender.command("help", channel_id=CHANNEL, user_id=ALICE).response
         assert "/tanka new-env" in help_.text
