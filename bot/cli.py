@@ -164,10 +164,11 @@ def console() -> NoReturn:
     and object (and the Go runtime's arenas) at exit costs it ~15 ms after its output is
     complete. Once stdout and stderr are flushed, the exit hooks run (as the interpreter would
     run them) and the process ends with main's code. Anything unusual - a flush that fails (a
-    closed pipe, reported as ever), a thread still running - takes the ordinary exit.
+    closed pipe, reported as ever), a thread the interpreter would wait for - takes the ordinary
+    exit. Daemon threads (the evaluation pool's start-up) end either way, as at any exit.
     """
     code = main()
-    if _command_in(None) == "tk" and threading.active_count() == 1:
+    if _command_in(None) == "tk" and not _running_threads():
         try:
             sys.stdout.flush()
             sys.stderr.flush()
@@ -178,6 +179,12 @@ def console() -> NoReturn:
         sys.stderr.flush()
         os._exit(code)
     raise SystemExit(code)
+
+
+def _running_threads() -> bool:
+    """Whether a thread other than this one is one the interpreter's exit would wait for."""
+    main_thread = threading.main_thread()
+    return any(not t.daemon for t in threading.enumerate() if t is not main_thread)
 
 
 if __name__ == "__main__":
