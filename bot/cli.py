@@ -48,6 +48,8 @@ def _parser(
             arguments = importlib.import_module(module)
             if name == "chat":
                 arguments.add_parser(sub, chat_deps)
+            elif name == "tk":  # its subcommands too: only the one named
+                arguments.add_parser(sub, argv if wanted == "tk" else ())
             else:
                 arguments.add_parser(sub)
     return parser
