@@ -54,3 +54,11 @@ def timed_post(url: str, body: bytes, headers: Mapping[str, str]) -> tuple[float
     except urllib.error.HTTPError as exc:
         status = exc.code
     return time.perf_counter() - started, status
+
+
+def bytecode_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """`env` (default: this process's) with Python free to write .pyc files, for a warm-up run:
+    with PYTHONDONTWRITEBYTECODE set in the shell it left none, and every timed run of a
+    command compiled the project's sources again, which an installed package never does."""
+    return {k: v for k, v in (os.environ if env is None else env).items()
+            if k != "PYTHONDONTWRITEBYTECODE"}  # fmt: skip
