@@ -89,3 +89,21 @@ def test_other_commands_take_the_ordinary_exit(repo: Path) -> None:
     assert done.stdout.startswith("tanka-bot ")
     assert "exit hook ran" in done.stderr
     assert "teardown ran" in done.stderr
+
+
+def test_tk_commands_collect_garbage_less_often(repo: Path) -> None:
+    # The collector's first threshold, as the command ran (read by an exit hook).
+    program = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: print('threshold', gc.get_threshold()[0], file=sys.stderr))\n"
+        "from bot.cli import console\n"
+        "console()\n"
+    )
+
+    def threshold(*args: str) -> str:
+        argv = [sys.executable, "-c", program, *args]
+        done = subprocess.run(argv, cwd=repo, capture_output=True, text=True, check=False)
+        return done.stderr.splitlines()[-1]
+
+    assert threshold("tk", "show", "environments/prod") == "threshold 20000"
+    assert threshold("--version") == "threshold 700"
