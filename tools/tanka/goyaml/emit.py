@@ -54,7 +54,9 @@ def _document(writer: Writer, value: Any, *, first: bool) -> None:
 
 
 def _node(writer: Writer, value: Any, *, mapping: bool, simple_key: bool) -> None:
-    if isinstance(value, Mapping):
+    if type(value) is str:  # most nodes; spares the Mapping check (an ABC's, slow)
+        _scalar(writer, value, simple_key=simple_key)
+    elif isinstance(value, Mapping):
         if value:
             _block_mapping(writer, value)
         else:
@@ -69,8 +71,11 @@ def _node(writer: Writer, value: Any, *, mapping: bool, simple_key: bool) -> Non
 
 
 def _block_mapping(writer: Writer, value: Mapping[Any, Any]) -> None:
-    keys = [key_text(key) for key in value]
-    by_text = dict(zip(keys, value.values(), strict=True))
+    keys = list(value)
+    by_text = value
+    if not all(type(key) is str for key in keys):
+        keys = [key_text(key) for key in keys]
+        by_text = dict(zip(keys, value.values(), strict=True))
     writer.increase_indent(flow=False, indentless=False)
     for key in sorted_keys(keys):
         writer.write_indent()
