@@ -3,14 +3,13 @@ yet keep everything a caller sees: the whole output, the exit code, stderr and t
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.git import git
+from tests.git import committed_copy
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "repo"
 EXPECTED = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "expected"
@@ -31,12 +30,7 @@ console()
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    shutil.copytree(FIXTURE, root)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", ".")
-    git(root, "commit", "-q", "-m", "base")
-    return root
+    return committed_copy(FIXTURE, tmp_path / "repo")
 
 
 def witnessed(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
