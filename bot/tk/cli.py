@@ -52,10 +52,8 @@ def add_parser(sub: Any, argv: Sequence[str] | None = None) -> None:
 
 def _subcommand_in(argv: Sequence[str]) -> str | None:
     """The tk subcommand right after `tk` in `argv`, when it is one of _SUBCOMMANDS."""
-    rest = list(argv)
-    if "tk" not in rest:
-        return None
-    after = rest[rest.index("tk") + 1 : rest.index("tk") + 2]
+    words = list(argv)
+    after = words[words.index("tk") + 1 :] if "tk" in words else []
     return after[0] if after and after[0] in _SUBCOMMANDS else None
 
 
