@@ -39,6 +39,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from support import bytecode_env
+
 WORK = Path(__file__).parent / ".work" / "session_tempo"
 TANKA_BOT = str(Path(sys.executable).parent / "tanka-bot")
 LIBRARY = "operations/jsonnet/microservices/config.libsonnet"
@@ -246,7 +248,7 @@ def tk_show(compiled: Path, runs: int) -> None:
     }
     times: dict[str, list[float]] = {name: [] for name in commands}
     for argv in commands.values():  # warm-up: page cache, .pyc files
-        subprocess.run(argv, cwd=compiled, capture_output=True, check=True)
+        subprocess.run(argv, cwd=compiled, env=bytecode_env(), capture_output=True, check=True)
     for _ in range(runs):
         for name, argv in commands.items():
             start = time.perf_counter()

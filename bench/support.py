@@ -80,3 +80,11 @@ class Redis:
             self.process.terminate()
             self.process.wait(10)
             self.process = None
+
+
+def bytecode_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """`env` (default: this process's) with Python free to write .pyc files, for a warm-up run:
+    with PYTHONDONTWRITEBYTECODE set in the shell it left none, and every timed run of a
+    command compiled the project's sources again, which an installed package never does."""
+    return {k: v for k, v in (os.environ if env is None else env).items()
+            if k != "PYTHONDONTWRITEBYTECODE"}  # fmt: skip

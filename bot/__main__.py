@@ -1,3 +1,3 @@
-from bot.cli import main
+from bot.cli import console
 
-raise SystemExit(main())
+console()

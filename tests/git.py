@@ -4,6 +4,7 @@ author, and a failure raises (CalledProcessError) with git's stderr attached."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -25,3 +26,12 @@ def git(cwd: Path, *args: str, input_text: str | None = None) -> str:
         timeout=60,
     )
     return done.stdout
+
+
+def committed_copy(source: Path, root: Path) -> Path:
+    """`source` copied to `root`, made a git repository with it all in one commit on main."""
+    shutil.copytree(source, root)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "base")
+    return root

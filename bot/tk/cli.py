@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,18 +34,30 @@ if TYPE_CHECKING:
 # inside the handlers, and only the ones a command uses.
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: Any, argv: Sequence[str] | None = None) -> None:
+    """`tk` and its subcommands: only the one `argv` names (argparse takes ~8 ms to build them
+    all, a fifth of `tk show`'s own start-up), all of them when it names none of them (help,
+    a mistyped name: the error lists them)."""
     parser: argparse.ArgumentParser = sub.add_parser(
         "tk", help="Tanka commands, in-process (never touches a cluster)"
     )
     parser.set_defaults(handler=run)
     cmds = parser.add_subparsers(dest="tk_command", required=True, metavar="TK_COMMAND")
-    _add_env(cmds)
-    _add_show(cmds)
-    tk_export.add_parser(cmds)
-    tk_eval.add_parser(cmds)
-    tk_status.add_parser(cmds)
-    tk_tool.add_parser(cmds)
+    wanted = _subcommand_in(sys.argv[1:] if argv is None else argv)
+    for name, define in _SUBCOMMANDS.items():
+        if wanted is None or name == wanted:
+            define(cmds)
+    flags.add_log_level_flags(parser)
+
+
+def _subcommand_in(argv: Sequence[str]) -> str | None:
+    """The tk subcommand right after `tk` in `argv`, when it is one of _SUBCOMMANDS."""
+    words = list(argv)
+    after = words[words.index("tk") + 1 :] if "tk" in words else []
+    return after[0] if after and after[0] in _SUBCOMMANDS else None
+
+
+def _add_diff(cmds: Any) -> None:
     diff = cmds.add_parser("diff", help="rendered-manifest diff against a git revision")
     diff.add_argument(
         "--base", metavar="REV", help="revision to compare with (default: merge-base)"
@@ -57,6 +69,9 @@ def add_parser(sub: Any) -> None:
     diff.add_argument("env_paths", nargs="*", metavar="ENV_PATH", help="default: affected envs")
     flags.add_workflow_flags(diff)
     flags.add_jsonnet_flags(diff)
+
+
+def _add_check(cmds: Any) -> None:
     check = cmds.add_parser(
         "check", help="validate rendered objects: Kubernetes schemas (strict) and Rego policies"
     )
@@ -64,11 +79,12 @@ def add_parser(sub: Any) -> None:
     check.add_argument(
         "--output", choices=("text", "json"), default="text", help="json: for machines"
     )
+
+
+def _add_importers(cmds: Any) -> None:
     imp = cmds.add_parser("importers", help="environments that import the given files")
     imp.add_argument("files", nargs="+", metavar="FILE", help="changed files; deleted:FILE if gone")
     imp.add_argument("--root", default=".", help="repository root to search (default: .)")
-    tk_source.add_parsers(cmds)
-    flags.add_log_level_flags(parser)
 
 
 def _add_env(cmds: Any) -> None:
@@ -96,6 +112,22 @@ def _add_show(cmds: Any) -> None:
     )
     flags.add_workflow_flags(show)
     flags.add_jsonnet_flags(show)
+
+
+# Each tk subcommand and what defines it, in the order `tanka-bot tk --help` lists them.
+_SUBCOMMANDS: dict[str, Callable[[Any], None]] = {
+    "env": _add_env,
+    "show": _add_show,
+    "export": tk_export.add_parser,
+    "eval": tk_eval.add_parser,
+    "status": tk_status.add_parser,
+    "tool": tk_tool.add_parser,
+    "diff": _add_diff,
+    "check": _add_check,
+    "importers": _add_importers,
+    "fmt": tk_source.add_fmt_parser,
+    "lint": tk_source.add_lint_parser,
+}
 
 
 def run(args: argparse.Namespace) -> int:

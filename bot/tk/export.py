@@ -31,7 +31,7 @@ from bot.errors import UserError
 from bot.tk import flags
 from bot.tk.common import eval_settings
 from tools.tanka.errors import MultipleEnvsError
-from tools.tanka.export import files as export_files
+from tools.tanka.export import DEFAULT_EXTENSION, DEFAULT_FORMAT
 
 if TYPE_CHECKING:
     from tools.tanka.env.loader import EvalSettings
@@ -44,9 +44,9 @@ def add_parser(cmds: Any) -> None:
     export.add_argument("out_dir", metavar="OUT_DIR")
     export.add_argument("env_paths", nargs="+", metavar="PATH")
     export.add_argument(
-        "--format", default=export_files.DEFAULT_FORMAT, help="file name template (tk's default)"
+        "--format", default=DEFAULT_FORMAT, help="file name template (tk's default)"
     )
-    export.add_argument("--extension", default=export_files.DEFAULT_EXTENSION)
+    export.add_argument("--extension", default=DEFAULT_EXTENSION)
     export.add_argument(
         "-r", "--recursive", action="store_true", help="look recursively for environments"
     )

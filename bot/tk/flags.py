@@ -13,12 +13,13 @@ As cmd/tk/flags.go defines them:
 from __future__ import annotations
 
 import argparse
-import csv
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from bot.errors import UserError
-from tools.tanka.env.loader import EvalSettings
-from tools.tanka.evaluation.evaluate import str_code
+
+if TYPE_CHECKING:
+    from tools.tanka.env.loader import EvalSettings
 
 _KINDS = ("code", "str", "code-file", "str-file")
 
@@ -96,8 +97,13 @@ def add_selector_flag(parser: argparse.ArgumentParser) -> None:
 
 def targets(args: argparse.Namespace) -> tuple[str, ...]:
     """-t values; each may hold several, comma-separated (pflag reads them as CSV)."""
+    given: list[str] = getattr(args, "target", [])
+    if not given:
+        return ()
+    import csv  # noqa: PLC0415 - tk start-up: only -t reads CSV
+
     out: list[str] = []
-    for value in getattr(args, "target", []):
+    for value in given:
         out += next(csv.reader([value])) if value else []
     return tuple(out)
 
@@ -134,6 +140,8 @@ def _code(kind: str, value: str) -> str:
     if kind == "code":
         return value
     if kind == "str":
+        from tools.tanka.evaluation.evaluate import str_code  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
+
         return str_code(value)
     verb = "import" if kind == "code-file" else "importstr"
     return f'{verb} @"{value.replace(chr(34), chr(34) * 2)}"'

@@ -27,7 +27,7 @@ from bot.tk.common import git_toplevel
 STDIN = "-"
 
 
-def add_parsers(cmds: Any) -> None:
+def add_fmt_parser(cmds: Any) -> None:
     fmt = cmds.add_parser("fmt", help="format Jsonnet files in place")
     fmt.add_argument("paths", nargs="+", metavar="PATH", help="files or directories; - for stdin")
     fmt.add_argument("-t", "--test", action="store_true", help="exit 16 when changes would be made")
@@ -37,6 +37,9 @@ def add_parsers(cmds: Any) -> None:
     fmt.add_argument("-v", "--verbose", action="store_true", help="print each checked file")
     _add_exclude(fmt)
     fmt.set_defaults(tk_handler=_fmt)
+
+
+def add_lint_parser(cmds: Any) -> None:
     lint = cmds.add_parser("lint", help="validate Jsonnet files (go-jsonnet's linter)")
     lint.add_argument("paths", nargs="+", metavar="PATH")
     _add_exclude(lint)

@@ -14,10 +14,12 @@ cached and shared.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tools.redaction.marker import REDACTED
-from tools.redaction.mask import SecretMask
+
+if TYPE_CHECKING:
+    from tools.redaction.mask import SecretMask
 
 __all__ = [
     "REDACTED",

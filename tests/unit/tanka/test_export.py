@@ -10,7 +10,8 @@ import pytest
 
 from tools.tanka.env.spec import Environment
 from tools.tanka.errors import TankaError
-from tools.tanka.export.files import DEFAULT_FORMAT, diff_key, file_name, write_export
+from tools.tanka.export import DEFAULT_FORMAT
+from tools.tanka.export.files import diff_key, file_name, write_export
 from tools.tanka.export.template import TemplateError
 from tools.tanka.goyaml.emit import dump_yaml
 

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tools.tanka.env.spec import parse_spec
 from tools.tanka.errors import SpecError
-from tools.tanka.gojson.encode import go_dumps, go_float
+from tools.tanka.gojson import encode
+from tools.tanka.gojson.encode import go_dumps, go_float, go_float_g
 
 NS = "environments/prod/main.jsonnet"
 
@@ -115,3 +120,17 @@ def test_go_string_escapes() -> None:
     assert go_dumps(["<a&b>", "\u2028", "é", "\x01\b"]) == (
         '["\\u003ca\\u0026b\\u003e","\\u2028","é","\\u0001\\b"]'
     )
+
+
+@given(st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1).filter(bool))
+@settings(max_examples=2000)
+def test_go_float_g_whole_numbers_as_the_general_path(number: int) -> None:
+    # Whole numbers below 2**53 skip Decimal; the digits and the exponent form are the same.
+    value = float(number)
+    shortest = Decimal(repr(value))
+    general = (
+        encode._exponent(shortest, trim_negative=False)
+        if not -4 <= shortest.adjusted() < 6
+        else encode._fixed(shortest)
+    )
+    assert go_float_g(value) == general

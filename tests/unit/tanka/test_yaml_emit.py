@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tests.goyaml import load
+from tools.tanka.goyaml import emit
 from tools.tanka.goyaml.emit import dump_yaml, show_output
 from tools.tanka.goyaml.keys import key_less, sorted_keys
 
@@ -160,6 +162,22 @@ def test_sorted_keys_is_a_consistent_order(keys: list[str]) -> None:
         assert not key_less(later, earlier)
 
 
+_ASCII_NO_DIGITS = st.characters(max_codepoint=0x7F, blacklist_characters="0123456789")
+
+
+@given(st.lists(st.text(alphabet=_ASCII_NO_DIGITS, max_size=6), unique=True))
+@settings(max_examples=500)
+def test_sorted_keys_is_key_less_order(keys: list[str]) -> None:
+    # Digit-free ASCII keys take a faster sort than the comparison: the same order either way.
+    for v3 in (False, True):
+        compare = functools.partial(_compare, v3=v3)
+        assert sorted_keys(keys, v3=v3) == sorted(keys, key=functools.cmp_to_key(compare))
+
+
+def _compare(a: str, b: str, *, v3: bool) -> int:
+    return -1 if key_less(a, b, v3=v3) else int(key_less(b, a, v3=v3))
+
+
 _TEXT = st.text(alphabet=st.sampled_from(list("ab yY01:-#'\"\n\t.é\U0001f916~[{*&")), max_size=120)
 _JSON = st.recursive(
     st.none() | st.booleans() | st.floats(allow_nan=False, allow_infinity=False) | _TEXT,
@@ -172,3 +190,28 @@ _JSON = st.recursive(
 @given(_JSON)
 def test_output_reads_back_as_the_same_value(value: Any) -> None:
     assert load(dump_yaml(value)) == value
+
+
+# Words, and strings long enough to fold at 80 columns, written at any depth.
+_WORDS = st.text(alphabet=st.sampled_from(list("ab yY01:-#'\"\n\t\\.é\U0001f916~[{*&\x85\u2028")))
+_PIECES = ["word", " ", "  ", "a'b", 'q"', "x" * 30, "é", "\n"]
+_LONG = st.lists(st.sampled_from(_PIECES), max_size=30)
+_SCALARS = _WORDS | _LONG.map("".join) | st.sampled_from(["true", "1e3", "null", "~", ""])
+_DOCUMENTS = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**8), 10**8) | _SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_SCALARS, inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_DOCUMENTS, min_size=1, max_size=3))
+@example([{"key": {"nested": ["word " * 24, "it's " * 20, '"q" ' * 25]}}])  # each folds
+def test_scalars_rendered_once_are_written_as_in_place(documents: list[Any]) -> None:
+    # Keys and short strings are rendered once and reused (emit._simple_key, _inline_string);
+    # with both turned off every scalar is rendered where it stands: the same text either way.
+    reused = show_output(documents)
+    with pytest.MonkeyPatch.context() as off:
+        off.setattr(emit, "_simple_key", lambda key: None)
+        off.setattr(emit, "_inline_string", lambda text: None)
+        assert show_output(documents) == reused

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -11,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from tests.git import git
+from tests.git import committed_copy, git
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "repo"
 EXPECTED = Path(__file__).parents[2] / "fixtures" / "tanka_diff" / "expected"
@@ -20,11 +19,7 @@ TANKA_BOT = Path(sys.executable).parent / "tanka-bot"
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "repo"
-    shutil.copytree(FIXTURE, root)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", ".")
-    git(root, "commit", "-q", "-m", "base")
+    root = committed_copy(FIXTURE, tmp_path / "repo")
     monkeypatch.chdir(root)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # `tk diff` base trees go here
     monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + ":/usr/bin:/bin")

@@ -45,7 +45,9 @@ class ImportRefused(Exception):
 
 def with_prelude(path: str, content: bytes) -> bytes:
     """The file's bytes as evaluated: the natives prelude added to Jsonnet files that need it."""
-    if path.endswith(_JSONNET_SUFFIXES) and _USES_NATIVE.search(content):
+    # The substring test first: it rules out most files at memchr speed, where the pattern
+    # alone took ~10 ms over the megabytes of a vendored Kubernetes library.
+    if path.endswith(_JSONNET_SUFFIXES) and b"native" in content and _USES_NATIVE.search(content):
         return PRELUDE.encode() + content
     return content
 

@@ -18,8 +18,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
-import queue
-import subprocess
 import sys
 import threading
 from typing import TYPE_CHECKING
@@ -28,6 +26,7 @@ from tools.tanka.errors import EvalCrashedError, EvalMemoryError, EvalTimeoutErr
 from tools.tanka.evaluation.worker import EvalReply, EvalRequest, evaluate
 
 if TYPE_CHECKING:
+    import subprocess
     from multiprocessing.connection import Connection
 
 # A worker's Go heap only grows; recycling bounds a long-lived worker's footprint.
@@ -47,6 +46,7 @@ class _Worker:
         # Start-up: `tanka-bot tk` evaluates in its own process (InProcessPool) and never gets
         # here; the socket, pickling and sandbox modules load with the first worker.
         import socket  # noqa: PLC0415 - tk start-up: loaded with the first worker process
+        import subprocess  # noqa: PLC0415 - tk start-up: loaded with the first worker process
         import tempfile  # noqa: PLC0415 - tk start-up: loaded with the first worker process
         from multiprocessing.connection import Connection  # noqa: PLC0415 - tk start-up: loaded with the first worker process
 
@@ -138,6 +138,8 @@ def _worker_vars() -> dict[str, str]:
 
 
 def _wait(process: subprocess.Popen[bytes], seconds: float) -> None:
+    import subprocess  # noqa: PLC0415 - tk start-up: loaded with the first worker process
+
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(seconds)
 
@@ -147,6 +149,8 @@ class EvalPool:
 
     def __init__(self, size: int | None = None) -> None:
         self.size = max(1, size or os.cpu_count() or 1)
+        import queue  # noqa: PLC0415 - tk start-up: `tanka-bot tk` evaluates in-process
+
         self._idle: queue.LifoQueue[_Worker | None] = queue.LifoQueue()
         for _ in range(self.size):
             self._idle.put(None)  # a slot; the worker starts on first use

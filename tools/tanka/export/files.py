@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tools.tanka.errors import TankaError
+from tools.tanka.export import DEFAULT_EXTENSION, DEFAULT_FORMAT
 from tools.tanka.export.template import render_template
 from tools.tanka.gojson import decode as go_decode
 from tools.tanka.gojson.encode import go_string
@@ -24,8 +25,6 @@ from tools.tanka.goyaml.emit import dump_yaml
 if TYPE_CHECKING:
     from tools.tanka.env.spec import Environment
 
-DEFAULT_FORMAT = "{{.apiVersion}}.{{.kind}}-{{or .metadata.name .metadata.generateName}}"
-DEFAULT_EXTENSION = "yaml"
 MANIFEST_FILE = "manifest.json"
 _BEL = "\a"
 

@@ -38,6 +38,7 @@ from tools.tanka.env.loader import (
 from tools.tanka.env.selector import selector as label_selector
 from tools.tanka.env.spec import Environment
 from tools.tanka.errors import ParallelError, TankaError
+from tools.tanka.export import DEFAULT_EXTENSION, DEFAULT_FORMAT
 from tools.tanka.export import files as export_files
 from tools.tanka.pipeline.render import in_parallel, process_loaded
 
@@ -53,8 +54,8 @@ MULTIPLE_ENVS_HINT = (
 
 @dataclass(frozen=True, slots=True)
 class ExportOptions:
-    format: str = export_files.DEFAULT_FORMAT
-    extension: str = export_files.DEFAULT_EXTENSION
+    format: str = DEFAULT_FORMAT
+    extension: str = DEFAULT_EXTENSION
     recursive: bool = False
     name: str = ""
     targets: tuple[str, ...] = ()
@@ -176,6 +177,6 @@ def export(
     return export_files.write_export(
         Path(out_dir),
         jobs,
-        format=format or export_files.DEFAULT_FORMAT,
-        extension=extension or export_files.DEFAULT_EXTENSION,
+        format=format or DEFAULT_FORMAT,
+        extension=extension or DEFAULT_EXTENSION,
     )

@@ -10,8 +10,10 @@ builds its dict in field order and sorts the maps itself (`sorted_maps`).
 from __future__ import annotations
 
 import math
-from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from decimal import Decimal
 
 _ESCAPES = {
     '"': '\\"',
@@ -51,6 +53,8 @@ def go_float(value: float) -> str:
         raise ValueError(f"json: unsupported value: {value!r}")
     if value == 0:
         return "-0" if math.copysign(1.0, value) < 0 else "0"
+    from decimal import Decimal  # noqa: PLC0415 - tk start-up: most numbers never need it
+
     shortest = Decimal(repr(float(value)))
     if 1e-6 <= abs(value) < 1e21:
         return _fixed(shortest)
@@ -108,11 +112,29 @@ def go_float_g(value: float) -> str:
         return "+Inf" if value > 0 else "-Inf"
     if value == 0:
         return "-0" if math.copysign(1.0, value) < 0 else "0"
+    if value.is_integer() and abs(value) < _EXACT_INTEGERS:  # most numbers in manifests
+        return _integer_g(value)
+    from decimal import Decimal  # noqa: PLC0415 - tk start-up: most numbers never need it
+
     shortest = Decimal(repr(float(value)))
     exponent = shortest.adjusted()
     if exponent < -4 or exponent >= 6:
         return _exponent(shortest, trim_negative=False)
     return _fixed(shortest)
+
+
+# Below 2**53 every integer is a float and its shortest digits are its own (trailing zeros aside).
+_EXACT_INTEGERS = float(2**53)
+
+
+def _integer_g(value: float) -> str:
+    """go_float_g of a whole number below 2**53, without Decimal: `3200`, `1.048576e+07`."""
+    digits = str(int(abs(value)))
+    if len(digits) <= 6:  # %g's exponent form starts at 1e+06
+        return str(int(value))
+    mantissa = digits.rstrip("0")
+    head = mantissa[0] + ("." + mantissa[1:] if len(mantissa) > 1 else "")
+    return f"{'-' if value < 0 else ''}{head}e+{len(digits) - 1:02d}"
 
 
 def go_dumps_indent(value: Any, indent: str = "  ", prefix: str = "") -> str:

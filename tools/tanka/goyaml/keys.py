@@ -14,6 +14,7 @@ a digit, the letter sorts first (`a1b` < `a1_`, while `ab` > `a_` in both versio
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 from collections.abc import Iterable
 
@@ -80,6 +81,18 @@ def _compare(a: str, b: str, *, v3: bool) -> int:
     return 1 if key_less(b, a, v3=v3) else 0
 
 
+# ASCII letters moved above every other ASCII character, each group keeping its own order.
+_LETTERS_LAST = {code: 0x100 + code for code in (*range(0x41, 0x5B), *range(0x61, 0x7B))}
+_DIGIT = re.compile("[0-9]")
+
+
 def sorted_keys(keys: Iterable[str], *, v3: bool = False) -> list[str]:
     """Keys in the order yaml.v2 (or, with `v3`, yaml.v3) writes them."""
-    return sorted(keys, key=functools.cmp_to_key(functools.partial(_compare, v3=v3)))
+    listed = list(keys)
+    joined = "".join(listed)
+    if joined.isascii() and not _DIGIT.search(joined):
+        # Without digits (most keys) key_less is plain text order with letters after all else,
+        # in both versions, so the keys sort by a translated copy: one C comparison per pair
+        # instead of two key_less calls.
+        return sorted(listed, key=lambda key: key.translate(_LETTERS_LAST))
+    return sorted(listed, key=functools.cmp_to_key(functools.partial(_compare, v3=v3)))

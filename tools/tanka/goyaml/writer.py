@@ -124,6 +124,14 @@ class Writer:
         self.whitespace = is_whitespace
         self.indention = self.indention and is_indention
 
+    def write_inline(self, text: str) -> None:
+        """A scalar's text as `inline_scalar` rendered it: the separating space, then the text."""
+        if not self.whitespace:
+            self.put(" ")
+        self.put(text)
+        self.whitespace = False
+        self.indention = False
+
     def write_empty_collection(self, start: str, end: str) -> None:
         """`{}` or `[]`: go-yaml writes an empty mapping or sequence in flow style."""
         self.write_indicator(start, need_whitespace=True, is_whitespace=True, is_indention=False)
@@ -269,6 +277,18 @@ class Writer:
                 self.put(ch)
                 self.indention = False
                 breaks = False
+
+
+def inline_scalar(text: str, style: Style, *, allow_breaks: bool) -> str | None:
+    """What `write_scalar` writes for `text` when that does not depend on where it starts, else
+    None. It does not for a literal block (indented to its place) and for text the writer may
+    fold (a space, when breaks are allowed) or break (a line break); for anything else it is
+    the same characters at any column, after the one space write_inline puts before it."""
+    if style is Style.LITERAL or _BREAK.search(text) or (allow_breaks and " " in text):
+        return None
+    alone = Writer()
+    alone.write_scalar(text, style, allow_breaks=allow_breaks)
+    return alone.text()
 
 
 def _plain_ascii(text: str) -> bool:

@@ -8,14 +8,12 @@ Jsonnet shim (shim.py) unwraps, so error texts survive the binding.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from typing import Any
 
 from tools.tanka.errors import NativeError, TankaError
 from tools.tanka.gojson import decode as go_decode
 from tools.tanka.goyaml.v3 import dump_yaml_v3
-from tools.tanka.natives.regex import escape_string_regex, regex_match, regex_subst
 from tools.tanka.natives.shim import PARAMS, SAFE_PREFIX
 
 NativeFn = Callable[..., Any]
@@ -85,6 +83,8 @@ def _skip_space(data: str, i: int) -> int:
 
 
 def sha256(text: str) -> str:
+    import hashlib  # noqa: PLC0415 - start-up: loaded on first call, as the natives below
+
     return hashlib.sha256(_text(text, "str").encode("utf-8", errors="surrogatepass")).hexdigest()
 
 
@@ -99,6 +99,25 @@ def parse_yaml(text: str) -> Any:
     from tools.tanka.natives.parse_yaml import parse_yaml as parse  # noqa: PLC0415 - start-up: PyYAML and the exec natives load on first call
 
     return parse(text)
+
+
+def escape_string_regex(text: str) -> str:
+    """regex.py's, loaded on first call: its RE2 would cost every evaluation's start-up."""
+    from tools.tanka.natives import regex  # noqa: PLC0415 - start-up: RE2 loads on first call
+
+    return regex.escape_string_regex(text)
+
+
+def regex_match(pattern: str, text: str) -> bool:
+    from tools.tanka.natives import regex  # noqa: PLC0415 - start-up: RE2 loads on first call
+
+    return regex.regex_match(pattern, text)
+
+
+def regex_subst(pattern: str, src: str, repl: str) -> str:
+    from tools.tanka.natives import regex  # noqa: PLC0415 - start-up: RE2 loads on first call
+
+    return regex.regex_subst(pattern, src, repl)
 
 
 def manifest_yaml_from_json(text: str) -> str:

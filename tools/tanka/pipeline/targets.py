@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from tools.tanka.errors import NativeError, TankaError
-from tools.tanka.natives.regex import compile_go
 
 REGEX_DOCS = "https://tanka.dev/output-filtering/#regular-expressions"
 
@@ -32,6 +31,10 @@ class Targets:
 
 def parse_targets(expressions: Sequence[str]) -> Targets:
     """Compile the expressions; a bad one fails with tk's title-cased Go error and a docs link."""
+    if not expressions:  # most renders: no filter, and no RE2 to load
+        return Targets((), ())
+    from tools.tanka.natives.regex import compile_go  # noqa: PLC0415 - tk start-up: RE2 loads for -t only
+
     include: list[Any] = []
     exclude: list[Any] = []
     for raw in expressions:
