@@ -146,8 +146,11 @@ class RevisionDiffer:
         self.reused = 0  # renders taken by their read sets instead (reuse.py)
         # Read sets of this differ's renders: base ones by (commit, entrypoint, options key),
         # working tree ones by (repository, entrypoint, options key) with their render.
-        self._records: dict[tuple[str, str, str], reuse.Recorded] = {}
-        self._worktree: dict[tuple[str, str, str], tuple[reuse.Recorded, Rendered]] = {}
+        bound = self.cache.max_entries
+        self._records: reuse.Bounded[tuple[str, str, str], reuse.Recorded] = reuse.Bounded(bound)
+        self._worktree: reuse.Bounded[tuple[str, str, str], tuple[reuse.Recorded, Rendered]] = (
+            reuse.Bounded(bound)
+        )
 
     def diff(
         self,
@@ -314,7 +317,7 @@ class RevisionDiffer:
                 return candidate[1]
         rendered, recorded = self._evaluate(repo, rel, options)
         if recorded is not None:
-            self._worktree[own] = (recorded, rendered)
+            self._worktree.put(own, (recorded, rendered))
             if self.persist:
                 write_atomically(self._worktree_path(repo, rel, key),
                                  reuse.to_json(recorded, rendered))  # fmt: skip
@@ -347,7 +350,7 @@ class RevisionDiffer:
         return found
 
     def _keep_record(self, commit: str, rel: str, key: str, recorded: reuse.Recorded) -> None:
-        self._records[(commit, rel, key)] = recorded
+        self._records.put((commit, rel, key), recorded)
         if self.persist:
             write_atomically(self._reads_path(commit, rel, key), reuse.to_json(recorded))
 
