@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import json
 import os
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from tools.tanka.diff import render_cache
 from tools.tanka.diff.render_cache import Rendered
@@ -34,8 +32,6 @@ from tools.tanka.evaluation.reads import ReadSet
 from tools.tanka.project import SPEC_FILE, resolve_env_paths
 
 FORMAT = 1
-K = TypeVar("K")
-V = TypeVar("V")
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,27 +104,3 @@ def from_json(text: str) -> tuple[Recorded, Rendered | None] | None:
         return Recorded((str(root), str(base)), files), rendered
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
-
-
-class Bounded(Generic[K, V]):
-    """A differ's records in memory, least recently used out first past `max_entries`: a
-    long-lived differ (a bot session's) sees many commits and checkouts."""
-
-    def __init__(self, max_entries: int) -> None:
-        self.max_entries = max(1, max_entries)
-        self._entries: OrderedDict[K, V] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: K) -> V | None:
-        with self._lock:
-            found = self._entries.get(key)
-            if found is not None:
-                self._entries.move_to_end(key)
-            return found
-
-    def put(self, key: K, value: V) -> None:
-        with self._lock:
-            self._entries[key] = value
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)

@@ -29,7 +29,13 @@ from typing import TYPE_CHECKING
 
 from tools.tanka.base_tree import BaseTrees, resolve_commit, write_atomically
 from tools.tanka.diff import render_cache, reuse
-from tools.tanka.diff.render_cache import DEFAULT_OPTIONS, RenderCache, Rendered, RenderOptions
+from tools.tanka.diff.render_cache import (
+    DEFAULT_OPTIONS,
+    Bounded,
+    RenderCache,
+    Rendered,
+    RenderOptions,
+)
 from tools.tanka.diff.resources import Change, Dump, EnvDiff, diff_manifests, full_text, summarize
 from tools.tanka.env.loader import EvalSettings
 from tools.tanka.errors import TankaError
@@ -147,9 +153,9 @@ class RevisionDiffer:
         # Read sets of this differ's renders: base ones by (commit, entrypoint, options key),
         # working tree ones by (repository, entrypoint, options key) with their render.
         bound = self.cache.max_entries
-        self._records: reuse.Bounded[tuple[str, str, str], reuse.Recorded] = reuse.Bounded(bound)
-        self._worktree: reuse.Bounded[tuple[str, str, str], tuple[reuse.Recorded, Rendered]] = (
-            reuse.Bounded(bound)
+        self._records: Bounded[tuple[str, str, str], reuse.Recorded] = Bounded(bound)
+        self._worktree: Bounded[tuple[str, str, str], tuple[reuse.Recorded, Rendered]] = Bounded(
+            bound
         )
 
     def diff(
