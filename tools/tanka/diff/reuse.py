@@ -40,23 +40,40 @@ class Recorded:
     files: dict[str, str]  # path relative to the repository -> Importer.outcome
 
 
-def record_of(reads: ReadSet, root: Path, rel: str, rendered: Rendered) -> Recorded | None:
-    """The read set of `rendered`, the render of `rel` in the tree `root`; None when it may
-    depend on more than its files (module docstring)."""
+Start = tuple[tuple[str, str], str]  # a render's location and its spec.json, taken before it
+
+
+def start(root: Path, rel: str) -> Start | None:
+    """What decides the render of `rel` in `root` outside its evaluations, taken before it
+    starts: its location and what spec.json holds (the loader reads it, no evaluation).
+    Taken before, a spec.json written meanwhile makes the record disagree with the tree, so
+    the render is not reused; taken after, a stale render could pass for the new one."""
     location = locate(root, rel)
-    if reads.opaque or isinstance(rendered, str) or location is None:
+    if location is None:
+        return None
+    spec = str(root / location[1] / SPEC_FILE)
+    return location, Importer((), confine=root).outcome(spec)
+
+
+def record_of(
+    reads: ReadSet, root: Path, rel: str, rendered: Rendered, started: Start | None
+) -> Recorded | None:
+    """The read set of `rendered`, the render of `rel` in the tree `root` that began at
+    `started`; None when it may depend on more than its files (module docstring)."""
+    if started is None or reads.opaque or isinstance(rendered, str):
+        return None
+    location, spec = started
+    if locate(root, rel) != location:  # moved while it rendered
         return None
     text = render_cache.to_json(rendered)
     if any(name in text for name in {str(root), os.path.realpath(root)}):
         return None
-    files = {}
+    files = {Path(location[1], SPEC_FILE).as_posix(): spec}
     for path, found in reads.files.items():
         inside = os.path.relpath(path, root)
         if inside.startswith(".."):
             return None
         files[Path(inside).as_posix()] = found
-    spec = Path(location[1], SPEC_FILE).as_posix()
-    files[spec] = Importer((), confine=root).outcome(str(root / spec))
     return Recorded(location, files)
 
 

@@ -335,6 +335,7 @@ class RevisionDiffer:
         """`rel` rendered in `root`, with its read set when the engine's renderer did it."""
         self.evaluated += 1
         reads = ReadSet() if self.renderer is _ENGINE_RENDERER else None
+        started = reuse.start(root, rel) if reads is not None else None
         try:
             if reads is not None:
                 rendered: Rendered = tuple(_ENGINE_RENDERER(root / rel, root, options, reads))
@@ -342,7 +343,7 @@ class RevisionDiffer:
                 rendered = tuple(self.renderer(root / rel, root, options))
         except TankaError as exc:
             return _scrub(str(exc), root), None
-        return rendered, reuse.record_of(reads, root, rel, rendered) if reads else None
+        return rendered, reuse.record_of(reads, root, rel, rendered, started) if reads else None
 
     def _record(self, commit: str, rel: str, key: str) -> reuse.Recorded | None:
         """The read set of the base render of `rel` at `commit`, if it has one."""

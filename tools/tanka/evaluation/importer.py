@@ -121,13 +121,13 @@ class Importer:
     def looked_up(self) -> dict[str, str]:
         """Every candidate this one-run Importer looked up, found or not, with its outcome: the
         read set of the evaluation (a file created later where a lookup missed changes it)."""
-        return {path: _outcome(found) for path, found in (self._held or {}).items()}
+        return {path: outcome_of(found) for path, found in (self._held or {}).items()}
 
     def outcome(self, candidate: str) -> str:
         """What a lookup of the absolute `candidate` finds now, as `looked_up` records it; a
         refused candidate (under .git, a directory) reads as leading out."""
         try:
-            return _outcome(self._lookup(candidate, candidate))
+            return outcome_of(self._lookup(candidate, candidate))
         except ImportRefused:
             return OUTSIDE
 
@@ -271,7 +271,8 @@ class _Probe:
     info: os.stat_result | None = None  # its stat, when it is no symlink
 
 
-def _outcome(found: bytes | _Outside | None) -> str:
+def outcome_of(found: bytes | _Outside | None) -> str:
+    """A lookup's outcome as a read set records it: content as evaluated (the prelude added)."""
     if found is None:
         return MISSING
     if isinstance(found, _Outside):

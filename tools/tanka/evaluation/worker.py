@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tools.tanka.evaluation.importer import Importer, ImportRefused, with_prelude
+from tools.tanka.evaluation.importer import Importer, ImportRefused, outcome_of, with_prelude
 
 if TYPE_CHECKING:  # the worker process's own; `tanka-bot tk` evaluates in-process without it
     from multiprocessing.connection import Connection
@@ -74,7 +74,8 @@ def evaluate(request: EvalRequest) -> EvalReply:
     if request.record:
         callbacks = _noting(callbacks, opaque)
     try:
-        text = _main_text(request)
+        main = _main_source(request)
+        text = request.snippet if main is None else main.decode("utf-8", errors="replace")
         output = _gojsonnet.evaluate_snippet(
             request.filename,
             text,
@@ -94,8 +95,8 @@ def evaluate(request: EvalRequest) -> EvalReply:
     reads = None
     if request.record and not opaque:
         reads = importer.looked_up()
-        if request.snippet is None:  # read above, not through the callback
-            reads[request.filename] = importer.outcome(request.filename)
+        if main is not None:  # read above, not through the callback
+            reads[request.filename] = outcome_of(main)
     return EvalReply(value=json.loads(output, parse_int=float), reads=reads)
 
 
@@ -117,12 +118,12 @@ def _noting(callbacks: dict[str, tuple[tuple[str, ...], Any]], called: list[str]
     }
 
 
-def _main_text(request: EvalRequest) -> str:
+def _main_source(request: EvalRequest) -> bytes | None:
+    """The file's bytes as evaluated (the natives prelude added); None for a snippet."""
     if request.snippet is not None:
-        return request.snippet
+        return None
     with open(request.filename, "rb") as handle:
-        raw = handle.read()
-    return with_prelude(request.filename, raw).decode("utf-8", errors="replace")
+        return with_prelude(request.filename, handle.read())
 
 
 def _repair(text: str, importer: Importer) -> str:
