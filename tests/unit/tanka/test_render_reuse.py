@@ -168,3 +168,23 @@ def test_a_changed_spec_renders_again(tmp_path: Path, repo: Path) -> None:
     second = differ(tmp_path)
     assert second.diff(repo, "HEAD").has_changes
     assert (second.evaluated, second.reused) == (1, 0)
+
+
+def test_an_inline_entrypoint_is_reused_whole_and_rendered_again_when_edited(
+    tmp_path: Path, repo: Path
+) -> None:
+    # Two inline environments: several evaluations (the listing, then each by name), one read set.
+    multi = "environments/multi/main.jsonnet"
+    prepared(tmp_path, repo)
+    same = differ(tmp_path)
+    assert not same.diff(repo, "HEAD", [multi]).has_changes
+    assert (same.evaluated, same.reused) == (0, 1)
+    main = repo / multi
+    main.write_text(main.read_text().replace("data: { hello: name }", "data: { hi: name }"))
+    edited = differ(tmp_path)
+    result = edited.diff(repo, "HEAD", [multi])
+    assert [e.env for e in result.envs if e.has_changes] == [
+        "environments/multi [multi/blue]",
+        "environments/multi [multi/green]",
+    ]
+    assert (edited.evaluated, edited.reused) == (1, 0)
