@@ -20,7 +20,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any, Generic, TypeAlias, TypeVar
 
 from tools.tanka.pipeline.rendered import RenderedEnv
 
@@ -71,33 +71,54 @@ DEFAULT_OPTIONS = RenderOptions()
 Key: TypeAlias = tuple[str, str, str]
 
 
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Bounded(Generic[K, V]):
+    """A thread-safe map of at most `max_entries`, least recently used out first."""
+
+    def __init__(self, max_entries: int) -> None:
+        self.max_entries = max(1, max_entries)
+        self._entries: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: K) -> V | None:
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+            return found
+
+    def put(self, key: K, value: V) -> None:
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
 class RenderCache:
     def __init__(self, max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
-        self.max_entries = max(1, max_entries)
-        self._entries: OrderedDict[Key, Rendered] = OrderedDict()
-        self._lock = threading.Lock()
+        self._entries: Bounded[Key, Rendered] = Bounded(max_entries)
+        self.max_entries = self._entries.max_entries
         self.hits = 0
         self.misses = 0
 
     def get(self, commit: str, entrypoint: str, options: str = "") -> Rendered | None:
         """The render of `entrypoint` at `commit` with the options whose key() is `options`."""
-        key = (commit, entrypoint, options)
-        with self._lock:
-            found = self._entries.get(key)
-            if found is None:
-                self.misses += 1
-                return None
-            self._entries.move_to_end(key)
+        found = self._entries.get((commit, entrypoint, options))
+        if found is None:
+            self.misses += 1
+        else:
             self.hits += 1
-            return found
+        return found
 
     def put(self, commit: str, entrypoint: str, rendered: Rendered, options: str = "") -> None:
-        key = (commit, entrypoint, options)
-        with self._lock:
-            self._entries[key] = rendered
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)
+        self._entries.put((commit, entrypoint, options), rendered)
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -8,6 +8,9 @@ How (docs/design.md, decision 3):
 3. Each entrypoint is rendered on both sides with the same options (RenderOptions: --name, -t,
    ext/tla variables); the base side comes from a render cache keyed by (commit, entrypoint,
    options), so only the working tree is rendered again on the next diff with those options.
+   Each render's read set (reuse.py) is kept beside it: the working tree side takes the base's
+   render, or its own previous one, when the environment reads the same there, and a new base
+   commit takes the previous base's render of an environment the move did not touch.
 4. Environments are matched by name, resources by identity (resources.py); an environment that
    exists on one side only shows all its resources added or removed.
 5. Given a `SecretMask`, every Secret value rendered on either side is added to it, so whoever
@@ -25,12 +28,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tools.tanka.base_tree import BaseTrees, resolve_commit, write_atomically
-from tools.tanka.diff import render_cache
-from tools.tanka.diff.render_cache import DEFAULT_OPTIONS, RenderCache, Rendered, RenderOptions
+from tools.tanka.diff import render_cache, reuse
+from tools.tanka.diff.render_cache import (
+    DEFAULT_OPTIONS,
+    Bounded,
+    RenderCache,
+    Rendered,
+    RenderOptions,
+)
 from tools.tanka.diff.resources import Change, Dump, EnvDiff, diff_manifests, full_text, summarize
 from tools.tanka.env.loader import EvalSettings
 from tools.tanka.errors import TankaError
 from tools.tanka.evaluation.pool import default_pool
+from tools.tanka.evaluation.reads import ReadSet
 from tools.tanka.imports.changed import (
     FileChanges,
     affected_entrypoints,
@@ -54,19 +64,29 @@ Renderer = Callable[[Path, Path, RenderOptions], Sequence[RenderedEnv]]
 
 
 def render_in_repository(
-    entrypoint: Path, repository: Path, options: RenderOptions = DEFAULT_OPTIONS
+    entrypoint: Path,
+    repository: Path,
+    options: RenderOptions = DEFAULT_OPTIONS,
+    record: ReadSet | None = None,
 ) -> Sequence[RenderedEnv]:
     """The engine's renderer, with imports confined to the whole repository rather than the
-    Tanka project: vendored symlinks may point elsewhere in the repo (Tempo's do)."""
+    Tanka project: vendored symlinks may point elsewhere in the repo (Tempo's do). `record`
+    gathers what it read."""
     settings = EvalSettings(
         confine=repository,
         ext_vars=dict(options.ext_vars),
         tlas=dict(options.tlas),
         max_stack=options.max_stack,
+        record=record,
     )
     return render_entrypoint(
         entrypoint, settings=settings, name=options.name or None, targets=options.targets
     )
+
+
+# The engine's renderer itself, whatever later replaces the module's name (tests count renders by
+# wrapping it): only this one records read sets.
+_ENGINE_RENDERER = render_in_repository
 
 
 class EnvPathError(TankaError):
@@ -128,6 +148,15 @@ class RevisionDiffer:
         self.renderer: Renderer = renderer
         self.dump: Dump = dump
         self.workers = workers or default_pool().size
+        self.evaluated = 0  # entrypoints rendered by evaluation (not cached, stored or reused)
+        self.reused = 0  # renders taken by their read sets instead (reuse.py)
+        # Read sets of this differ's renders: base ones by (commit, entrypoint, options key),
+        # working tree ones by (repository, entrypoint, options key) with their render.
+        bound = self.cache.max_entries
+        self._records: Bounded[tuple[str, str, str], reuse.Recorded] = Bounded(bound)
+        self._worktree: Bounded[tuple[str, str, str], tuple[reuse.Recorded, Rendered]] = Bounded(
+            bound
+        )
 
     def diff(
         self,
@@ -229,14 +258,15 @@ class RevisionDiffer:
         except (TankaError, OSError):
             return set()
         kept = set()
-        for rel in old_index.envs.keys() - affected:
-            source = self._stored_path(old, rel, "")
-            try:
-                os.link(source, self._stored_path(commit, rel, ""))
-            except FileExistsError:
-                pass
-            except OSError:
+        for rel in old_index.envs:
+            # One the move may affect keeps its render only if it reads the same files now.
+            recorded = self._record(old, rel, "") if rel in affected else None
+            if rel in affected and (recorded is None or not reuse.holds(recorded, tree, rel)):
                 continue
+            if not _link(self._stored_path(old, rel, ""), self._stored_path(commit, rel, "")):
+                continue
+            _link(self._reads_path(old, rel, ""), self._reads_path(commit, rel, ""))
+            self.reused += rel in affected
             kept.add(rel)
         return kept
 
@@ -247,8 +277,9 @@ class RevisionDiffer:
 
         def one(job: tuple[bool, str]) -> Rendered:
             is_base, rel = job
-            root, at = (tree, commit) if is_base else (repo, None)
-            return self._render_side(root, rel, at, options)
+            if is_base:
+                return self._render_side(tree, rel, commit, options)
+            return self._render_worktree(repo, rel, commit, options)
 
         with ThreadPoolExecutor(max_workers=max(1, min(self.workers, len(jobs) or 1))) as pool:
             return dict(zip(jobs, pool.map(one, jobs), strict=True))
@@ -264,14 +295,96 @@ class RevisionDiffer:
             if cached is not None:
                 self.cache.put(commit, rel, cached, key)
                 return cached
-        try:
-            rendered: Rendered = tuple(self.renderer(root / rel, root, options))
-        except TankaError as exc:
-            rendered = _scrub(str(exc), root)
+        rendered, recorded = self._evaluate(root, rel, options)
         if commit is not None:
             self.cache.put(commit, rel, rendered, key)
             self._store(commit, rel, key, rendered)
+            if recorded is not None:
+                self._keep_record(commit, rel, key, recorded)
         return rendered
+
+    def _render_worktree(self, repo: Path, rel: str, base: str, options: RenderOptions) -> Rendered:
+        """The working tree's render of `rel`: its own previous render or the base's, when the
+        environment reads the same files in the working tree as it did then (reuse.py); else
+        rendered. The base's counts only when rendered before this diff (stored, or by an
+        earlier diff): the two sides of a first diff render at the same time."""
+        if not (repo / rel).is_file():
+            return ()
+        key = options.key()
+        own = (str(repo), rel, key)
+        candidates = [self._worktree.get(own) or self._stored_worktree(repo, rel, key)]
+        recorded = self._record(base, rel, key)
+        if recorded is not None:
+            rendered = self.cache.get(base, rel, key) or self._stored(base, rel, key)
+            candidates.append((recorded, rendered) if rendered is not None else None)
+        for candidate in candidates:
+            if candidate is not None and reuse.holds(candidate[0], repo, rel):
+                self.reused += 1
+                return candidate[1]
+        rendered, recorded = self._evaluate(repo, rel, options)
+        if recorded is not None:
+            self._worktree.put(own, (recorded, rendered))
+            if self.persist:
+                write_atomically(self._worktree_path(repo, rel, key),
+                                 reuse.to_json(recorded, rendered))  # fmt: skip
+        return rendered
+
+    def _evaluate(
+        self, root: Path, rel: str, options: RenderOptions
+    ) -> tuple[Rendered, reuse.Recorded | None]:
+        """`rel` rendered in `root`, with its read set when the engine's renderer did it."""
+        self.evaluated += 1
+        reads = ReadSet() if self.renderer is _ENGINE_RENDERER else None
+        started = reuse.start(root, rel) if reads is not None else None
+        try:
+            if reads is not None:
+                rendered: Rendered = tuple(_ENGINE_RENDERER(root / rel, root, options, reads))
+            else:
+                rendered = tuple(self.renderer(root / rel, root, options))
+        except TankaError as exc:
+            return _scrub(str(exc), root), None
+        return rendered, reuse.record_of(reads, root, rel, rendered, started) if reads else None
+
+    def _record(self, commit: str, rel: str, key: str) -> reuse.Recorded | None:
+        """The read set of the base render of `rel` at `commit`, if it has one."""
+        found = self._records.get((commit, rel, key))
+        if found is None and self.persist:
+            try:
+                stored = reuse.from_json(self._reads_path(commit, rel, key).read_text("utf-8"))
+            except OSError:
+                stored = None
+            found = stored[0] if stored is not None else None
+        return found
+
+    def _keep_record(self, commit: str, rel: str, key: str, recorded: reuse.Recorded) -> None:
+        self._records.put((commit, rel, key), recorded)
+        if self.persist:
+            write_atomically(self._reads_path(commit, rel, key), reuse.to_json(recorded))
+
+    def _stored_worktree(
+        self, repo: Path, rel: str, key: str
+    ) -> tuple[reuse.Recorded, Rendered] | None:
+        if not self.persist:
+            return None
+        try:
+            stored = reuse.from_json(self._worktree_path(repo, rel, key).read_text("utf-8"))
+        except OSError:
+            return None
+        if stored is None or stored[1] is None:
+            return None
+        return stored[0], stored[1]
+
+    def _reads_path(self, commit: str, rel: str, key: str) -> Path:
+        return self._stored_path(commit, rel, key).with_name(
+            self._stored_path(commit, rel, key).name.replace(".render-", ".reads-", 1)
+        )
+
+    def _worktree_path(self, repo: Path, rel: str, key: str) -> Path:
+        """Where the working tree's last render of `rel` is kept, with its read set: one file
+        per checkout, entrypoint and options, beside the trees (a file: never taken for one)."""
+        digest = hashlib.sha256(f"{repo}\0{rel}".encode()).hexdigest()[:24]
+        suffix = f"-{key}" if key else ""
+        return self.trees.cache_dir / f"worktree-{digest}{suffix}.json"
 
     def _stored_path(self, commit: str, rel: str, key: str) -> Path:
         digest = hashlib.sha256(rel.encode()).hexdigest()[:24]
@@ -343,6 +456,17 @@ def _env_change(was: RenderedEnv | None, now: RenderedEnv | None) -> Change | No
     if was is None:
         return Change.ADDED
     return Change.REMOVED if now is None else None
+
+
+def _link(source: Path, target: Path) -> bool:
+    """Hard-link a stored file under another name; whether the target is there now."""
+    try:
+        os.link(source, target)
+    except FileExistsError:
+        pass
+    except OSError:
+        return False
+    return True
 
 
 def _scrub(text: str, root: Path) -> str:

@@ -26,6 +26,7 @@ from tools.tanka.errors import (
 )
 from tools.tanka.evaluation.evaluate import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT, evaluate_snippet
 from tools.tanka.evaluation.pool import EvalPool, default_pool
+from tools.tanka.evaluation.reads import ReadSet
 from tools.tanka.evaluation.scripts import Mode, eval_script, probe_script
 from tools.tanka.gojson.encode import go_dumps
 from tools.tanka.project import DEFAULT_ENTRYPOINT, SPEC_FILE, EnvPaths, resolve_env_paths
@@ -48,6 +49,7 @@ class EvalSettings:
     memory_mb: int = DEFAULT_MEMORY_MB
     confine: Path | None = None  # imports may not leave it; default: the project root
     pool: EvalPool | None = None
+    record: ReadSet | None = None  # gathers what every evaluation read (evaluation/reads.py)
 
 
 @dataclass(slots=True)
@@ -88,6 +90,7 @@ def evaluate(
         memory_mb=settings.memory_mb,
         max_stack=settings.max_stack,
         pool=settings.pool,
+        record=settings.record,
     )
 
 

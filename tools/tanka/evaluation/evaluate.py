@@ -15,6 +15,7 @@ from typing import Any
 
 from tools.tanka.errors import JsonnetError, TankaError
 from tools.tanka.evaluation.pool import EvalPool, default_pool
+from tools.tanka.evaluation.reads import ReadSet
 from tools.tanka.evaluation.worker import EvalRequest
 from tools.tanka.gojson.encode import go_string
 from tools.tanka.project import absolute, find_base, find_root, fs_dir
@@ -84,8 +85,10 @@ def evaluate_snippet(
     memory_mb: int = DEFAULT_MEMORY_MB,
     max_stack: int = DEFAULT_MAX_STACK,
     pool: EvalPool | None = None,
+    record: ReadSet | None = None,
 ) -> Any:
-    """Evaluate `snippet` as if it were the file `filename` (None: read that file)."""
+    """Evaluate `snippet` as if it were the file `filename` (None: read that file); `record`
+    gathers what the evaluation read."""
     request = EvalRequest(
         filename=str(filename),
         snippet=snippet,
@@ -96,9 +99,17 @@ def evaluate_snippet(
         max_stack=max_stack if max_stack > 0 else DEFAULT_MAX_STACK,
         memory_mb=memory_mb,
         trusted=tuple(str(p) for p in trusted),
+        record=record is not None,
     )
     shown = os.path.relpath(filename, confine) if str(filename).startswith("/") else str(filename)
-    reply = (pool or default_pool()).run(request, timeout=timeout, what=shown)
+    try:
+        reply = (pool or default_pool()).run(request, timeout=timeout, what=shown)
+    except BaseException:  # a timeout, a crash: no read set
+        if record is not None:
+            record.add(None)
+        raise
+    if record is not None:
+        record.add(reply.reads)
     if reply.error is not None:
         raise JsonnetError(reply.error)
     return reply.value

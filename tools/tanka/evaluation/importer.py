@@ -17,6 +17,7 @@ natives taking objects and natives' error texts work through the binding.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -37,6 +38,10 @@ PRELUDE = f"local __tk_std = std; local std = (import '{SHIM_NAME}')(__tk_std); 
 _USES_NATIVE = re.compile(rb"std\s*\.\s*native\b")
 _JSONNET_SUFFIXES = (".jsonnet", ".libsonnet")
 _CACHE_LIMIT = 50_000
+# What a lookup found, as a read set records it (see Importer.outcome): a digest of the content,
+# or one of these for a candidate that was not there or that leads out of the confinement.
+MISSING = "-"
+OUTSIDE = "!"
 
 
 class ImportRefused(Exception):
@@ -114,6 +119,19 @@ class Importer:
             # that comes back may carry stray bytes; eval_worker repairs it from this copy.
             self.last_refusal = str(exc)
             raise
+
+    def looked_up(self) -> dict[str, str]:
+        """Every candidate this one-run Importer looked up, found or not, with its outcome: the
+        read set of the evaluation (a file created later where a lookup missed changes it)."""
+        return {path: outcome_of(found) for path, found in (self._held or {}).items()}
+
+    def outcome(self, candidate: str) -> str:
+        """What a lookup of the absolute `candidate` finds now, as `looked_up` records it; a
+        refused candidate (under .git, a directory) reads as leading out."""
+        try:
+            return outcome_of(self._lookup(candidate, candidate))
+        except ImportRefused:
+            return OUTSIDE
 
     def _resolve(self, base_dir: str, rel: str) -> tuple[str, bytes]:
         if rel == TK_LIBRARY:
@@ -253,6 +271,15 @@ class _Probe:
     real: str  # what os.path.realpath(candidate) returns
     missing: bool = False  # lstat said no such file
     info: os.stat_result | None = None  # its stat, when it is no symlink
+
+
+def outcome_of(found: bytes | _Outside | None) -> str:
+    """A lookup's outcome as a read set records it: content as evaluated (the prelude added)."""
+    if found is None:
+        return MISSING
+    if isinstance(found, _Outside):
+        return OUTSIDE
+    return hashlib.sha256(found).hexdigest()[:32]
 
 
 def _in_git_dir(path: str, directory: str) -> bool:

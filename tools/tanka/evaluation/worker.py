@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tools.tanka.evaluation.importer import Importer, ImportRefused, with_prelude
+from tools.tanka.evaluation.importer import Importer, ImportRefused, outcome_of, with_prelude
 
 if TYPE_CHECKING:  # the worker process's own; `tanka-bot tk` evaluates in-process without it
     from multiprocessing.connection import Connection
@@ -39,12 +39,22 @@ class EvalRequest:
     max_stack: int = 500
     memory_mb: int = 1024
     trusted: tuple[str, ...] = ()  # absolute imports the engine itself writes
+    record: bool = False  # send back what the run read (EvalReply.reads)
 
 
 @dataclass(frozen=True, slots=True)
 class EvalReply:
     value: Any = None
     error: str | None = None
+    # With EvalRequest.record: every path the run looked up (the entrypoint, imports, importstr
+    # and importbin files, candidates that missed) -> importer.Importer.outcome; None when the
+    # run failed or called a native that reads files the import callback does not see.
+    reads: dict[str, str] | None = None
+
+
+# Natives that read the file system themselves (a chart's or a kustomization's whole directory)
+# or run a program: a run that calls one has no read set.
+FILE_NATIVES = ("helmTemplate", "kustomizeBuild")
 
 
 def evaluate(request: EvalRequest) -> EvalReply:
@@ -59,8 +69,13 @@ def evaluate(request: EvalRequest) -> EvalReply:
         trusted=[Path(p) for p in request.trusted],
         one_run=True,
     )
+    callbacks = native_callbacks(request.confine)
+    opaque: list[str] = []
+    if request.record:
+        callbacks = _noting(callbacks, opaque)
     try:
-        text = _main_text(request)
+        main = _main_source(request)
+        text = request.snippet if main is None else main.decode("utf-8", errors="replace")
         output = _gojsonnet.evaluate_snippet(
             request.filename,
             text,
@@ -68,7 +83,7 @@ def evaluate(request: EvalRequest) -> EvalReply:
             tla_codes=request.tla_codes,
             max_stack=request.max_stack,
             import_callback=importer,
-            native_callbacks=native_callbacks(request.confine),
+            native_callbacks=callbacks,
         )
     except UnicodeDecodeError as exc:  # stray bytes after an import refusal, see _repair
         raw = exc.object if isinstance(exc.object, bytes) else bytes(exc.object)
@@ -77,15 +92,38 @@ def evaluate(request: EvalRequest) -> EvalReply:
         return EvalReply(error=clean_error(_repair(str(exc), importer)))
     except OSError as exc:
         return EvalReply(error=f"reading {request.filename}: {exc.strerror or exc}")
-    return EvalReply(value=json.loads(output, parse_int=float))
+    reads = None
+    if request.record and not opaque:
+        reads = importer.looked_up()
+        if main is not None:  # read above, not through the callback
+            reads[request.filename] = outcome_of(main)
+    return EvalReply(value=json.loads(output, parse_int=float), reads=reads)
 
 
-def _main_text(request: EvalRequest) -> str:
+def _noting(callbacks: dict[str, tuple[tuple[str, ...], Any]], called: list[str]) -> dict[
+    str, tuple[tuple[str, ...], Any]
+]:  # fmt: skip
+    """`callbacks` with the file-reading natives noting their name in `called` when run."""
+
+    def noted(name: str, fn: Any) -> Any:
+        def call(*args: Any) -> Any:
+            called.append(name)
+            return fn(*args)
+
+        return call
+
+    return {
+        name: (params, noted(name, fn) if name.endswith(FILE_NATIVES) else fn)
+        for name, (params, fn) in callbacks.items()
+    }
+
+
+def _main_source(request: EvalRequest) -> bytes | None:
+    """The file's bytes as evaluated (the natives prelude added); None for a snippet."""
     if request.snippet is not None:
-        return request.snippet
+        return None
     with open(request.filename, "rb") as handle:
-        raw = handle.read()
-    return with_prelude(request.filename, raw).decode("utf-8", errors="replace")
+        return with_prelude(request.filename, handle.read())
 
 
 def _repair(text: str, importer: Importer) -> str:
