@@ -202,6 +202,7 @@ def test_a_server_that_does_not_answer_times_out_and_restarts(
     )
     readiness = Readiness.__new__(Readiness)
     readiness.degraded = hub.problems
+    readiness.worker = None  # the turns run in this process
     assert "degraded: MCP server slow: no answer within 1.5 s" in readiness.notes()
     assert not registry.execute(ctx(tmp_path), "mcp__slow__firing_alerts", {}).is_error
 
