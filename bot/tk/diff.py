@@ -106,9 +106,10 @@ def run_diff(
     if base is None:
         base = default_base(repo, configured_base_branch())
     paths = [str((cwd / p).absolute()) for p in env_paths]
-    # persist: the base side's renders and import index stay on disk for the next run.
-    result = RevisionDiffer(trees=base_trees(repo), persist=True).diff(repo, base, paths,
-                                                                  options=options)  # fmt: skip
+    # persist: the base side's renders and import index stay on disk for the next run;
+    # keep_worktree: this checkout's renders too, reused by the next run where they still hold.
+    differ = RevisionDiffer(trees=base_trees(repo), persist=True, keep_worktree=True)
+    result = differ.diff(repo, base, paths, options=options)
     if summary:  # environments with the same diff grouped, as proposals show them
         sys.stdout.write(grouped_summary(group_envs(result.envs)) if result.has_changes else "")
     else:

@@ -45,7 +45,8 @@ def repo(tmp_path: Path) -> Path:
 
 def differ(tmp_path: Path) -> RevisionDiffer:
     """A `tanka-bot tk diff` process's differ: renders and read sets kept on disk."""
-    return RevisionDiffer(trees=BaseTrees(tmp_path / "trees"), persist=True, workers=1)
+    return RevisionDiffer(trees=BaseTrees(tmp_path / "trees"), persist=True, keep_worktree=True,
+                          workers=1)  # fmt: skip
 
 
 def prepared(tmp_path: Path, repo: Path) -> None:
@@ -188,3 +189,16 @@ def test_an_inline_entrypoint_is_reused_whole_and_rendered_again_when_edited(
         "environments/multi [multi/green]",
     ]
     assert (edited.evaluated, edited.reused) == (1, 0)
+
+
+def test_the_service_keeps_working_tree_renders_in_memory_only(tmp_path: Path, repo: Path) -> None:
+    """A session's checkout and its edits go when the session does: no render of them is left
+    on disk (the service's differ persists base renders only)."""
+    (repo / "lib" / "app.libsonnet").write_text(
+        (repo / "lib" / "app.libsonnet").read_text().replace("nginx:1.25", "nginx:1.27")
+    )
+    service = RevisionDiffer(trees=BaseTrees(tmp_path / "trees"), persist=True, workers=1)
+    expected = service.diff(repo, "HEAD").text()
+    assert not list((tmp_path / "trees").glob("worktree-*"))
+    assert service.diff(repo, "HEAD").text() == expected  # reused from memory
+    assert (service.evaluated, service.reused) == (2, 1)

@@ -135,11 +135,17 @@ class RevisionDiffer:
         dump: Dump | None = None,
         workers: int | None = None,
         persist: bool = False,
+        keep_worktree: bool = False,
     ) -> None:
         """`persist`: also keep base renders on disk next to the base tree (render_cache.py),
-        for callers that live one command long; only with the engine's own renderer."""
+        for callers that live one command long; only with the engine's own renderer.
+        `keep_worktree` (with `persist`): the working tree's last render too, for the next
+        `tk diff` of the same checkout. The service leaves it off: its session checkouts come
+        and go, and a file per session and environment would outlive the session, its edits
+        (and any Secret value they render) with it; a long-lived process keeps them in memory."""
         self.trees = trees or BaseTrees()
         self.persist = persist and renderer is None
+        self.keep_worktree = keep_worktree and self.persist
         self.cache = cache or RenderCache()
         if renderer is None or dump is None:
             # The engine's renderer and YAML emitter, unless a caller brings its own.
@@ -324,7 +330,7 @@ class RevisionDiffer:
         rendered, recorded = self._evaluate(repo, rel, options)
         if recorded is not None:
             self._worktree.put(own, (recorded, rendered))
-            if self.persist:
+            if self.keep_worktree:
                 write_atomically(self._worktree_path(repo, rel, key),
                                  reuse.to_json(recorded, rendered))  # fmt: skip
         return rendered
@@ -364,7 +370,7 @@ class RevisionDiffer:
     def _stored_worktree(
         self, repo: Path, rel: str, key: str
     ) -> tuple[reuse.Recorded, Rendered] | None:
-        if not self.persist:
+        if not self.keep_worktree:
             return None
         try:
             stored = reuse.from_json(self._worktree_path(repo, rel, key).read_text("utf-8"))
