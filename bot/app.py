@@ -266,6 +266,10 @@ def start_work(
     return service
 
 
+def _forget(_channel: str, _ts: str, _key: ThreadKey, _deadline: float) -> None:
+    """No store memory to teach (only a RedisStore keeps one)."""
+
+
 def _preparer(differ: RevisionDiffer) -> Callable[[Path, str, bool], int]:
     def prepare(repository: Path, commit: str, render: bool) -> int:
         return differ.prepare_base(repository, commit, render=render)
@@ -291,10 +295,10 @@ def serve(
         from bot.store.redis import RedisStore  # noqa: PLC0415 - only with a durable queue
         from bot.work_process import Launch, WorkProcess  # noqa: PLC0415 - only with a durable queue
 
-        store = service.svc.store
-        remember = store.remember if isinstance(store, RedisStore) else None
-        launch = Launch(settings, socket_mode, sweep, log_level, start_work)
-        worker = WorkProcess(launch, remember=remember or (lambda *_: None))
+        store = service.svc.store  # a RedisStore: build_store read the same setting
+        remember = store.remember if isinstance(store, RedisStore) else _forget
+        worker = WorkProcess(Launch(settings, socket_mode, sweep, log_level, start_work),
+                             remember=remember)  # fmt: skip
         service.runner.admission.busy = worker.busy
         service.readiness.worker = worker
         service.svc.metrics.more = worker.metrics

@@ -40,6 +40,7 @@ from bot.runtime.admission import WORKER_NICE
 log = logging.getLogger(__name__)
 
 ANSWER_WITHIN = 2.0  # seconds the work process has to answer a question on the pipe
+FRESH = 0.5  # seconds an answer serves further questions
 BACKOFF = (1.0, 2.0, 5.0, 10.0, 30.0)  # seconds before each successive restart
 STEADY = 60.0  # a process that lived this long resets the backoff
 PARENT_GONE = 70  # exit code when the serving process went away
@@ -108,18 +109,12 @@ class WorkProcess:
         self._questions = itertools.count(1)
         self._stopping = threading.Event()
         self._last_exit: int | None = None
-        self._supervisor: threading.Thread | None = None
+        # /readyz asks for the problem, then the notes: one round trip on the pipe serves both.
+        self._answered: tuple[float, Status] | None = None
 
     def start(self) -> None:
         self._spawn()
-        self._supervisor = threading.Thread(target=self._supervise, name="work-process",
-                                            daemon=True)  # fmt: skip
-        self._supervisor.start()
-
-    @property
-    def pid(self) -> int | None:
-        process = self._process
-        return process.pid if process is not None else None
+        threading.Thread(target=self._supervise, name="work-process", daemon=True).start()
 
     def problem(self) -> str | None:
         """Why the work process is not ready (it names its own part), or None."""
@@ -194,21 +189,29 @@ class WorkProcess:
 
     def _ask(self) -> Status:
         with self._lock:
-            process, pipe = self._process, self._pipe
-            if process is None or pipe is None or not process.is_alive():
-                return Status(f"work process: not running (last exit code {self._last_exit}); "
-                              "starting it again")  # fmt: skip
-            question = next(self._questions)
-            try:
-                pipe.send(question)
-                deadline = time.monotonic() + ANSWER_WITHIN
-                while pipe.poll(max(0.0, deadline - time.monotonic())):
-                    answer, status = pipe.recv()
-                    if answer == question:  # an older answer, late, is skipped
-                        return cast("Status", status)
-            except (OSError, EOFError) as exc:
-                return Status(f"work process: the pipe to it failed ({type(exc).__name__})")
-            return Status(f"work process: no answer within {ANSWER_WITHIN:.0f} s")
+            if self._answered is not None and time.monotonic() - self._answered[0] < FRESH:
+                return self._answered[1]
+            status = self._question()
+            self._answered = (time.monotonic(), status)
+            return status
+
+    def _question(self) -> Status:
+        """One question on the pipe (the caller holds the lock)."""
+        process, pipe = self._process, self._pipe
+        if process is None or pipe is None or not process.is_alive():
+            return Status(f"work process: not running (last exit code {self._last_exit}); "
+                          "starting it again")  # fmt: skip
+        question = next(self._questions)
+        try:
+            pipe.send(question)
+            deadline = time.monotonic() + ANSWER_WITHIN
+            while pipe.poll(max(0.0, deadline - time.monotonic())):
+                answer, status = pipe.recv()
+                if answer == question:  # an older answer, late, is skipped
+                    return cast("Status", status)
+        except (OSError, EOFError) as exc:
+            return Status(f"work process: the pipe to it failed ({type(exc).__name__})")
+        return Status(f"work process: no answer within {ANSWER_WITHIN:.0f} s")
 
 
 # --- the work process itself --------------------------------------------------------------------

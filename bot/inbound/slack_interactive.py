@@ -29,6 +29,7 @@ from bot.inbound.slack_actions import (
 from bot.inbound.slack_payloads import Ignored
 from bot.policy.groups import GroupCache
 from bot.runtime.runner import Runner
+from bot.runtime.work import NewEnvRequest
 from bot.services import Services
 from bot.slack.client import SlackChatClient
 from bot.slack.interactive import APPROVE_ACTION, CANCEL_ACTION
@@ -53,9 +54,7 @@ def _click(runner: Runner, svc: Services, click: Reaction) -> None:
             runner.ephemeral(click.channel, click.user, f"Not cancelled: {why}")
         runner.admission.soon(lambda: runner.accept(click))
         return
-    not_queued = runner.queue(click)
-    if not_queued is not None:
-        runner.ephemeral(click.channel, click.user, not_queued)
+    runner.queue_or_tell(click, click.channel, click.user)
 
 
 def register(app: App, runner: Runner, svc: Services) -> None:
@@ -84,11 +83,8 @@ def register(app: App, runner: Runner, svc: Services) -> None:
             return
         ack()  # closes the modal
         text = f"new-env {form.action.name} {form.action.instructions}".strip()
-        not_queued = runner.accept_new_env(
-            SlashCommand(form.channel, form.user, "/tanka", text), form.action
-        )
-        if not_queued is not None:  # the modal is closed: the person alone hears why
-            runner.ephemeral(form.channel, form.user, not_queued)
+        command = SlashCommand(form.channel, form.user, "/tanka", text)
+        runner.queue_or_tell(NewEnvRequest(command, form.action), form.channel, form.user)
 
     app.view(NEW_ENV_CALLBACK)(on_submit)
 
@@ -109,9 +105,7 @@ def register(app: App, runner: Runner, svc: Services) -> None:
                 log.warning("could not answer the shortcut: %s", exc)
                 runner.ephemeral(ask.channel, ask.user, why)
             return
-        not_queued = runner.queue(_mention(ask))  # the steering rules apply there
-        if not_queued is not None:
-            runner.ephemeral(ask.channel, ask.user, not_queued)
+        runner.queue_or_tell(_mention(ask), ask.channel, ask.user)  # steering applies there
 
     app.shortcut(ASK_SHORTCUT)(on_ask)
     register_home(app, runner, svc)

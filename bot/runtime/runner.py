@@ -70,12 +70,6 @@ class Runner:
         else:
             github_feedback.report(self.threads, work)
 
-    def accept_message(self, message: Mention | ThreadReply) -> None:
-        messages.accept(self.threads, message)
-
-    def accept_reaction(self, reaction: Reaction) -> None:
-        reactions.accept(self.threads, reaction)
-
     # --- entry points that need no triage: queued before the ack --------------------------------
 
     def queue(self, work: Work) -> str | None:
@@ -93,6 +87,13 @@ class Runner:
             log.warning("request not taken: %s", exc)
             return BUSY
         return None
+
+    def queue_or_tell(self, work: Work, channel: str, user: str) -> None:
+        """`queue`, and when it could not, `user` alone hears why (a click, a form, a shortcut:
+        nothing in a thread waits for an answer)."""
+        not_queued = self.queue(work)
+        if not_queued is not None:
+            self.ephemeral(channel, user, not_queued)
 
     def accept_new_env(self, command: SlashCommand, action: NewEnv) -> str | None:
         """`/tanka new-env`, typed or from the form: None once queued, else why not."""
