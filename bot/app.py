@@ -297,6 +297,8 @@ def serve(
 
         store = service.svc.store  # a RedisStore: build_store read the same setting
         remember = store.remember if isinstance(store, RedisStore) else _forget
+        if isinstance(store, RedisStore):  # triage here drops replies in people's threads
+            store.follow_sessions()  # without a round trip each
         worker = WorkProcess(Launch(settings, socket_mode, sweep, log_level, start_work),
                              remember=remember)  # fmt: skip
         service.runner.admission.busy = worker.busy

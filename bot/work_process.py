@@ -217,6 +217,19 @@ class WorkProcess:
 # --- the work process itself --------------------------------------------------------------------
 
 
+def _yield_to_serving() -> None:
+    """Run this process (its threads and the git, helm and jsonnet processes they start inherit
+    it) in Linux's idle scheduling class: on a core the serving process wants, it runs only
+    when that process waits. Niceness alone still let a burst's turns take a tenth of the core
+    and stretch the acks. In a container the class counts among the container's own processes.
+    Elsewhere (or where it is refused) the lower niceness is what remains."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, WORKER_NICE)
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError) as exc:  # not Linux, or not allowed: as far as it went
+        log.debug("work process priority: %s", exc)
+
+
 def run(launch: Launch, pipe: Connection, hints: Connection, busy: Synchronized[int]) -> None:
     """The work process's main: build the service, take the work queue, answer the pipe."""
     from bot.dumpable import not_dumpable  # noqa: PLC0415 - the same guard as the serving process
@@ -227,10 +240,7 @@ def run(launch: Launch, pipe: Connection, hints: Connection, busy: Synchronized[
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the serving process, which
     stopping = threading.Event()  # stops this one with SIGTERM once it stopped taking requests
     signal.signal(signal.SIGTERM, lambda _signum, _frame: stopping.set())
-    try:
-        os.setpriority(os.PRIO_PROCESS, 0, WORKER_NICE)
-    except OSError as exc:  # not allowed here: run as is
-        log.debug("work process priority unchanged: %s", exc)
+    _yield_to_serving()
     built: list[Working] = []
     threading.Thread(target=_answer, args=(pipe, built), name="pipe", daemon=True).start()
     settings = launch.settings

@@ -120,18 +120,17 @@ def _ignored(svc: Services, event: Mapping[str, Any], ignored: Ignored) -> None:
 
 
 def _first_time(svc: Services, body: Mapping[str, Any], parsed: object) -> bool:
+    """Whether this delivery is new: by Slack's event id, and for a message also by its channel
+    and ts (a mention arrives twice, as `app_mention` and `message`); one store round trip."""
+    tokens = []
     event_id = body.get("event_id")
-    if (
-        isinstance(event_id, str)
-        and event_id
-        and not svc.store.first_seen(f"event:{event_id}", DEDUPE_TTL)
-    ):
-        return False
+    if isinstance(event_id, str) and event_id:
+        tokens.append(f"event:{event_id}")
     if isinstance(parsed, Mention | ThreadReply):
         key = message_dedupe_key(parsed)
-        if key is not None and not svc.store.first_seen(key, DEDUPE_TTL):
-            return False
-    return True
+        if key is not None:
+            tokens.append(key)
+    return not tokens or svc.store.first_seen_all(tokens, DEDUPE_TTL)
 
 
 def _answer_later(runner: Runner, channel: str, user: str, make: Callable[[], str]) -> None:

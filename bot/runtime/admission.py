@@ -29,6 +29,7 @@ from bot.domain.pr_events import subject
 from bot.domain.requests import Mention, Reaction, ThreadReply
 from bot.errors import ServiceUnavailable
 from bot.runtime import work as items
+from bot.runtime.later import Later
 from bot.runtime.lease import dead_mark, owner_lock
 from bot.runtime.work import BadWork, NewEnvRequest, Work
 from bot.store.base import Store, StoreUnavailable
@@ -40,6 +41,8 @@ RETRY = 1.0  # seconds between tries while the store is down
 # Requests waiting on the queue, at most (all replicas together): a flood of mentions (a script,
 # a loop between bots) must not grow Redis without bound; past it, each asker hears "busy".
 MAX_QUEUED = 500
+# A request still waiting this long (seconds) after it was queued is told so in its thread.
+QUEUED_NOTICE_AFTER = 3.0
 WORKER_NICE = 10  # how much lower the workers' CPU priority is than the listeners'
 
 
@@ -51,6 +54,14 @@ class Count(Protocol):
 
     def get_lock(self) -> AbstractContextManager[object]: ...
 
+    def get_obj(self) -> _Value:
+        """The value itself, read without the lock."""
+        ...
+
+
+class _Value(Protocol):
+    value: int
+
 
 class LocalCount:
     def __init__(self) -> None:
@@ -59,6 +70,9 @@ class LocalCount:
 
     def get_lock(self) -> AbstractContextManager[object]:
         return self._lock
+
+    def get_obj(self) -> LocalCount:
+        return self
 
 
 class QueueFull(ServiceUnavailable):
@@ -86,23 +100,43 @@ class Admission:
         self._unforgotten: list[str] = []  # done, but the store was down when we said so
         self._threads: list[threading.Thread] = []
         self._notices = ThreadPoolExecutor(max_workers=2, thread_name_prefix="notice")
+        self._later = Later()
 
     # --- the listener's side (before the ack) ---------------------------------------------------
 
-    def admit(self, work: Work) -> bool:
-        """Put `work` on the queue (durable once this returns); whether it waits behind others.
+    def admit(self, work: Work) -> str | None:
+        """Put `work` on the queue (durable once this returns). When it waits behind others,
+        its item (for `if_still_waiting`); None when a worker is free for it.
 
         Raises StoreUnavailable when the queue cannot take it, QueueFull when MAX_QUEUED
         requests wait already: the caller says so in the thread if it is sure the request was
         for the bot.
         """
-        depth = self.store.put_work(items.dump(work), limit=MAX_QUEUED)
+        item = items.dump(work)
+        depth = self.store.put_work(item, limit=MAX_QUEUED)
         if not depth:
             raise QueueFull(f"{MAX_QUEUED} requests are waiting already")
-        with self.busy.get_lock():
-            idle = self.workers - self.busy.value
+        # Read without the lock: the work process's workers take it, at a lower priority, and
+        # the ack must never wait for one to be scheduled again; a count a moment old is fine.
+        idle = self.workers - self.busy.get_obj().value
         self._on_depth(depth)
-        return depth > idle
+        return item if depth > idle else None
+
+    def if_still_waiting(self, item: str, job: Callable[[], None]) -> None:
+        """Run `job` (the "queued" notice) QUEUED_NOTICE_AFTER seconds from now, if `item` is
+        still on the queue then: a wait that short needs no message, and a burst's notices are
+        not posted while the burst is being acknowledged."""
+
+        def check() -> None:
+            try:
+                waiting = self.store.work_waiting(item)
+            except StoreUnavailable as exc:
+                log.info("not telling a thread it is queued: %s", exc)
+                return
+            if waiting:
+                job()
+
+        self._later.add(QUEUED_NOTICE_AFTER, lambda: self.soon(check))
 
     def soon(self, job: Callable[[], None]) -> None:
         """Run a short job (a notice, a cancel) off the ack path; its errors are logged."""
@@ -139,6 +173,7 @@ class Admission:
         for thread in self._threads:
             thread.join(max(0.0, deadline - time.monotonic()))
         self._notices.shutdown(wait=False, cancel_futures=False)
+        self._later.stop()
         return not any(thread.is_alive() for thread in self._threads)
 
     def _consume(self) -> None:

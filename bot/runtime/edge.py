@@ -38,7 +38,7 @@ def receive(
             if _cancel(threads, request):
                 admission.soon(lambda: accept(request))
                 return
-            queued = admission.admit(request)
+            waiting = admission.admit(request)
         except StoreUnavailable as exc:
             verdict = Verdict(verdict.key, "store_unavailable", str(exc))
         except QueueFull as exc:
@@ -49,9 +49,9 @@ def receive(
                 admission.soon(lambda: threads.post(full, BUSY))
             return
         else:
-            if queued and verdict.key is not None:
+            if waiting is not None and verdict.key is not None:
                 key = verdict.key
-                admission.soon(lambda: threads.post(key, QUEUED))
+                admission.if_still_waiting(waiting, lambda: threads.post(key, QUEUED))
             return
     svc.metrics.dropped.labels(verdict.dropped).inc()
     if verdict.store_down:

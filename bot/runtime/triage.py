@@ -83,14 +83,17 @@ def _reaction(svc: Services, reaction: Reaction) -> Verdict:
         return Verdict(None, "reaction_other_emoji")
     if not reaction.added and reaction.name != s.approve_emoji:
         return Verdict(None, "reaction_removed")  # only a removed approval means something
+    if reaction.item_user and svc.bot_user_id and reaction.item_user != svc.bot_user_id:
+        # Slack names the reacted message's author: a person's message is never the bot's, so
+        # the index need not be asked (a round trip each, in a busy channel).
+        return Verdict(None, "reaction_not_on_bot_message")
     try:
         key = svc.store.thread_of(reaction.channel, reaction.item_ts)
     except StoreUnavailable as exc:
         return Verdict(None, "store_unavailable", str(exc))
     if key is not None:
         return Verdict(key)
-    if svc.bot_user_id and reaction.item_user == svc.bot_user_id:
-        # The bot's message, not indexed yet (a reaction within moments of the post) or any
-        # more: the runner looks its thread up. Its thread is not known here, so no notice.
-        return Verdict(None)
-    return Verdict(None, "reaction_not_on_bot_message")
+    # The bot's message, not indexed yet (a reaction within moments of the post) or any more:
+    # the runner looks its thread up. Its thread is not known here, so no notice.
+    on_bot = bool(svc.bot_user_id) and reaction.item_user == svc.bot_user_id
+    return Verdict(None) if on_bot else Verdict(None, "reaction_not_on_bot_message")

@@ -8,6 +8,7 @@ the same with one replica in memory and with several replicas sharing Redis.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Protocol
 
 from bot.domain.thread import ThreadKey
@@ -126,6 +127,11 @@ class SessionStore(Protocol):
         """
         ...
 
+    def first_seen_all(self, tokens: Sequence[str], ttl: float) -> bool:
+        """`first_seen` of each token in order, in one step (one round trip): True when every
+        one is new; the tokens after the first repeat are left unmarked."""
+        ...
+
     def push_pending(self, key: ThreadKey, item: str) -> None:
         """Queue `item` for the thread's next turn."""
         ...
@@ -149,6 +155,10 @@ class SessionStore(Protocol):
         once this returns, the item survives the process that put it. With `limit`, a queue
         already that long takes nothing: 0 is returned (atomic, across replicas).
         """
+        ...
+
+    def work_waiting(self, item: str) -> bool:
+        """Whether `item` is still on the queue, taken by no one yet."""
         ...
 
     def take_work(self, owner: str, timeout: float) -> str | None:

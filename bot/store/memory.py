@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from bot.domain.thread import ThreadKey
 from bot.store.base import mark_time, ttl_millis
@@ -122,6 +122,9 @@ class MemoryStore:
         with self._lock:
             return self._pulls.get((repo, number), self._clock())
 
+    def first_seen_all(self, tokens: Sequence[str], ttl: float) -> bool:
+        return all(self.first_seen(token, ttl) for token in tokens)  # stops at the first repeat
+
     def first_seen(self, token: str, ttl: float) -> bool:
         deadline = self._deadline(ttl)
         with self._lock:
@@ -154,6 +157,10 @@ class MemoryStore:
             self._work.append(item)
             self._work_added.notify()
             return len(self._work)
+
+    def work_waiting(self, item: str) -> bool:
+        with self._lock:
+            return item in self._work
 
     def take_work(self, owner: str, timeout: float) -> str | None:
         with self._lock:

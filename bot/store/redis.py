@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Final, cast
 
@@ -27,6 +27,7 @@ from redis.retry import Retry
 from bot.domain.thread import ThreadKey
 from bot.store.base import StoreUnavailable, mark_time, ttl_millis
 from bot.store.expiring import ExpiringDict
+from bot.store.session_mirror import SessionMirror
 
 TIMEOUT_SECONDS: Final = 2.0
 LOCAL_INDEX: Final = 20_000  # message-index entries kept in memory (about 3 MB)
@@ -37,12 +38,16 @@ _OUTAGES: Final = (
     redis.exceptions.ReadOnlyError,  # a replica that cannot take writes
 )
 
-# SET NX with a per-call nonce, and "the nonce is ours" on a repeat: a call retried after a
-# dropped reply still reports the first sighting it made instead of a duplicate.
+# SET NX of each key in order with a per-call nonce, and "the nonce is ours" on a repeat: a call
+# retried after a dropped reply still reports the first sightings it made instead of a duplicate.
+# Stops at the first key seen before, leaving the rest unmarked.
 _FIRST_SEEN: Final = """
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
-if redis.call('GET', KEYS[1]) == ARGV[1] then return 1 end
-return 0
+for _, key in ipairs(KEYS) do
+  if not redis.call('SET', key, ARGV[1], 'NX', 'PX', ARGV[2]) then
+    if redis.call('GET', key) ~= ARGV[1] then return 0 end
+  end
+end
+return 1
 """
 
 # Take the lease if free, or refresh it if `owner` already holds it (idempotent acquire).
@@ -132,6 +137,8 @@ class RedisStore:
 
     def __init__(self, url: str, *, prefix: str = "tanka-bot:") -> None:
         self.client = _client(url)
+        self._url = url  # for the session mirror's own connection (follow_sessions)
+        self._mirror: SessionMirror | None = None
         self._prefix = prefix
         self._where = _address(self.client)
         self._password = self.client.connection_pool.connection_kwargs.get("password") or ""
@@ -159,6 +166,9 @@ class RedisStore:
         return None if data is None else data.decode()
 
     def has_session(self, key: ThreadKey) -> bool:
+        mirror = self._mirror
+        if mirror is not None and mirror.lacks(key.id):
+            return False  # known to have none: no round trip (a "maybe" is asked below)
         with self.reachable():
             return bool(self.client.exists(self._key("session", key.id)))
 
@@ -168,6 +178,7 @@ class RedisStore:
             tx.set(self._key("session", key.id), data.encode())
             tx.zadd(self._key("sessions"), {key.id: updated})
             tx.zadd(self._key("sessions", key.channel), {key.id: updated})
+            tx.publish(self._key("session-changes"), f"+{key.id}".encode())
             tx.execute()
 
     def delete(self, key: ThreadKey) -> None:
@@ -178,7 +189,25 @@ class RedisStore:
             tx.zrem(self._key("sessions", key.channel), key.id)
             tx.zrem(self._key("awaiting"), key.id)  # by-requester entries are skipped once gone
             tx.delete(self._key("card", key.id))
+            tx.publish(self._key("session-changes"), f"-{key.id}".encode())
             tx.execute()
+
+    def follow_sessions(self) -> SessionMirror:
+        """Mirror which threads have a session in memory, from now on (bot.store.session_mirror):
+        `has_session` answers "none" without a round trip while the mirror is in step."""
+        if self._mirror is None:
+            # No retry on this connection: redis-py would reconnect and resubscribe unseen, and
+            # what was published meanwhile would be missing from the mirror.
+            listener = _client(self._url, retries=0)
+            self._mirror = SessionMirror(
+                listener.pubsub, self._session_ids, self._key("session-changes")
+            )
+            self._mirror.start()
+        return self._mirror
+
+    def _session_ids(self) -> list[str]:
+        rows = cast("list[bytes]", self.client.zrange(self._key("sessions"), 0, -1))
+        return [row.decode() for row in rows]
 
     def index_session(
         self, key: ThreadKey, card: str, *, requester: str, awaiting: bool, updated: float
@@ -268,9 +297,13 @@ class RedisStore:
         return None if value is None else ThreadKey.parse(value.decode())
 
     def first_seen(self, token: str, ttl: float) -> bool:
+        return self.first_seen_all([token], ttl)
+
+    def first_seen_all(self, tokens: Sequence[str], ttl: float) -> bool:
+        keys = [self._key("seen", token) for token in tokens]
         args: list[str | int] = [uuid.uuid4().hex, ttl_millis(ttl)]
         with self.reachable():
-            return bool(self._first_seen(keys=[self._key("seen", token)], args=args))
+            return bool(self._first_seen(keys=keys, args=args))
 
     # pending messages
 
@@ -298,6 +331,10 @@ class RedisStore:
             if limit is None:
                 return int(self.client.rpush(self._key("work"), item.encode()))
             return int(self._put_within(keys=[self._key("work")], args=[item.encode(), limit]))
+
+    def work_waiting(self, item: str) -> bool:
+        with self.reachable():
+            return self.client.lpos(self._key("work"), item) is not None
 
     def take_work(self, owner: str, timeout: float) -> str | None:
         taken = self._key("taken", owner)
@@ -372,6 +409,8 @@ class RedisStore:
             self.client.ping()
 
     def close(self) -> None:
+        if self._mirror is not None:
+            self._mirror.stop()
         self.client.close()
 
     # locks
@@ -429,7 +468,7 @@ class RedisStore:
         return f"Redis at {self._where} is unavailable: {reason}"
 
 
-def _client(url: str) -> redis.Redis:
+def _client(url: str, *, retries: int = 1) -> redis.Redis:
     try:
         return redis.Redis.from_url(
             url,
@@ -437,7 +476,7 @@ def _client(url: str) -> redis.Redis:
             socket_connect_timeout=TIMEOUT_SECONDS,
             retry=Retry(
                 ExponentialBackoff(cap=0.2, base=0.05),
-                retries=1,
+                retries=retries,
                 supported_errors=(redis.exceptions.ConnectionError,),
             ),
         )

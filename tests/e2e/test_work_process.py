@@ -76,6 +76,10 @@ def test_turns_run_in_the_work_process_and_its_metrics_are_the_replicas(tmp_path
         # Only the work process runs turns; the serving process's /metrics counts them.
         wait_until(lambda: turns_in(s) == 1)
         assert "work process ready" in bot.log()
+        # It yields the core to the serving process: the idle class (Linux), the serving
+        # process's own left as it was.
+        assert os.sched_getscheduler(pid) == os.SCHED_IDLE
+        assert os.sched_getscheduler(bot.process.pid) == os.SCHED_OTHER
 
 
 def test_a_dead_work_process_is_started_again_and_loses_no_mention(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import multiprocessing
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -146,10 +147,35 @@ def test_queued_is_judged_by_the_running_count_another_process_shares(store: Sto
     share (a multiprocessing Value in `serve`) decides whether an asker hears "queued"."""
     shared = multiprocessing.get_context("spawn").Value("i", 0)
     serving = Admission(store, Ran(1), owner="serving", workers=2, lease_ttl=1.0, busy=shared)
-    assert serving.admit(mention(1)) is False  # two idle workers, one waiting request
+    assert serving.admit(mention(1)) is None  # two idle workers, one waiting request
     with shared.get_lock():
         shared.value = 2  # the work process is running two requests
-    assert serving.admit(mention(2)) is True
+    waiting = serving.admit(mention(2))
+    assert waiting is not None
+    assert store.work_waiting(waiting)
+
+
+def test_only_a_request_still_waiting_later_is_told_it_is_queued(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A wait shorter than QUEUED_NOTICE_AFTER needs no "queued" message (and a burst's notices
+    are not posted while the burst is acknowledged); one still on the queue then gets it."""
+    monkeypatch.setattr("bot.runtime.admission.QUEUED_NOTICE_AFTER", 0.3)
+    shared = multiprocessing.get_context("spawn").Value("i", 1)  # the one worker is busy
+    serving = Admission(store, Ran(1), owner="serving", workers=1, lease_ttl=1.0, busy=shared)
+    told: list[int] = []
+    taken_soon, left = serving.admit(mention(1)), serving.admit(mention(2))
+    assert taken_soon is not None
+    assert left is not None
+    serving.if_still_waiting(taken_soon, lambda: told.append(1))
+    serving.if_still_waiting(left, lambda: told.append(2))
+    assert store.take_work("worker", 1.0) == taken_soon  # a worker took the first at once
+    deadline = time.monotonic() + 10
+    while not told and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.3)  # and nothing more comes
+    assert told == [2]
+    serving.stop(1.0)
 
 
 def test_new_env_alerts_and_github_news_travel_the_queue_unchanged() -> None:

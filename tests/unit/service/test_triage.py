@@ -67,7 +67,7 @@ def reply(key: ThreadKey) -> ThreadReply:
     return ThreadReply(CHANNEL, "U0ALICE", "and prod", "1700000005.000100", key.thread_ts)
 
 
-def emoji(name: str, ts: str, *, author: str = "U0ALICE", added: bool = True) -> Reaction:
+def emoji(name: str, ts: str, *, author: str = BOT, added: bool = True) -> Reaction:
     return Reaction(CHANNEL, "U0BOB", name, ts, added, 1700000006.0, author)
 
 
@@ -91,9 +91,15 @@ def test_a_reply_is_work_only_in_a_session_thread(svc: Services) -> None:
         (emoji("white_check_mark", BOT_MESSAGE, added=False), Verdict(KEY)),  # a withdrawal
         (emoji("x", BOT_MESSAGE, added=False), Verdict(None, "reaction_removed")),
         (emoji("tada", BOT_MESSAGE), Verdict(None, "reaction_other_emoji")),
-        (emoji("white_check_mark", ROOT), Verdict(None, "reaction_not_on_bot_message")),
+        (
+            emoji("white_check_mark", ROOT, author="U0ALICE"),
+            Verdict(None, "reaction_not_on_bot_message"),
+        ),
+        # Slack did not name the author: only the index can say
+        (emoji("white_check_mark", ROOT, author=""), Verdict(None, "reaction_not_on_bot_message")),
+        (emoji("white_check_mark", BOT_MESSAGE, author=""), Verdict(KEY)),
         # the bot's message, not indexed (yet): work, its thread looked up by the runner
-        (emoji("white_check_mark", "1700000008.000100", author=BOT), Verdict(None)),
+        (emoji("white_check_mark", "1700000008.000100"), Verdict(None)),
     ],
 )
 def test_reactions(svc: Services, reaction: Reaction, verdict: Verdict) -> None:
@@ -113,6 +119,14 @@ def test_with_the_store_down_only_threads_known_here_are_told() -> None:
     assert (reaction.key, reaction.dropped) == (None, "store_unavailable")
 
 
+def test_a_reaction_on_a_persons_message_asks_no_store() -> None:
+    """Slack names the reacted message's author: a person's message is dropped without the
+    index's round trip (with the store down, asking it would fail)."""
+    svc = services(DownStore())
+    verdict = triage(svc, emoji("white_check_mark", ROOT, author="U0ALICE"), Recent())
+    assert verdict == Verdict(None, "reaction_not_on_bot_message")
+
+
 def test_recent_forgets_the_oldest() -> None:
     recent = Recent(size=2)
     for key in (KEY, OTHER, ThreadKey(CHANNEL, "1.1")):
@@ -125,6 +139,7 @@ def test_past_the_queue_limit_only_the_asker_hears_busy(
     svc: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("bot.runtime.admission.MAX_QUEUED", 2)
+    monkeypatch.setattr("bot.runtime.admission.QUEUED_NOTICE_AFTER", 0.1)
     runner = Runner(svc, Dispatcher(1, 4))  # its workers never start: the queue only fills
     asks = [Mention(CHANNEL, "U0ALICE", f"ask {i}", f"170000002{i}.000100", None) for i in range(3)]
     for ask in asks:
@@ -147,7 +162,9 @@ def test_with_the_store_down_an_approval_on_the_bots_message_is_told_to_the_appr
     svc = services(DownStore())
     runner = Runner(svc, Dispatcher(1, 4))
     runner.receive(emoji("white_check_mark", BOT_MESSAGE, author=BOT), lambda: True)
-    runner.receive(emoji("white_check_mark", "1700000002.000100"), lambda: True)  # a person's
+    runner.receive(
+        emoji("white_check_mark", "1700000002.000100", author="U0ALICE"), lambda: True
+    )  # a person's
     chat = cast(RecordingChat, svc.chat)
     deadline = time.monotonic() + 10
     while not chat.calls and time.monotonic() < deadline:

@@ -200,6 +200,22 @@ def test_first_seen_racing_threads_see_exactly_one_true(backend: Backend) -> Non
     assert results.count(False) == 19
 
 
+def test_first_seen_all_marks_in_order_and_stops_at_the_first_repeat(backend: Backend) -> None:
+    store = backend.store
+    assert store.first_seen_all(["event:Ev1", "C1:1.1"], LONG) is True
+    assert backend.replica().first_seen_all(["event:Ev2", "C1:1.1"], LONG) is False  # a twin
+    assert store.first_seen("event:Ev2", LONG) is False  # marked on the way: it was new
+    assert store.first_seen_all(["event:Ev1", "C1:2.2"], LONG) is False  # a redelivery
+    assert store.first_seen("C1:2.2", LONG) is True  # left unmarked after the repeat
+
+
+def test_first_seen_all_racing_replicas_see_exactly_one_true(backend: Backend) -> None:
+    stores = [backend.store, backend.replica()]
+    tokens = ["event:Ev9", "C1:1700000000.000100"]
+    results = race(20, lambda i: stores[i % 2].first_seen_all(tokens[i % 2 :], LONG))
+    assert results.count(True) == 1
+
+
 # pending messages
 
 
@@ -554,6 +570,15 @@ def test_work_is_taken_oldest_first_and_each_item_once(backend: Backend) -> None
     assert store.take_work("r1", 1.0) == "w1"
     assert other.take_work("r2", 1.0) == "w2"
     assert store.take_work("r1", 0.05) is None  # empty: waits, then None
+
+
+def test_work_waiting_until_taken(backend: Backend) -> None:
+    store = backend.store
+    store.put_work("w1")
+    assert backend.replica().work_waiting("w1") is True
+    assert store.work_waiting("w2") is False
+    assert store.take_work("r1", 1.0) == "w1"
+    assert store.work_waiting("w1") is False
 
 
 def test_a_full_queue_takes_nothing_more_even_from_racing_replicas(backend: Backend) -> None:

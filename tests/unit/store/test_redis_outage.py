@@ -27,6 +27,8 @@ OPERATIONS: dict[str, Callable[[RedisStore], object]] = {
     "index_message": lambda s: s.index_message("C1", "1.1", KEY, 60),
     "thread_of": lambda s: s.thread_of("C1", "9.9"),  # never indexed: asks Redis
     "first_seen": lambda s: s.first_seen("Ev1", 60),
+    "first_seen_all": lambda s: s.first_seen_all(["Ev1", "C1:1.1"], 60),
+    "work_waiting": lambda s: s.work_waiting("w"),
     "push_pending": lambda s: s.push_pending(KEY, "x"),
     "drain_pending": lambda s: s.drain_pending(KEY),
     "put_blob": lambda s: s.put_blob("b", b"\x00", 60),
