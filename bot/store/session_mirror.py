@@ -31,6 +31,9 @@ POLL_SECONDS: Final = 1.0  # how long one read waits: also how soon `stop` is no
 # A subscription hears nothing while nothing changes: a PING this often (answered on the same
 # connection) tells a quiet workspace from a fault that closed nothing, such as a lost network.
 PING_SECONDS: Final = 5.0
+# Read every session again this often: a writer that does not publish (a replica of an older
+# version, during a rolling upgrade) is seen within this long.
+RELOAD_SECONDS: Final = 60.0
 
 
 class Subscription(Protocol):
@@ -100,10 +103,14 @@ class SessionMirror:
                 if message is not None and message.get("type") == "subscribe":
                     break
             self._load_snapshot()
-            pinged = heard = time.monotonic()
+            log.info("session mirror in step with Redis")
+            pinged = heard = loaded = time.monotonic()
             while not self._stopping.is_set():
                 message = subscription.get_message(timeout=POLL_SECONDS)
                 now = time.monotonic()
+                if now - loaded > RELOAD_SECONDS:
+                    self._load_snapshot()
+                    loaded = now
                 if message is not None:
                     heard = now
                     if message.get("type") == "message":
@@ -123,7 +130,7 @@ class SessionMirror:
         with self._lock:
             self._ids = ids
             self._synced = True
-        log.info("session mirror in step with Redis: %d sessions", len(ids))
+        log.debug("session mirror in step with Redis: %d sessions", len(ids))
 
     def _apply(self, data: object) -> None:
         change = data.decode() if isinstance(data, bytes) else str(data)

@@ -94,3 +94,21 @@ def test_a_redis_restart_never_answers_from_stale_data(server: RedisServer) -> N
     finally:
         serving.close()
         other.close()
+
+
+def test_a_session_written_without_a_word_is_seen_at_the_next_reading(
+    server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A replica of an older version saves without publishing (a rolling upgrade): the mirror
+    reads every session again every RELOAD_SECONDS, so it does not miss such a thread for long."""
+    monkeypatch.setattr("bot.store.session_mirror.RELOAD_SECONDS", 0.5)
+    serving = RedisStore(server.url)
+    try:
+        mirror = serving.follow_sessions()
+        eventually(lambda: mirror.synced, "the mirror is in step")
+        serving.client.set(f"tanka-bot:session:{THEIRS.id}", b"{}")  # as an old replica does
+        serving.client.zadd("tanka-bot:sessions", {THEIRS.id: 4.0})
+        eventually(lambda: not mirror.lacks(THEIRS.id), "the next reading finds it")
+        assert serving.has_session(THEIRS) is True
+    finally:
+        serving.close()
