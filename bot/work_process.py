@@ -41,6 +41,9 @@ log = logging.getLogger(__name__)
 
 ANSWER_WITHIN = 2.0  # seconds the work process has to answer a question on the pipe
 FRESH = 0.5  # seconds an answer serves further questions
+# Seconds an answer still stands when the work process, alive, does not answer in time: it runs
+# at the lowest CPU priority, and a burst of acks may keep it off the CPU for a moment.
+SLOW_GRACE = 30.0
 BACKOFF = (1.0, 2.0, 5.0, 10.0, 30.0)  # seconds before each successive restart
 STEADY = 60.0  # a process that lived this long resets the backoff
 PARENT_GONE = 70  # exit code when the serving process went away
@@ -189,14 +192,20 @@ class WorkProcess:
 
     def _ask(self) -> Status:
         with self._lock:
-            if self._answered is not None and time.monotonic() - self._answered[0] < FRESH:
-                return self._answered[1]
+            last = self._answered
+            if last is not None and time.monotonic() - last[0] < FRESH:
+                return last[1]
             status = self._question()
+            if status is None:  # alive, but slow to be scheduled (it yields the CPU to acks)
+                if last is not None and time.monotonic() - last[0] < SLOW_GRACE:
+                    return last[1]  # its last word stands for a while: no readiness flap
+                return Status(f"work process: no answer within {ANSWER_WITHIN:.0f} s")
             self._answered = (time.monotonic(), status)
             return status
 
-    def _question(self) -> Status:
-        """One question on the pipe (the caller holds the lock)."""
+    def _question(self) -> Status | None:
+        """One question on the pipe (the caller holds the lock); None when no answer came in
+        time from a process that is alive."""
         process, pipe = self._process, self._pipe
         if process is None or pipe is None or not process.is_alive():
             return Status(f"work process: not running (last exit code {self._last_exit}); "
@@ -211,7 +220,7 @@ class WorkProcess:
                     return cast("Status", status)
         except (OSError, EOFError) as exc:
             return Status(f"work process: the pipe to it failed ({type(exc).__name__})")
-        return Status(f"work process: no answer within {ANSWER_WITHIN:.0f} s")
+        return None
 
 
 # --- the work process itself --------------------------------------------------------------------

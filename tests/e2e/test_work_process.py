@@ -110,6 +110,22 @@ def test_the_work_process_never_outlives_the_serving_process(tmp_path: Path) -> 
         wait_until(lambda: not alive(pid), timeout=10)
 
 
+def test_a_work_process_slow_to_answer_keeps_the_replica_in_traffic(tmp_path: Path) -> None:
+    """It runs at the lowest CPU priority: off the CPU for a moment (here: stopped), its last
+    answer stands, so /readyz does not flap to 503 and take the replica out of traffic."""
+    with stack(tmp_path, redis=True) as s:
+        bot = s.start_bot()
+        [pid] = work_pids(bot)
+        assert bot.get("/readyz")[0] == 200
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            time.sleep(0.6)  # the last answer is no longer fresh: the question is asked
+            status, body = bot.get("/readyz")
+            assert (status, body.splitlines()[0]) == (200, "ready")
+        finally:
+            os.kill(pid, signal.SIGCONT)
+
+
 def test_sigterm_stops_both_processes_cleanly(tmp_path: Path) -> None:
     with stack(tmp_path, redis=True) as s:
         bot = s.start_bot()
