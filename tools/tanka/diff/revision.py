@@ -2,7 +2,10 @@
 
 How (docs/design.md, decision 3):
 
-1. The commit is materialised read-only (base_tree.py).
+1. The commit is materialised read-only (base_tree.py) - when something must render from it.
+   A base commit that follows one seen before, where the move between them changed only file
+   contents that no environment reads (Go code, docs), takes all the previous base's renders
+   and is viewed through its tree (BaseTrees.view): no tree of its own is built.
 2. The environments to compare are the ones named, or - by default - the ones the changed files
    affect (imports/changed.py: importers over both trees, deleted files included).
 3. Each entrypoint is rendered on both sides with the same options (RenderOptions: --name, -t,
@@ -27,7 +30,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tools.tanka.base_tree import BaseTrees, resolve_commit, write_atomically
+from tools.tanka.base_tree import (
+    BaseTrees,
+    LazyTree,
+    ignored_vendors,
+    resolve_commit,
+    write_atomically,
+)
 from tools.tanka.diff import render_cache, reuse
 from tools.tanka.diff.render_cache import (
     DEFAULT_OPTIONS,
@@ -46,10 +55,10 @@ from tools.tanka.imports.changed import (
     affected_entrypoints,
     base_index,
     changed_files,
-    commit_file_changes,
+    commit_move,
     previous_index,
 )
-from tools.tanka.imports.index import ImportIndex
+from tools.tanka.imports.index import ImportIndex, entrypoints_after
 from tools.tanka.pipeline.render import manifest_yaml, render_entrypoint
 from tools.tanka.pipeline.rendered import RenderedEnv
 from tools.tanka.project import DEFAULT_ENTRYPOINT
@@ -183,10 +192,8 @@ class RevisionDiffer:
             default_pool().prestart()  # while the environments to render are found
         repo = Path(os.path.realpath(repo))
         commit = resolve_commit(repo, base)
-        previous = self._predecessor(commit)
-        tree = self.trees.tree(repo, commit)
-        if previous is not None:  # a base commit seen for the first time
-            self._carry_over(repo, commit, tree, previous)
+        lazy = self._base(repo, commit)
+        tree = lazy.root  # where environments are and what they import; no evaluation
         if env_paths:
             entrypoints = [_entrypoint(repo, tree, commit, p) for p in env_paths]
             result = RevisionDiff(commit)
@@ -195,7 +202,7 @@ class RevisionDiffer:
             index = base_index(self.trees, commit, tree, repo)
             entrypoints = affected_entrypoints(repo, tree, changes, index)
             result = RevisionDiff(commit, changes=changes)
-        sides = self._render_all(repo, tree, commit, sorted(set(entrypoints)), options)
+        sides = self._render_all(repo, lazy, sorted(set(entrypoints)), options)
         if mask is not None:
             _learn(mask, sides.values())
         for rel in sorted(set(entrypoints)):
@@ -212,11 +219,11 @@ class RevisionDiffer:
         fails to render teaches nothing: it cannot show a value either."""
         repo = Path(os.path.realpath(repo))
         commit = resolve_commit(repo, base)
-        tree = self.trees.tree(repo, commit)
-        everything = sorted(base_index(self.trees, commit, tree).envs)
+        lazy = LazyTree(self.trees, repo, commit)
+        everything = sorted(base_index(self.trees, commit, lazy.root).envs)
 
         def one(rel: str) -> Rendered:
-            return self._render_side(tree, rel, commit, DEFAULT_OPTIONS)
+            return self._render_side(lazy, rel, DEFAULT_OPTIONS)
 
         workers = max(1, min(self.workers, len(everything) or 1))
         with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -230,22 +237,74 @@ class RevisionDiffer:
         render one at a time, so a background job leaves the CPUs to requests. Returns how many
         entrypoints the commit has."""
         previous = previous_index(self.trees, commit)
-        tree = self.trees.tree(repo, commit)
-        index = base_index(self.trees, commit, tree, repo)
+        lazy = LazyTree(self.trees, repo, commit)
+        index = base_index(self.trees, commit, lazy.root, repo)
         if render:
-            kept = self._carry_over(repo, commit, tree, previous) if previous else set()
+            kept = self._carry_over(repo, commit, lazy.root, previous) if previous else set()
             for rel in sorted(set(index.envs) - kept):
-                self._render_side(tree, rel, commit, DEFAULT_OPTIONS)
+                self._render_side(lazy, rel, DEFAULT_OPTIONS)
         return len(index.envs)
 
+    def _base(self, repo: Path, commit: str) -> LazyTree:
+        """The base commit's files for a diff. One seen for the first time takes the previous
+        base's renders that the move between them cannot alter (`_carry_over`); when that is
+        all of them and the move changed file contents only, it gets no tree of its own yet
+        (`_view_in_place`)."""
+        previous = self._predecessor(commit)
+        if previous is not None:
+            view = self._view_in_place(repo, commit, previous)
+            if view is not None:
+                return LazyTree(self.trees, repo, commit, view)
+        lazy = LazyTree(self.trees, repo, commit, self.trees.view(commit))
+        if previous is not None:
+            self._carry_over(repo, commit, lazy.root, previous)
+        return lazy
+
     def _predecessor(self, commit: str) -> tuple[str, ImportIndex] | None:
-        """For a base commit not materialised yet, with renders kept on disk: the newest stored
+        """For a base commit not prepared yet, with renders kept on disk: the newest stored
         import index of another commit, whose stored base renders `_carry_over` may link. A
         diff right after the base branch moved then renders on the base side only the
         environments the move can affect (a commit touching Go code and docs: none)."""
-        if not self.persist or (self.trees.cache_dir / commit).is_dir():
+        if not self.persist or self.trees.existing(commit) is not None:
             return None
         return previous_index(self.trees, commit)
+
+    def _view_in_place(
+        self, repo: Path, commit: str, previous: tuple[str, ImportIndex]
+    ) -> Path | None:
+        """When the move from the previous base changed only the contents of files that no
+        environment's import resolution reads, nor tk's location rules tie to one (Go code,
+        docs): every stored render of the previous base holds for `commit` and is linked to
+        it, with its import index, and `commit` is viewed through the previous base's tree
+        (BaseTrees.view). That tree. None, with nothing done, otherwise."""
+        old, old_index = previous
+        old_tree = self.trees.existing(old)
+        if old_tree is None or self._vendored(old, old_tree.name):
+            return None
+        try:
+            if ignored_vendors(repo):  # its own tree would hold a copy: no commit's files alone
+                return None
+            move = commit_move(repo, old, commit)
+        except (TankaError, OSError):
+            return None
+        # Alike in shape, either tree answers for both (changed.CommitMove.same_shape).
+        if not move.same_shape or affected_entrypoints(
+            old_tree, old_tree, move.changes, old_index, entrypoints=old_index.envs
+        ):
+            return None
+        index = self.trees.sidecar(commit, "imports.json")
+        if not _link(self.trees.sidecar(old, "imports.json"), index):
+            return None
+        for rel in old_index.envs:
+            if _link(self._stored_path(old, rel, ""), self._stored_path(commit, rel, "")):
+                _link(self._reads_path(old, rel, ""), self._reads_path(commit, rel, ""))
+        self.trees.add_view(commit, old_tree)
+        return old_tree
+
+    def _vendored(self, *commits: str) -> bool:
+        """Whether a tree of these commits holds a copy of an ignored vendor/: files git cannot
+        compare between commits."""
+        return any(self.trees.sidecar(c, "vendored").exists() for c in commits)
 
     def _carry_over(
         self, repo: Path, commit: str, tree: Path, previous: tuple[str, ImportIndex]
@@ -254,13 +313,15 @@ class RevisionDiffer:
         linked to it: those of the environments the commits' differences do not affect - the
         same reasoning as a diff's selection of environments, the older commit as its base."""
         old, old_index = previous
-        old_tree = self.trees.cache_dir / old
-        vendored = any(self.trees.sidecar(c, "vendored").exists() for c in (old, commit))
-        if not self.persist or not old_tree.is_dir() or vendored:
+        old_tree = self.trees.existing(old)
+        if not self.persist or old_tree is None or self._vendored(old, old_tree.name, commit):
             return set()  # (a copied ignored vendor/ differs in ways git cannot tell)
         try:
-            changes = commit_file_changes(repo, old, commit)
-            affected = set(affected_entrypoints(tree, old_tree, changes, old_index))
+            move = commit_move(repo, old, commit)
+            # The new tree's entrypoints, from the old index (no walk) when no link changed.
+            now = None if move.links else entrypoints_after(old_index, tree, move.paths)
+            affected = set(affected_entrypoints(tree, old_tree, move.changes, old_index,
+                                                entrypoints=now))  # fmt: skip
         except (TankaError, OSError):
             return set()
         kept = set()
@@ -277,36 +338,34 @@ class RevisionDiffer:
         return kept
 
     def _render_all(
-        self, repo: Path, tree: Path, commit: str, entrypoints: list[str], options: RenderOptions
+        self, repo: Path, base: LazyTree, entrypoints: list[str], options: RenderOptions
     ) -> dict[tuple[bool, str], Rendered]:
         jobs = [(True, rel) for rel in entrypoints] + [(False, rel) for rel in entrypoints]
 
         def one(job: tuple[bool, str]) -> Rendered:
             is_base, rel = job
             if is_base:
-                return self._render_side(tree, rel, commit, options)
-            return self._render_worktree(repo, rel, commit, options)
+                return self._render_side(base, rel, options)
+            return self._render_worktree(repo, rel, base.commit, options)
 
         with ThreadPoolExecutor(max_workers=max(1, min(self.workers, len(jobs) or 1))) as pool:
             return dict(zip(jobs, pool.map(one, jobs), strict=True))
 
-    def _render_side(
-        self, root: Path, rel: str, commit: str | None, options: RenderOptions
-    ) -> Rendered:
-        if not (root / rel).is_file():
+    def _render_side(self, base: LazyTree, rel: str, options: RenderOptions) -> Rendered:
+        """The base commit's render of `rel`: cached or stored, else evaluated in the commit's
+        own tree (built now if it is only viewed so far)."""
+        if not (base.root / rel).is_file():
             return ()
-        key = options.key()
-        if commit is not None:
-            cached = self.cache.get(commit, rel, key) or self._stored(commit, rel, key)
-            if cached is not None:
-                self.cache.put(commit, rel, cached, key)
-                return cached
-        rendered, recorded = self._evaluate(root, rel, options)
-        if commit is not None:
-            self.cache.put(commit, rel, rendered, key)
-            self._store(commit, rel, key, rendered)
-            if recorded is not None:
-                self._keep_record(commit, rel, key, recorded)
+        key, commit = options.key(), base.commit
+        cached = self.cache.get(commit, rel, key) or self._stored(commit, rel, key)
+        if cached is not None:
+            self.cache.put(commit, rel, cached, key)
+            return cached
+        rendered, recorded = self._evaluate(base.tree(), rel, options)
+        self.cache.put(commit, rel, rendered, key)
+        self._store(commit, rel, key, rendered)
+        if recorded is not None:
+            self._keep_record(commit, rel, key, recorded)
         return rendered
 
     def _render_worktree(self, repo: Path, rel: str, base: str, options: RenderOptions) -> Rendered:

@@ -65,9 +65,44 @@ def changed_files(repo: Path, commit: str) -> FileChanges:
     return _name_status(repo, [commit], [p for p in untracked if p and os.path.lexists(repo / p)])
 
 
-def commit_file_changes(repo: Path, old: str, new: str) -> FileChanges:
-    """Files that differ between two commits of `repo` (which may be bare)."""
-    return _name_status(repo, [old, new], [])
+@dataclass(frozen=True, slots=True)
+class CommitMove:
+    """What differs between two commits of a repository (which may be bare)."""
+
+    changes: FileChanges
+    links: bool  # a changed path is a symlink or a submodule on either side
+    # Only file contents differ: every changed path is a regular file of the same mode on both
+    # sides. The two commits' trees then have the same shape - the same paths, of the same
+    # types - so where environments are and what their imports find is alike in both but for
+    # the contents of `changes.modified`.
+    same_shape: bool
+
+    @property
+    def paths(self) -> list[str]:
+        return sorted({*self.changes.added, *self.changes.modified, *self.changes.deleted})
+
+
+_LINKS = ("120000", "160000")  # a symlink, a submodule
+_REGULAR = ("100644", "100755")
+
+
+def commit_move(repo: Path, old: str, new: str) -> CommitMove:
+    """What differs between commits `old` and `new` of `repo`, from one `git diff --raw`."""
+    fields = git(repo, "diff", "--raw", "--no-renames", "-z", old, new, "--").split("\0")
+    added: set[str] = set()
+    modified: set[str] = set()
+    deleted: set[str] = set()
+    links, same_shape = False, True
+    for meta, path in zip(fields[0::2], fields[1::2], strict=False):
+        parts = meta.lstrip(":").split()
+        if not path or len(parts) < 5:
+            continue
+        old_mode, new_mode, status = parts[0], parts[1], parts[4]
+        links = links or old_mode in _LINKS or new_mode in _LINKS
+        same_shape = same_shape and status == "M" and old_mode == new_mode in _REGULAR
+        {"A": added, "D": deleted}.get(status, modified).add(path)
+    changes = FileChanges(tuple(sorted(added)), tuple(sorted(modified)), tuple(sorted(deleted)))
+    return CommitMove(changes, links, same_shape)
 
 
 def _name_status(repo: Path, revisions: list[str], untracked: list[str]) -> FileChanges:
@@ -86,21 +121,32 @@ def _name_status(repo: Path, revisions: list[str], untracked: list[str]) -> File
 
 
 def affected_entrypoints(
-    repo: Path, base_tree: Path, changes: FileChanges, index: ImportIndex | None = None
+    repo: Path,
+    base_tree: Path,
+    changes: FileChanges,
+    index: ImportIndex | None = None,
+    *,
+    entrypoints: Iterable[str] | None = None,
 ) -> list[str]:
     """main.jsonnet files (relative to the repository) whose render the changes may alter.
-    `index`: the base tree's import index, which spares resolving imports (module docstring)."""
+    `index`: the base tree's import index, which spares resolving imports (module docstring).
+    `entrypoints`: with an index, the entrypoints in `repo` when the caller knows them (spares
+    a walk of the tree: index.entrypoints_after)."""
     if changes.empty:
         return []
     if index is not None:
-        return _affected_by_index(repo, base_tree, changes, index)
+        return _affected_by_index(repo, base_tree, changes, index, entrypoints)
     now = importers(repo, [*changes.added, *changes.modified], changes.deleted, narrow=True)
     before = importers(base_tree, [*changes.deleted, *changes.modified], changes.added, narrow=True)
     return sorted(set(_relative(now, repo)) | set(_relative(before, base_tree)))
 
 
 def _affected_by_index(
-    repo: Path, base_tree: Path, changes: FileChanges, index: ImportIndex
+    repo: Path,
+    base_tree: Path,
+    changes: FileChanges,
+    index: ImportIndex,
+    entrypoints: Iterable[str] | None,
 ) -> list[str]:
     now_top, base_top = Path(os.path.realpath(repo)), Path(os.path.realpath(base_tree))
     paths = [*changes.added, *changes.modified, *changes.deleted]
@@ -121,11 +167,9 @@ def _affected_by_index(
         for env, deps in index.envs.items()
         if env not in found and any(os.path.lexists(now_top / m) for m in deps.missing)
     ]
-    unsure += [
-        env
-        for env in find_entrypoints(now_top)
-        if env.relative_to(now_top).as_posix() not in index.envs
-    ]
+    if entrypoints is None:
+        entrypoints = (e.relative_to(now_top).as_posix() for e in find_entrypoints(now_top))
+    unsure += [now_top / env for env in entrypoints if env not in index.envs]
     if unsure:
         keys = {os.path.realpath(now_top / p) for p in paths}
         found.update(_relative(map(str, envs_reading(now_top, unsure, keys)), now_top))
@@ -187,22 +231,11 @@ def _mtime(path: Path) -> float:
         return 0.0
 
 
-_LINKS = ("120000", "160000")  # a symlink, a submodule
-
-
 def commit_changes(repo: Path, old: str, new: str) -> list[str] | None:
     """The paths that differ between two commits of `repo`; None when one is a symlink or a
     submodule on either side (the import index records paths with symlinks resolved)."""
-    fields = git(repo, "diff", "--raw", "--no-renames", "-z", old, new, "--").split("\0")
-    paths = []
-    for meta, path in zip(fields[0::2], fields[1::2], strict=False):
-        if not path:
-            continue
-        modes = meta.lstrip(":").split()[:2]
-        if any(mode in _LINKS for mode in modes):
-            return None
-        paths.append(path)
-    return paths
+    move = commit_move(repo, old, new)
+    return None if move.links else move.paths
 
 
 def _relative(paths: Iterable[str], root: Path) -> Iterable[str]:

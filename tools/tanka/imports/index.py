@@ -23,6 +23,7 @@ from pathlib import Path
 
 from tools.tanka.base_tree import write_atomically
 from tools.tanka.imports.graph import (
+    ENTRYPOINT,
     FileSystemSnapshot,
     ImportScanner,
     default_scanner,
@@ -115,7 +116,7 @@ def update_index(
     top = Path(os.path.realpath(tree))
     resolve = _Resolver(top, scanner)
     envs: dict[str, EnvDeps] = {}
-    for entrypoint in find_entrypoints(top):
+    for entrypoint in (top / e for e in entrypoints_after(previous, top, paths)):
         rel = entrypoint.relative_to(top).as_posix()
         deps = previous.envs.get(rel)
         if (
@@ -126,6 +127,20 @@ def update_index(
             deps = resolve(entrypoint)
         envs[rel] = deps
     return ImportIndex(envs)
+
+
+def entrypoints_after(previous: ImportIndex, tree: Path, changed: Iterable[str]) -> list[str]:
+    """The entrypoints below `tree` (relative, in find_entrypoints' order) without walking it:
+    those of `previous` - the index of a tree whose files differ from this one's only at the
+    `changed` paths, none of them a symlink on either side - with the changed main.jsonnet
+    files that are gone dropped and the new ones added. Without symlinks in the change, a
+    directory only appears or goes with a file in it, and that file is among `changed`."""
+    found = set(previous.envs)
+    for path in changed:
+        if Path(path).name == ENTRYPOINT:
+            (found.add if os.path.isfile(tree / path) else found.discard)(path)
+    # os.walk's order: a directory's own entrypoint, then its subdirectories' by name.
+    return sorted(found, key=lambda env: Path(env).parent.parts)
 
 
 class _Resolver:
