@@ -282,15 +282,15 @@ class RevisionDiffer:
         if old_tree is None or self._vendored(old, old_tree.name):
             return None
         try:
+            move = commit_move(repo, old, commit)
+            # Alike in shape, either tree answers for both (changed.CommitMove.same_shape).
+            if not move.same_shape or affected_entrypoints(
+                old_tree, old_tree, move.changes, old_index, entrypoints=old_index.envs
+            ):
+                return None
             if ignored_vendors(repo):  # its own tree would hold a copy: no commit's files alone
                 return None
-            move = commit_move(repo, old, commit)
         except (TankaError, OSError):
-            return None
-        # Alike in shape, either tree answers for both (changed.CommitMove.same_shape).
-        if not move.same_shape or affected_entrypoints(
-            old_tree, old_tree, move.changes, old_index, entrypoints=old_index.envs
-        ):
             return None
         index = self.trees.sidecar(commit, "imports.json")
         if not _link(self.trees.sidecar(old, "imports.json"), index):

@@ -207,7 +207,9 @@ def _derived_index(
         changed = commit_changes(repo, found[0], commit)
     except RevisionError:
         return None
-    return update_index(found[1], tree, changed, scanner) if changed is not None else None
+    if changed is None:
+        return None
+    return update_index(found[1], tree, changed, scanner, previous_tree=trees.existing(found[0]))
 
 
 def previous_index(trees: BaseTrees, commit: str) -> tuple[str, ImportIndex] | None:
