@@ -372,3 +372,56 @@ def test_a_diff_after_the_base_moved_links_the_renders_the_move_cannot_alter(
 def differ_file(trees: BaseTrees, commit: str, env: str) -> str:
     """The name of the stored base render of `env` at `commit` (the default options)."""
     return RevisionDiffer(trees=trees, persist=True)._stored_path(commit, env, "").name
+
+
+def test_a_base_move_touching_no_jsonnet_builds_no_tree_until_a_base_side_must_render(
+    repo: Path, tmp_path: Path
+) -> None:
+    """`tanka-bot tk diff` right after the base moved by Go code and docs: every stored base
+    render carries over and the new commit gets no tree of its own. A later diff that must
+    render an environment's base side builds it then - the commit's files, kept renders and
+    all - and every diff reads as one made from scratch."""
+
+    def tk_diff(trees: BaseTrees) -> tuple[str, int]:  # as `tanka-bot tk diff` keeps things
+        differ = RevisionDiffer(trees=trees, persist=True, keep_worktree=True, workers=1)
+        return differ.diff(repo, "HEAD").text(), differ.evaluated
+
+    commit = ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q"]
+    for name in ("README.md", "cmd/main.go"):
+        (repo / name).parent.mkdir(exist_ok=True)
+        (repo / name).write_text("start\n")
+    git(repo, "add", "-A")
+    git(repo, *commit, "-m", "docs and code")
+    trees = BaseTrees(tmp_path / "trees")
+    prod = "environments/prod/main.jsonnet"
+    edit(repo / "lib/app.libsonnet", "nginx:1.25", "nginx:1.27")  # prod imports it
+    assert tk_diff(trees)[1] == 2  # prod, both sides
+    for name in ("README.md", "cmd/main.go"):
+        (repo / name).write_text("moved\n")
+    git(repo, *commit, "-m", "the base moves: docs and code", "README.md", "cmd/main.go")
+    moved = git(repo, "rev-parse", "HEAD").strip()
+    text, evaluated = tk_diff(trees)
+    assert evaluated == 0  # prod's base render carried over, its working tree's kept
+    assert not (trees.cache_dir / moved).exists()
+    assert text == tk_diff(BaseTrees(tmp_path / "fresh"))[0]
+    # dev's base side was never rendered: now it must be, from the commit's own tree.
+    edit(repo / "environments/dev/main.jsonnet", "'debug'", "'info'")
+    text, evaluated = tk_diff(trees)
+    assert evaluated == 2  # dev, both sides
+    assert (trees.cache_dir / moved / "README.md").read_text() == "moved\n"
+    assert RevisionDiffer(trees=trees, persist=True)._stored(moved, prod, "") is not None
+    assert text == tk_diff(BaseTrees(tmp_path / "fresh-again"))[0]
+
+
+def test_a_commit_viewed_through_an_evicted_tree_goes_with_it(tmp_path: Path, repo: Path) -> None:
+    trees = BaseTrees(tmp_path / "trees", keep=1)
+    first = git(repo, "rev-parse", "HEAD").strip()
+    viewed = "f" * 40
+    trees.add_view(viewed, trees.tree(repo, first))
+    trees.sidecar(viewed, "imports.json").write_text("{}")
+    assert trees.existing(viewed) == trees.cache_dir / first
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty",
+        "-m", "next")  # fmt: skip
+    trees.tree(repo, git(repo, "rev-parse", "HEAD").strip())  # evicts `first`
+    assert trees.existing(viewed) is None
+    assert not list(trees.cache_dir.glob(f"{viewed}.*"))
