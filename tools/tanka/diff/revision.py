@@ -58,6 +58,7 @@ from tools.tanka.imports.changed import (
     commit_move,
     previous_index,
 )
+from tools.tanka.imports.importers import find_entrypoints
 from tools.tanka.imports.index import ImportIndex, entrypoints_after
 from tools.tanka.pipeline.render import manifest_yaml, render_entrypoint
 from tools.tanka.pipeline.rendered import RenderedEnv
@@ -192,15 +193,22 @@ class RevisionDiffer:
             default_pool().prestart()  # while the environments to render are found
         repo = Path(os.path.realpath(repo))
         commit = resolve_commit(repo, base)
-        lazy = self._base(repo, commit)
-        tree = lazy.root  # where environments are and what they import; no evaluation
         if env_paths:
-            entrypoints = [_entrypoint(repo, tree, commit, p) for p in env_paths]
+            lazy = self._base(repo, commit, lambda: ignored_vendors(repo))
+            entrypoints = [_entrypoint(repo, lazy.root, commit, p) for p in env_paths]
             result = RevisionDiff(commit)
         else:
-            changes = changed_files(repo, commit)
+            # What the working tree changed (git) and where its environments are (a walk)
+            # need no base: found meanwhile, on the other CPU and while git runs.
+            with ThreadPoolExecutor(max_workers=3) as pool:
+                changed = pool.submit(changed_files, repo, commit)
+                walked = pool.submit(_entrypoints_in, repo)
+                vendors = pool.submit(ignored_vendors, repo)
+                lazy = self._base(repo, commit, vendors.result)
+                changes, found = changed.result(), walked.result()
+            tree = lazy.root  # where environments are and what they import; no evaluation
             index = base_index(self.trees, commit, tree, repo)
-            entrypoints = affected_entrypoints(repo, tree, changes, index)
+            entrypoints = affected_entrypoints(repo, tree, changes, index, entrypoints=found)
             result = RevisionDiff(commit, changes=changes)
         sides = self._render_all(repo, lazy, sorted(set(entrypoints)), options)
         if mask is not None:
@@ -245,14 +253,14 @@ class RevisionDiffer:
                 self._render_side(lazy, rel, DEFAULT_OPTIONS)
         return len(index.envs)
 
-    def _base(self, repo: Path, commit: str) -> LazyTree:
+    def _base(self, repo: Path, commit: str, vendors: Callable[[], list[str]]) -> LazyTree:
         """The base commit's files for a diff. One seen for the first time takes the previous
         base's renders that the move between them cannot alter (`_carry_over`); when that is
         all of them and the move changed file contents only, it gets no tree of its own yet
-        (`_view_in_place`)."""
+        (`_view_in_place`). `vendors`: the ignored vendor/ directories of `repo`."""
         previous = self._predecessor(commit)
         if previous is not None:
-            view = self._view_in_place(repo, commit, previous)
+            view = self._view_in_place(repo, commit, previous, vendors)
             if view is not None:
                 return LazyTree(self.trees, repo, commit, view)
         lazy = LazyTree(self.trees, repo, commit, self.trees.view(commit))
@@ -270,7 +278,11 @@ class RevisionDiffer:
         return previous_index(self.trees, commit)
 
     def _view_in_place(
-        self, repo: Path, commit: str, previous: tuple[str, ImportIndex]
+        self,
+        repo: Path,
+        commit: str,
+        previous: tuple[str, ImportIndex],
+        vendors: Callable[[], list[str]],
     ) -> Path | None:
         """When the move from the previous base changed only the contents of files that no
         environment's import resolution reads, nor tk's location rules tie to one (Go code,
@@ -285,10 +297,10 @@ class RevisionDiffer:
             move = commit_move(repo, old, commit)
             # Alike in shape, either tree answers for both (changed.CommitMove.same_shape).
             if not move.same_shape or affected_entrypoints(
-                old_tree, old_tree, move.changes, old_index, entrypoints=old_index.envs
+                old_tree, old_tree, move.changes, old_index
             ):
                 return None
-            if ignored_vendors(repo):  # its own tree would hold a copy: no commit's files alone
+            if vendors():  # its own tree would hold a copy: no commit's files alone
                 return None
         except (TankaError, OSError):
             return None
@@ -537,6 +549,10 @@ def _link(source: Path, target: Path) -> bool:
 def _scrub(text: str, root: Path) -> str:
     """Error text with the checkout or cache directory left out: paths read repo-relative."""
     return text.replace(f"{root}{os.sep}", "").replace(str(root), ".")
+
+
+def _entrypoints_in(repo: Path) -> list[str]:
+    return [e.relative_to(repo).as_posix() for e in find_entrypoints(repo)]
 
 
 def _entrypoint(repo: Path, tree: Path, commit: str, given: str) -> str:

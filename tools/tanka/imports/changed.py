@@ -161,11 +161,16 @@ def _affected_by_index(
     )
     found.update(_relative(now, now_top))
     found.update(_relative(before, base_top))
+    if now_top == base_top:  # one tree the index describes: nothing else can differ
+        return sorted(found)
     # Environments whose working-tree resolution may differ from the base for another reason.
+    # (Environments share most of their probes: each path is looked at once.)
+    probed = {m for env, deps in index.envs.items() if env not in found for m in deps.missing}
+    there = {m for m in probed if os.path.lexists(os.path.join(now_top, m))}
     unsure = [
         now_top / env
         for env, deps in index.envs.items()
-        if env not in found and any(os.path.lexists(now_top / m) for m in deps.missing)
+        if env not in found and not there.isdisjoint(deps.missing)
     ]
     if entrypoints is None:
         entrypoints = (e.relative_to(now_top).as_posix() for e in find_entrypoints(now_top))
