@@ -257,6 +257,7 @@ class LazyTree:
     def __init__(self, trees: BaseTrees, repo: Path, commit: str, view: Path | None = None):
         self._trees, self._repo, self.commit = trees, repo, commit
         self.root = view if view is not None else trees.tree(repo, commit)
+        self.viewed = view is not None  # its own tree not built yet (when this was made)
 
     def tree(self) -> Path:
         return self._trees.tree(self._repo, self.commit)

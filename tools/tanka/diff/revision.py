@@ -56,6 +56,7 @@ from tools.tanka.imports.changed import (
     base_index,
     changed_files,
     commit_move,
+    imports_alike,
     previous_index,
 )
 from tools.tanka.imports.importers import find_entrypoints
@@ -210,7 +211,9 @@ class RevisionDiffer:
             index = base_index(self.trees, commit, tree, repo)
             entrypoints = affected_entrypoints(repo, tree, changes, index, entrypoints=found)
             result = RevisionDiff(commit, changes=changes)
-        sides = self._render_all(repo, lazy, sorted(set(entrypoints)), options)
+        sides = self._render_all(
+            repo, lazy, sorted(set(entrypoints)), options, changed=not env_paths
+        )
         if mask is not None:
             _learn(mask, sides.values())
         for rel in sorted(set(entrypoints)):
@@ -284,34 +287,53 @@ class RevisionDiffer:
         previous: tuple[str, ImportIndex],
         vendors: Callable[[], list[str]],
     ) -> Path | None:
-        """When the move from the previous base changed only the contents of files that no
-        environment's import resolution reads, nor tk's location rules tie to one (Go code,
-        docs): every stored render of the previous base holds for `commit` and is linked to
-        it, with its import index, and `commit` is viewed through the previous base's tree
-        (BaseTrees.view). That tree. None, with nothing done, otherwise."""
+        """When the move from the previous base changed only file contents, and every changed
+        file an import resolution reads imports what it imported before (Go code, docs, a
+        library's code): `commit` is viewed through the previous base's tree (BaseTrees.view)
+        rather than given its own, takes its import index, and the stored renders the move
+        cannot alter - of the environments it does not affect, and of affected ones whose read
+        set holds and reads no changed file. The others render from the commit's own tree when
+        a diff needs them. That tree; None, with nothing done, otherwise."""
         old, old_index = previous
         old_tree = self.trees.existing(old)
         if old_tree is None or self._vendored(old, old_tree.name):
             return None
         try:
             move = commit_move(repo, old, commit)
-            # Alike in shape, either tree answers for both (changed.CommitMove.same_shape).
-            if not move.same_shape or affected_entrypoints(
-                old_tree, old_tree, move.changes, old_index
-            ):
+            read = [p for p in move.paths if any(p in d.reads for d in old_index.envs.values())]
+            if not move.same_shape or not imports_alike(repo, commit, old_tree, read):
                 return None
             if vendors():  # its own tree would hold a copy: no commit's files alone
                 return None
+            # Alike in shape, either tree answers where environments are and what they import.
+            affected = set(affected_entrypoints(old_tree, old_tree, move.changes, old_index))
         except (TankaError, OSError):
             return None
-        index = self.trees.sidecar(commit, "imports.json")
-        if not _link(self.trees.sidecar(old, "imports.json"), index):
+        if not _link(
+            self.trees.sidecar(old, "imports.json"), self.trees.sidecar(commit, "imports.json")
+        ):
             return None
+        changed = set(move.paths)
         for rel in old_index.envs:
-            if _link(self._stored_path(old, rel, ""), self._stored_path(commit, rel, "")):
-                _link(self._reads_path(old, rel, ""), self._reads_path(commit, rel, ""))
+            if rel in affected:
+                recorded = self._record(old, rel, "")
+                # The view holds the old contents: a changed file's says nothing of the new.
+                if recorded is None or _reads_any(recorded, old_tree, changed):
+                    continue
+                if not reuse.holds(recorded, old_tree, rel):
+                    continue
+                self.reused += 1
+            self._take(old, commit, rel)
         self.trees.add_view(commit, old_tree)
         return old_tree
+
+    def _take(self, old: str, commit: str, rel: str) -> bool:
+        """Link the stored base render of `rel` at `old`, and its read set, to `commit`; whether
+        `commit` has it now."""
+        if not _link(self._stored_path(old, rel, ""), self._stored_path(commit, rel, "")):
+            return False
+        _link(self._reads_path(old, rel, ""), self._reads_path(commit, rel, ""))
+        return True
 
     def _vendored(self, *commits: str) -> bool:
         """Whether a tree of these commits holds a copy of an ignored vendor/: files git cannot
@@ -342,17 +364,39 @@ class RevisionDiffer:
             recorded = self._record(old, rel, "") if rel in affected else None
             if rel in affected and (recorded is None or not reuse.holds(recorded, tree, rel)):
                 continue
-            if not _link(self._stored_path(old, rel, ""), self._stored_path(commit, rel, "")):
+            if not self._take(old, commit, rel):
                 continue
-            _link(self._reads_path(old, rel, ""), self._reads_path(commit, rel, ""))
             self.reused += rel in affected
             kept.add(rel)
         return kept
 
     def _render_all(
-        self, repo: Path, base: LazyTree, entrypoints: list[str], options: RenderOptions
+        self,
+        repo: Path,
+        base: LazyTree,
+        entrypoints: list[str],
+        options: RenderOptions,
+        *,
+        changed: bool,
     ) -> dict[tuple[bool, str], Rendered]:
         jobs = [(True, rel) for rel in entrypoints] + [(False, rel) for rel in entrypoints]
+        key = options.key()
+        # A base side to evaluate from a commit only viewed so far: its tree is built on a
+        # thread of its own (most of a second on Tempo) while the working tree's side
+        # evaluates first. Only for `changed` environments (chosen by the working tree's
+        # changes, so unlikely to render as the base does): a named one renders its base side
+        # first, which its working tree may take (_render_worktree).
+        build = (
+            changed
+            and base.viewed
+            and any(
+                self.cache.get(base.commit, rel, key) is None
+                and not self._stored_path(base.commit, rel, key).is_file()
+                for rel in entrypoints
+            )
+        )
+        if build:
+            jobs.reverse()
 
         def one(job: tuple[bool, str]) -> Rendered:
             is_base, rel = job
@@ -360,7 +404,10 @@ class RevisionDiffer:
                 return self._render_side(base, rel, options)
             return self._render_worktree(repo, rel, base.commit, options)
 
-        with ThreadPoolExecutor(max_workers=max(1, min(self.workers, len(jobs) or 1))) as pool:
+        threads = max(1, min(self.workers, len(jobs) or 1)) + build
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            if build:
+                pool.submit(base.tree)  # a failure shows where the tree is needed: _render_side
             return dict(zip(jobs, pool.map(one, jobs), strict=True))
 
     def _render_side(self, base: LazyTree, rel: str, options: RenderOptions) -> Rendered:
@@ -549,6 +596,16 @@ def _link(source: Path, target: Path) -> bool:
 def _scrub(text: str, root: Path) -> str:
     """Error text with the checkout or cache directory left out: paths read repo-relative."""
     return text.replace(f"{root}{os.sep}", "").replace(str(root), ".")
+
+
+def _reads_any(recorded: reuse.Recorded, tree: Path, paths: set[str]) -> bool:
+    """Whether a render read any of `paths` (relative to `tree`, no symlink in them), through
+    a symlink or not."""
+    top = os.path.realpath(tree)
+    return any(
+        os.path.relpath(os.path.realpath(os.path.join(top, f)), top) in paths
+        for f in recorded.files
+    )
 
 
 def _entrypoints_in(repo: Path) -> list[str]:

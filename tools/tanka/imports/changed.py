@@ -27,7 +27,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.tanka.base_tree import BaseTrees, RevisionError, git, resolve_commit
+from tools.gitrun import Git, GitError
+from tools.tanka.base_tree import GIT_TIMEOUT, BaseTrees, RevisionError, git, resolve_commit
 from tools.tanka.imports.graph import ImportScanner
 from tools.tanka.imports.importers import (
     envs_reading,
@@ -36,6 +37,7 @@ from tools.tanka.imports.importers import (
     location_importers,
 )
 from tools.tanka.imports.index import ImportIndex, cached_index, update_index
+from tools.tanka.imports.scan import scan_imports
 from tools.tanka.imports.scan_store import FILE_NAME as SCANS_FILE
 from tools.tanka.imports.scan_store import ScanStore
 
@@ -243,6 +245,49 @@ def commit_changes(repo: Path, old: str, new: str) -> list[str] | None:
     submodule on either side (the import index records paths with symlinks resolved)."""
     move = commit_move(repo, old, new)
     return None if move.links else move.paths
+
+
+def imports_alike(repo: Path, commit: str, tree: Path, paths: Iterable[str]) -> bool:
+    """Whether each of `paths` (regular files in both) imports the same paths, in the same
+    order, in `commit` of `repo` as in `tree`: then every import resolution reads and probes
+    the same paths in both (index.update_index). The commit's files come from git: it may
+    have no tree yet."""
+    wanted = sorted(paths)
+    blobs = _blobs(repo, commit, wanted) if wanted else []
+    if blobs is None:
+        return False
+    try:
+        pairs = zip(wanted, blobs, strict=True)
+        return all(imported(b) == imported((tree / p).read_bytes()) for p, b in pairs)
+    except OSError:
+        return False
+
+
+def _blobs(repo: Path, commit: str, paths: list[str]) -> list[bytes] | None:
+    """The contents of `paths` in `commit`, in one `git cat-file --batch`; None if any is not
+    a file there."""
+    if any("\n" in p for p in paths):
+        return None
+    listing = "".join(f"{commit}:{p}\n" for p in paths).encode("utf-8", "surrogateescape")
+    try:
+        done = Git(repo, GIT_TIMEOUT).result("cat-file", "--batch", input_bytes=listing)
+    except GitError:
+        return None
+    out, at, blobs = done.stdout, 0, []
+    for _ in paths:
+        header = out[at:].partition(b"\n")[0]
+        fields = header.split()  # "<id> blob <size>", or "<name> missing"
+        if not done.ok or len(fields) != 3 or fields[1] != b"blob":
+            return None
+        start = at + len(header) + 1
+        at = start + int(fields[2]) + 1  # the content, then a newline
+        blobs.append(out[start : at - 1])
+    return blobs
+
+
+def imported(data: bytes) -> list[tuple[str, str]]:
+    """What a file imports, in order: all an import resolution follows of it."""
+    return [(r.kind, r.path) for r in scan_imports(data.decode("utf-8", errors="replace")).imports]
 
 
 def _relative(paths: Iterable[str], root: Path) -> Iterable[str]:
