@@ -13,11 +13,13 @@ is what `jb install` produced in the checkout: the right content as long as the 
 update dependencies - a diff of a dependency update shows both sides with the new vendor/.
 
 A commit may also be *viewed* through another commit's tree instead of getting its own (`view`,
-`add_view`): when the two hold the same paths, of the same types, and differ only in files no
-environment's import resolution reads (a base move touching Go code and docs), the other tree
-answers every question a diff asks of the commit's files - where environments are, what they
-import - but an evaluation's, which always gets the commit's own tree (`tree`). Building one
-links every file of the repository (Tempo: 15k, most of a second); a view is one small file.
+`add_view`): when the two hold the same paths, of the same types, and every file that differs
+either is read by no environment's import resolution or imports the same paths in both (a base
+move touching Go code, docs, a library's code), the other tree answers where environments are
+and what they import alike. Evaluations and read sets need the contents: an evaluation always
+gets the commit's own tree (`tree`), and a read set is asked of the view only when it read no
+file that differs. Building a tree links every file of the repository (Tempo: 15k, most of a
+second); a view is one small file.
 """
 
 from __future__ import annotations
@@ -117,7 +119,7 @@ class BaseTrees:
 
     def add_view(self, commit: str, through: Path) -> None:
         """Record that `commit` is viewed through `through`, a tree of this cache whose files
-        differ from the commit's only in ways no environment's import resolution sees."""
+        differ from the commit's only in ways no import resolution sees (module docstring)."""
         write_atomically(self.sidecar(commit, VIEW), through.name)
 
     def existing(self, commit: str) -> Path | None:

@@ -4,8 +4,9 @@ How (docs/design.md, decision 3):
 
 1. The commit is materialised read-only (base_tree.py) - when something must render from it.
    A base commit that follows one seen before, where the move between them changed only file
-   contents that no environment reads (Go code, docs), takes all the previous base's renders
-   and is viewed through its tree (BaseTrees.view): no tree of its own is built.
+   contents and no import (Go code, docs, a library's code), takes the previous base's renders
+   the move cannot alter and is viewed through its tree (BaseTrees.view): its own tree is built
+   only when a base side must evaluate (Go code and docs: never).
 2. The environments to compare are the ones named, or - by default - the ones the changed files
    affect (imports/changed.py: importers over both trees, deleted files included).
 3. Each entrypoint is rendered on both sides with the same options (RenderOptions: --name, -t,
