@@ -14,9 +14,11 @@ checkout is only read: a bare clone of it under bench/.work is the bot's remote.
    proposal posted (rendered diffs of the affected environments, checks, review); mention ->
    proposal.
 2. `tanka-bot tk diff` with no environment named, in a clone, the first run after its base
-   moved (origin/main gained a commit touching a library, a Go file and a README; the clone
-   pulled it; a one-line edit in the working tree). The previous base was diffed before, so its
-   caches are warm, as on a machine in daily use. Twice: tk diff alone (its own cache), and with
+   moved (the clone pulled origin/main's new commit; a one-line edit of a library in the working
+   tree). The previous base was diffed before, so its caches are warm, as on a machine in daily
+   use. Two moves, each its own case: one touching only Go code and a README (no environment
+   reads them: every base render carries over), and one touching also a library every affected
+   environment reads (real evaluations). Each twice: tk diff alone (its own cache), and with
    the bot's cache maintenance on the same machine (TANKA_BOT_WORKDIR shared) having run since
    the move, as its scheduler does.
 3. `tanka-bot tk show microservices` as a whole process vs a bare go-jsonnet evaluation of the
@@ -174,8 +176,24 @@ def sessions(remote: Path, runs: int) -> None:
 # --- 2. tk diff after the base moved ----------------------------------------------------------
 
 
+# The two moves of section 2: what origin/main's new commit touches.
+MOVES = {
+    "Go/docs only": ("cmd/tempo/main.go", "README.md"),
+    "library + Go + README": (
+        "operations/jsonnet/microservices/vulture.libsonnet",
+        "cmd/tempo/main.go",
+        "README.md",
+    ),
+}
+
+
 def tk_diff(remote: Path, runs: int) -> None:
     print(f"2. tanka-bot tk diff, no environment named, first run after the base moved ({runs})")
+    for label, touched in MOVES.items():
+        tk_diff_after(remote, runs, label, touched)
+
+
+def tk_diff_after(remote: Path, runs: int, label: str, touched: tuple[str, ...]) -> None:
     from bot.runtime.scheduler import CacheMaintenance  # noqa: PLC0415 - loaded in the measured process, after its clock starts
     from bot.workspace.repo_cache import RepoCache  # noqa: PLC0415 - loaded in the measured process, after its clock starts
     from tools.tanka.base_tree import BaseTrees  # noqa: PLC0415 - loaded in the measured process, after its clock starts
@@ -202,15 +220,16 @@ def tk_diff(remote: Path, runs: int) -> None:
     maintenance.run_once()
     times: dict[str, list[float]] = {"alone": [], "shared": []}
     for run in range(runs):
-        move_base(pusher, run)
+        move_base(pusher, run, touched)
         git(clone, "checkout", "-q", "--", ".")
         git(clone, "pull", "-q", "--ff-only")
         edit.write_text(edit.read_text().replace(OLD, NEW, 1))
         times["alone"].append(timed_diff(diff, clone, alone))
         assert maintenance.run_once(), maintenance.last_error  # the scheduler's run, not timed
         times["shared"].append(timed_diff(diff, clone, shared))
-    print(f"  {'tk diff alone (its own caches)':<44} {figures(times['alone'])}")
-    print(f"  {'with the bot on this machine (its workdir)':<44} {figures(times['shared'])}")
+    print(f"  base move: {label}")
+    print(f"    {'tk diff alone (its own caches)':<42} {figures(times['alone'])}")
+    print(f"    {'with the bot on this machine (its workdir)':<42} {figures(times['shared'])}")
 
 
 def timed_diff(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
@@ -222,14 +241,12 @@ def timed_diff(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
     return took
 
 
-def move_base(pusher: Path, run: int) -> None:
-    """A commit on origin/main as main moves every day: a library, Go code, docs."""
-    for name, line in (
-        ("operations/jsonnet/microservices/vulture.libsonnet", f"// moved {run}\n"),
-        ("cmd/tempo/main.go", f"// moved {run}\n"),
-        ("README.md", f"\nmoved {run}\n"),
-    ):
+def move_base(pusher: Path, run: int, touched: tuple[str, ...]) -> None:
+    """A commit on origin/main as main moves every day: a line appended to each `touched` file
+    (a comment in code, a paragraph in docs)."""
+    for name in touched:
         path = pusher / name
+        line = f"\nmoved {run}\n" if name.endswith(".md") else f"// moved {run}\n"
         path.write_text(path.read_text() + line)
     git(pusher, "commit", "-q", "-am", f"base moves ({run})")
     git(pusher, "push", "-q", "origin", "HEAD:main")

@@ -11,6 +11,15 @@ files alone would then fail to render, so when the working tree has an ignored `
 `jsonnetfile.json` that the commit also has, it is copied into the tree (symlinks kept). The copy
 is what `jb install` produced in the checkout: the right content as long as the change does not
 update dependencies - a diff of a dependency update shows both sides with the new vendor/.
+
+A commit may also be *viewed* through another commit's tree instead of getting its own (`view`,
+`add_view`): when the two hold the same paths, of the same types, and every file that differs
+either is read by no environment's import resolution or imports the same paths in both (a base
+move touching Go code, docs, a library's code), the other tree answers where environments are
+and what they import alike. Evaluations and read sets need the contents: an evaluation always
+gets the commit's own tree (`tree`), and a read set is asked of the view only when it read no
+file that differs. Building a tree links every file of the repository (Tempo: 15k, most of a
+second); a view is one small file.
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ from tools.tanka.errors import TankaError
 GIT_TIMEOUT = 120.0
 DEFAULT_KEEP = 4
 _EVICTED = ".evicted-"  # an evicted tree on its way out (hidden: never taken for a commit's)
+VIEW = "view"  # the sidecar naming the commit whose tree a commit is viewed through
 
 
 class RevisionError(TankaError):
@@ -90,6 +100,34 @@ class BaseTrees:
             self._evict(keep=target)
             return target
 
+    def view(self, commit: str) -> Path | None:
+        """The tree `commit` is viewed through (module docstring), if it has one and that tree
+        is still there; marked as recently used, as `tree` marks the trees it returns."""
+        target = self._viewed_through(commit)
+        if target is not None:
+            with contextlib.suppress(OSError):
+                os.utime(target)
+        return target
+
+    def _viewed_through(self, commit: str) -> Path | None:
+        try:
+            through = self.sidecar(commit, VIEW).read_text("utf-8").strip()
+        except OSError:
+            return None
+        target = self.cache_dir / through
+        return target if through and not through.startswith(".") and target.is_dir() else None
+
+    def add_view(self, commit: str, through: Path) -> None:
+        """Record that `commit` is viewed through `through`, a tree of this cache whose files
+        differ from the commit's only in ways no import resolution sees (module docstring)."""
+        write_atomically(self.sidecar(commit, VIEW), through.name)
+
+    def existing(self, commit: str) -> Path | None:
+        """The tree standing for `commit` here, if any, without building one: its own, else
+        the one it is viewed through."""
+        own = self.cache_dir / commit
+        return own if own.is_dir() else self.view(commit)
+
     def sidecar(self, commit: str, name: str) -> Path:
         """A file that belongs to `commit`'s tree (e.g. its import index): deleted when the tree
         is rebuilt or evicted, so it can never describe other content than the tree's."""
@@ -98,9 +136,17 @@ class BaseTrees:
     def _sidecars(self, commit: str) -> list[Path]:
         return [p for p in self.cache_dir.glob(f"{commit}.*") if p.is_file()]
 
+    def _drop_sidecars(self, commit: str) -> None:
+        for sidecar in self._sidecars(commit):
+            sidecar.unlink(missing_ok=True)
+
     def _build(self, repo: Path, commit: str, target: Path) -> None:
-        for stale in self._sidecars(commit):  # left by an evicted or half-deleted tree
-            stale.unlink(missing_ok=True)
+        # A viewed commit's sidecars describe the commit's files alone, as this tree will,
+        # unless an ignored vendor/ is copied in (below); any other's were left by an evicted
+        # or half-deleted tree.
+        viewed = self.sidecar(commit, VIEW).is_file()
+        if not viewed:
+            self._drop_sidecars(commit)
         staging = Path(tempfile.mkdtemp(prefix=f".{commit[:12]}-", dir=self.cache_dir))
         try:
             env = {"GIT_INDEX_FILE": str(staging / ".index")}
@@ -118,12 +164,14 @@ class BaseTrees:
                 git(repo, "checkout-index", "--all", "--force", f"--prefix={tree}/", env=env)
             tree.mkdir(exist_ok=True)  # an empty commit has no files at all
             if _copy_ignored_vendor(repo, tree, vendors):
+                self._drop_sidecars(commit)
                 self.sidecar(commit, "vendored").write_bytes(b"")
             try:
                 tree.rename(target)
             except OSError:
                 if not target.is_dir():  # not a concurrent build of the same commit: a real error
                     raise
+            self.sidecar(commit, VIEW).unlink(missing_ok=True)  # it has its own tree now
         finally:
             shutil.rmtree(staging, ignore_errors=True)
 
@@ -186,8 +234,7 @@ class BaseTrees:
         doomed = [p for p in self.cache_dir.iterdir() if p.name.startswith(_EVICTED)]
         for old in trees[self.keep :]:
             if old != keep:
-                for sidecar in self._sidecars(old.name):
-                    sidecar.unlink(missing_ok=True)
+                self._drop_sidecars(old.name)
                 moved = self.cache_dir / f"{_EVICTED}{old.name}-{os.getpid()}-{id(old):x}"
                 try:
                     old.rename(moved)
@@ -195,8 +242,27 @@ class BaseTrees:
                     shutil.rmtree(old, ignore_errors=True)
                     continue
                 doomed.append(moved)
+        # A commit viewed through a tree that is gone goes with it (or its files would pile up).
+        for view in self.cache_dir.glob(f"*.{VIEW}"):
+            commit = view.name.removesuffix(f".{VIEW}")
+            if not (self.cache_dir / commit).is_dir() and self._viewed_through(commit) is None:
+                self._drop_sidecars(commit)
         if doomed:
             _remove_detached(doomed)
+
+
+class LazyTree:
+    """A commit's files for one diff. `root` answers where environments are and what they
+    import: the commit's own tree, or the one it is viewed through. `tree()` is its own tree,
+    built on the first call: only an evaluation needs it."""
+
+    def __init__(self, trees: BaseTrees, repo: Path, commit: str, view: Path | None = None):
+        self._trees, self._repo, self.commit = trees, repo, commit
+        self.root = view if view is not None else trees.tree(repo, commit)
+        self.viewed = view is not None  # its own tree not built yet (when this was made)
+
+    def tree(self) -> Path:
+        return self._trees.tree(self._repo, self.commit)
 
 
 def _remove_detached(paths: list[Path]) -> None:

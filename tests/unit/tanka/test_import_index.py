@@ -339,3 +339,35 @@ def test_an_untracked_file_gone_since_git_listed_it_is_no_change(
 
     monkeypatch.setattr(changed_module, "git", listing_a_vanished_file)
     assert changed_files(repo, commit).added == ("lib/new.libsonnet",)
+
+
+def test_a_library_edit_that_keeps_its_imports_re_resolves_no_environment(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A resolution follows only imports: a changed file importing the same paths in the same
+    order on both sides leaves every environment's resolution as it was; one that imports
+    something new has its readers resolved again. Either way the index is the one built whole."""
+    trees = BaseTrees(tmp_path / "trees")
+    first = git(repo, "rev-parse", "HEAD").strip()
+    base_index(trees, first, trees.tree(repo, first), repo)
+    resolved: list[str] = []
+    resolve = index_module._Resolver.__call__
+
+    def counted(self: index_module._Resolver, entrypoint: Path) -> index_module.EnvDeps:
+        resolved.append(entrypoint.relative_to(self.top).as_posix())
+        return resolve(self, entrypoint)
+
+    monkeypatch.setattr(index_module._Resolver, "__call__", counted)
+    for text, readers in (
+        ("// a comment, and no import\n", []),  # prod reads app.libsonnet: nothing to redo
+        ("+ { extra:: import 'extra.libsonnet' }\n", ["environments/prod/main.jsonnet"]),
+    ):
+        append("lib/app.libsonnet", text)(repo)
+        git(repo, "commit", "-qam", "the library moves")
+        commit = git(repo, "rev-parse", "HEAD").strip()
+        tree = trees.tree(repo, commit)
+        del resolved[:]
+        derived = base_index(trees, commit, tree, repo)
+        assert resolved == readers
+        assert derived == build_index(tree)
+    assert "lib/extra.libsonnet" in derived.envs["environments/prod/main.jsonnet"].reads

@@ -372,3 +372,109 @@ def test_a_diff_after_the_base_moved_links_the_renders_the_move_cannot_alter(
 def differ_file(trees: BaseTrees, commit: str, env: str) -> str:
     """The name of the stored base render of `env` at `commit` (the default options)."""
     return RevisionDiffer(trees=trees, persist=True)._stored_path(commit, env, "").name
+
+
+def test_a_base_move_touching_no_jsonnet_builds_no_tree_until_a_base_side_must_render(
+    repo: Path, tmp_path: Path
+) -> None:
+    """`tanka-bot tk diff` right after the base moved by Go code and docs: every stored base
+    render carries over and the new commit gets no tree of its own. A later diff that must
+    render an environment's base side builds it then - the commit's files, kept renders and
+    all - and every diff reads as one made from scratch."""
+
+    def tk_diff(trees: BaseTrees) -> tuple[str, int]:  # as `tanka-bot tk diff` keeps things
+        differ = RevisionDiffer(trees=trees, persist=True, keep_worktree=True, workers=1)
+        return differ.diff(repo, "HEAD").text(), differ.evaluated
+
+    commit = ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q"]
+    for name in ("README.md", "cmd/main.go"):
+        (repo / name).parent.mkdir(exist_ok=True)
+        (repo / name).write_text("start\n")
+    git(repo, "add", "-A")
+    git(repo, *commit, "-m", "docs and code")
+    trees = BaseTrees(tmp_path / "trees")
+    prod = "environments/prod/main.jsonnet"
+    edit(repo / "lib/app.libsonnet", "nginx:1.25", "nginx:1.27")  # prod imports it
+    assert tk_diff(trees)[1] == 2  # prod, both sides
+    for name in ("README.md", "cmd/main.go"):
+        (repo / name).write_text("moved\n")
+    git(repo, *commit, "-m", "the base moves: docs and code", "README.md", "cmd/main.go")
+    moved = git(repo, "rev-parse", "HEAD").strip()
+    text, evaluated = tk_diff(trees)
+    assert evaluated == 0  # prod's base render carried over, its working tree's kept
+    assert not (trees.cache_dir / moved).exists()
+    assert text == tk_diff(BaseTrees(tmp_path / "fresh"))[0]
+    # dev's base side was never rendered: now it must be, from the commit's own tree.
+    edit(repo / "environments/dev/main.jsonnet", "'debug'", "'info'")
+    text, evaluated = tk_diff(trees)
+    assert evaluated == 2  # dev, both sides
+    assert (trees.cache_dir / moved / "README.md").read_text() == "moved\n"
+    assert RevisionDiffer(trees=trees, persist=True)._stored(moved, prod, "") is not None
+    assert text == tk_diff(BaseTrees(tmp_path / "fresh-again"))[0]
+
+
+def test_a_commit_viewed_through_an_evicted_tree_goes_with_it(tmp_path: Path, repo: Path) -> None:
+    trees = BaseTrees(tmp_path / "trees", keep=1)
+    first = git(repo, "rev-parse", "HEAD").strip()
+    viewed = "f" * 40
+    trees.add_view(viewed, trees.tree(repo, first))
+    trees.sidecar(viewed, "imports.json").write_text("{}")
+    assert trees.existing(viewed) == trees.cache_dir / first
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty",
+        "-m", "next")  # fmt: skip
+    trees.tree(repo, git(repo, "rev-parse", "HEAD").strip())  # evicts `first`
+    assert trees.existing(viewed) is None
+    assert not list(trees.cache_dir.glob(f"{viewed}.*"))
+
+
+def test_a_base_move_editing_a_library_builds_its_tree_only_for_a_render_reading_it(
+    repo: Path, tmp_path: Path
+) -> None:
+    """The base moves by an edit of a library's code (not its imports) that prod reads: a diff
+    of dev alone takes dev's carried render and builds no tree; a diff of prod must render
+    prod's base side, from the commit's own tree, which holds the edited library."""
+
+    def tk_diff(trees: BaseTrees, *envs: str) -> tuple[str, int]:
+        differ = RevisionDiffer(trees=trees, persist=True, keep_worktree=True, workers=1)
+        return differ.diff(repo, "HEAD", envs).text(), differ.evaluated
+
+    trees = BaseTrees(tmp_path / "trees")
+    differ = RevisionDiffer(trees=trees, persist=True)
+    differ.prepare_base(repo, git(repo, "rev-parse", "HEAD").strip())  # its index, every render
+    edit(repo / "lib/app.libsonnet", "nginx:1.25", "nginx:1.27")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "a new image")
+    moved = git(repo, "rev-parse", "HEAD").strip()
+    edit(repo / "environments/dev/main.jsonnet", "'debug'", "'info'")
+    text, evaluated = tk_diff(trees)  # dev, the one the working tree's change affects
+    assert evaluated == 1  # dev's working tree; its base side carried over
+    assert not (trees.cache_dir / moved).exists()
+    assert text == tk_diff(BaseTrees(tmp_path / "fresh"))[0]
+    edit(repo / "environments/prod/main.jsonnet", "'web', 3", "'web', 4")
+    text, evaluated = tk_diff(trees)
+    assert evaluated == 2  # prod, both sides (dev's working tree kept)
+    assert "nginx:1.27" in (trees.cache_dir / moved / "lib/app.libsonnet").read_text()
+    assert text == tk_diff(BaseTrees(tmp_path / "fresh-again"))[0]
+
+
+def test_a_render_that_read_the_moved_library_through_a_symlink_renders_again(
+    repo: Path, tmp_path: Path
+) -> None:
+    """prod reads lib/app.libsonnet through environments/prod/app.libsonnet, a symlink to it
+    (its own directory comes first on its jpath): when the base moves by an edit of the
+    library, prod's base render is made again, not carried over by its read set looked up in
+    the previous commit's files."""
+    (repo / "environments/prod/app.libsonnet").symlink_to("../../lib/app.libsonnet")
+    commit = ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q"]
+    git(repo, "add", "-A")
+    git(repo, *commit, "-m", "vendored through a link")
+    trees = BaseTrees(tmp_path / "trees")
+    RevisionDiffer(trees=trees, persist=True).prepare_base(
+        repo, git(repo, "rev-parse", "HEAD").strip()
+    )
+    edit(repo / "lib/app.libsonnet", "nginx:1.25", "nginx:1.27")
+    git(repo, *commit, "-am", "a new image")
+    edit(repo / "environments/prod/main.jsonnet", "'web', 3", "'web', 4")
+    differ = RevisionDiffer(trees=trees, persist=True, keep_worktree=True, workers=1)
+    fresh = RevisionDiffer(trees=BaseTrees(tmp_path / "fresh"), persist=True, workers=1)
+    assert differ.diff(repo, "HEAD").text() == fresh.diff(repo, "HEAD").text()
+    assert differ.evaluated == 2  # prod, both sides

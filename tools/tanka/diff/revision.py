@@ -2,7 +2,11 @@
 
 How (docs/design.md, decision 3):
 
-1. The commit is materialised read-only (base_tree.py).
+1. The commit is materialised read-only (base_tree.py) - when something must render from it.
+   A base commit that follows one seen before, where the move between them changed only file
+   contents and no import (Go code, docs, a library's code), takes the previous base's renders
+   the move cannot alter and is viewed through its tree (BaseTrees.view): its own tree is built
+   only when a base side must evaluate (Go code and docs: never).
 2. The environments to compare are the ones named, or - by default - the ones the changed files
    affect (imports/changed.py: importers over both trees, deleted files included).
 3. Each entrypoint is rendered on both sides with the same options (RenderOptions: --name, -t,
@@ -27,7 +31,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tools.tanka.base_tree import BaseTrees, resolve_commit, write_atomically
+from tools.tanka.base_tree import (
+    BaseTrees,
+    LazyTree,
+    ignored_vendors,
+    resolve_commit,
+    write_atomically,
+)
 from tools.tanka.diff import render_cache, reuse
 from tools.tanka.diff.render_cache import (
     DEFAULT_OPTIONS,
@@ -46,10 +56,12 @@ from tools.tanka.imports.changed import (
     affected_entrypoints,
     base_index,
     changed_files,
-    commit_file_changes,
+    commit_move,
+    imports_alike,
     previous_index,
 )
-from tools.tanka.imports.index import ImportIndex
+from tools.tanka.imports.importers import find_entrypoints
+from tools.tanka.imports.index import ImportIndex, entrypoints_after
 from tools.tanka.pipeline.render import manifest_yaml, render_entrypoint
 from tools.tanka.pipeline.rendered import RenderedEnv
 from tools.tanka.project import DEFAULT_ENTRYPOINT
@@ -183,19 +195,26 @@ class RevisionDiffer:
             default_pool().prestart()  # while the environments to render are found
         repo = Path(os.path.realpath(repo))
         commit = resolve_commit(repo, base)
-        previous = self._predecessor(commit)
-        tree = self.trees.tree(repo, commit)
-        if previous is not None:  # a base commit seen for the first time
-            self._carry_over(repo, commit, tree, previous)
         if env_paths:
-            entrypoints = [_entrypoint(repo, tree, commit, p) for p in env_paths]
+            lazy = self._base(repo, commit, lambda: ignored_vendors(repo))
+            entrypoints = [_entrypoint(repo, lazy.root, commit, p) for p in env_paths]
             result = RevisionDiff(commit)
         else:
-            changes = changed_files(repo, commit)
+            # What the working tree changed (git) and where its environments are (a walk)
+            # need no base: found meanwhile, on the other CPU and while git runs.
+            with ThreadPoolExecutor(max_workers=3) as pool:
+                changed = pool.submit(changed_files, repo, commit)
+                walked = pool.submit(_entrypoints_in, repo)
+                vendors = pool.submit(ignored_vendors, repo)
+                lazy = self._base(repo, commit, vendors.result)
+                changes, found = changed.result(), walked.result()
+            tree = lazy.root  # where environments are and what they import; no evaluation
             index = base_index(self.trees, commit, tree, repo)
-            entrypoints = affected_entrypoints(repo, tree, changes, index)
+            entrypoints = affected_entrypoints(repo, tree, changes, index, entrypoints=found)
             result = RevisionDiff(commit, changes=changes)
-        sides = self._render_all(repo, tree, commit, sorted(set(entrypoints)), options)
+        sides = self._render_all(
+            repo, lazy, sorted(set(entrypoints)), options, changed=not env_paths
+        )
         if mask is not None:
             _learn(mask, sides.values())
         for rel in sorted(set(entrypoints)):
@@ -212,11 +231,11 @@ class RevisionDiffer:
         fails to render teaches nothing: it cannot show a value either."""
         repo = Path(os.path.realpath(repo))
         commit = resolve_commit(repo, base)
-        tree = self.trees.tree(repo, commit)
-        everything = sorted(base_index(self.trees, commit, tree).envs)
+        lazy = LazyTree(self.trees, repo, commit)
+        everything = sorted(base_index(self.trees, commit, lazy.root).envs)
 
         def one(rel: str) -> Rendered:
-            return self._render_side(tree, rel, commit, DEFAULT_OPTIONS)
+            return self._render_side(lazy, rel, DEFAULT_OPTIONS)
 
         workers = max(1, min(self.workers, len(everything) or 1))
         with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -230,22 +249,97 @@ class RevisionDiffer:
         render one at a time, so a background job leaves the CPUs to requests. Returns how many
         entrypoints the commit has."""
         previous = previous_index(self.trees, commit)
-        tree = self.trees.tree(repo, commit)
-        index = base_index(self.trees, commit, tree, repo)
+        lazy = LazyTree(self.trees, repo, commit)
+        index = base_index(self.trees, commit, lazy.root, repo)
         if render:
-            kept = self._carry_over(repo, commit, tree, previous) if previous else set()
+            kept = self._carry_over(repo, commit, lazy.root, previous) if previous else set()
             for rel in sorted(set(index.envs) - kept):
-                self._render_side(tree, rel, commit, DEFAULT_OPTIONS)
+                self._render_side(lazy, rel, DEFAULT_OPTIONS)
         return len(index.envs)
 
+    def _base(self, repo: Path, commit: str, vendors: Callable[[], list[str]]) -> LazyTree:
+        """The base commit's files for a diff. One seen for the first time takes the previous
+        base's renders that the move between them cannot alter (`_carry_over`); when that is
+        all of them and the move changed file contents only, it gets no tree of its own yet
+        (`_view_in_place`). `vendors`: the ignored vendor/ directories of `repo`."""
+        previous = self._predecessor(commit)
+        if previous is not None:
+            view = self._view_in_place(repo, commit, previous, vendors)
+            if view is not None:
+                return LazyTree(self.trees, repo, commit, view)
+        lazy = LazyTree(self.trees, repo, commit, self.trees.view(commit))
+        if previous is not None:
+            self._carry_over(repo, commit, lazy.root, previous)
+        return lazy
+
     def _predecessor(self, commit: str) -> tuple[str, ImportIndex] | None:
-        """For a base commit not materialised yet, with renders kept on disk: the newest stored
+        """For a base commit not prepared yet, with renders kept on disk: the newest stored
         import index of another commit, whose stored base renders `_carry_over` may link. A
         diff right after the base branch moved then renders on the base side only the
         environments the move can affect (a commit touching Go code and docs: none)."""
-        if not self.persist or (self.trees.cache_dir / commit).is_dir():
+        if not self.persist or self.trees.existing(commit) is not None:
             return None
         return previous_index(self.trees, commit)
+
+    def _view_in_place(
+        self,
+        repo: Path,
+        commit: str,
+        previous: tuple[str, ImportIndex],
+        vendors: Callable[[], list[str]],
+    ) -> Path | None:
+        """When the move from the previous base changed only file contents, and every changed
+        file an import resolution reads imports what it imported before (Go code, docs, a
+        library's code): `commit` is viewed through the previous base's tree (BaseTrees.view)
+        rather than given its own, takes its import index, and the stored renders the move
+        cannot alter - of the environments it does not affect, and of affected ones whose read
+        set holds and reads no changed file. The others render from the commit's own tree when
+        a diff needs them. That tree; None, with nothing done, otherwise."""
+        old, old_index = previous
+        old_tree = self.trees.existing(old)
+        if old_tree is None or self._vendored(old, old_tree.name):
+            return None
+        try:
+            move = commit_move(repo, old, commit)
+            read = [p for p in move.paths if any(p in d.reads for d in old_index.envs.values())]
+            if not move.same_shape or not imports_alike(repo, commit, old_tree, read):
+                return None
+            if vendors():  # its own tree would hold a copy: no commit's files alone
+                return None
+            # Alike in shape, either tree answers where environments are and what they import.
+            affected = set(affected_entrypoints(old_tree, old_tree, move.changes, old_index))
+        except (TankaError, OSError):
+            return None
+        if not _link(
+            self.trees.sidecar(old, "imports.json"), self.trees.sidecar(commit, "imports.json")
+        ):
+            return None
+        changed = set(move.paths)
+        for rel in old_index.envs:
+            if rel in affected:
+                recorded = self._record(old, rel, "")
+                # The view holds the old contents: a changed file's says nothing of the new.
+                if recorded is None or _reads_any(recorded, old_tree, changed):
+                    continue
+                if not reuse.holds(recorded, old_tree, rel):
+                    continue
+                self.reused += 1
+            self._take(old, commit, rel)
+        self.trees.add_view(commit, old_tree)
+        return old_tree
+
+    def _take(self, old: str, commit: str, rel: str) -> bool:
+        """Link the stored base render of `rel` at `old`, and its read set, to `commit`; whether
+        `commit` has it now."""
+        if not _link(self._stored_path(old, rel, ""), self._stored_path(commit, rel, "")):
+            return False
+        _link(self._reads_path(old, rel, ""), self._reads_path(commit, rel, ""))
+        return True
+
+    def _vendored(self, *commits: str) -> bool:
+        """Whether a tree of these commits holds a copy of an ignored vendor/: files git cannot
+        compare between commits."""
+        return any(self.trees.sidecar(c, "vendored").exists() for c in commits)
 
     def _carry_over(
         self, repo: Path, commit: str, tree: Path, previous: tuple[str, ImportIndex]
@@ -254,13 +348,15 @@ class RevisionDiffer:
         linked to it: those of the environments the commits' differences do not affect - the
         same reasoning as a diff's selection of environments, the older commit as its base."""
         old, old_index = previous
-        old_tree = self.trees.cache_dir / old
-        vendored = any(self.trees.sidecar(c, "vendored").exists() for c in (old, commit))
-        if not self.persist or not old_tree.is_dir() or vendored:
+        old_tree = self.trees.existing(old)
+        if not self.persist or old_tree is None or self._vendored(old, old_tree.name, commit):
             return set()  # (a copied ignored vendor/ differs in ways git cannot tell)
         try:
-            changes = commit_file_changes(repo, old, commit)
-            affected = set(affected_entrypoints(tree, old_tree, changes, old_index))
+            move = commit_move(repo, old, commit)
+            # The new tree's entrypoints, from the old index (no walk) when no link changed.
+            now = None if move.links else entrypoints_after(old_index, tree, move.paths)
+            affected = set(affected_entrypoints(tree, old_tree, move.changes, old_index,
+                                                entrypoints=now))  # fmt: skip
         except (TankaError, OSError):
             return set()
         kept = set()
@@ -269,44 +365,67 @@ class RevisionDiffer:
             recorded = self._record(old, rel, "") if rel in affected else None
             if rel in affected and (recorded is None or not reuse.holds(recorded, tree, rel)):
                 continue
-            if not _link(self._stored_path(old, rel, ""), self._stored_path(commit, rel, "")):
+            if not self._take(old, commit, rel):
                 continue
-            _link(self._reads_path(old, rel, ""), self._reads_path(commit, rel, ""))
             self.reused += rel in affected
             kept.add(rel)
         return kept
 
     def _render_all(
-        self, repo: Path, tree: Path, commit: str, entrypoints: list[str], options: RenderOptions
+        self,
+        repo: Path,
+        base: LazyTree,
+        entrypoints: list[str],
+        options: RenderOptions,
+        *,
+        changed: bool,
     ) -> dict[tuple[bool, str], Rendered]:
         jobs = [(True, rel) for rel in entrypoints] + [(False, rel) for rel in entrypoints]
+        key = options.key()
+        # A base side to evaluate from a commit only viewed so far: its tree is built on a
+        # thread of its own (most of a second on Tempo) while the working tree's side
+        # evaluates first. Only for `changed` environments (chosen by the working tree's
+        # changes, so unlikely to render as the base does): a named one renders its base side
+        # first, which its working tree may take (_render_worktree).
+        build = (
+            changed
+            and base.viewed
+            and any(
+                self.cache.get(base.commit, rel, key) is None
+                and not self._stored_path(base.commit, rel, key).is_file()
+                for rel in entrypoints
+            )
+        )
+        if build:
+            jobs.reverse()
 
         def one(job: tuple[bool, str]) -> Rendered:
             is_base, rel = job
             if is_base:
-                return self._render_side(tree, rel, commit, options)
-            return self._render_worktree(repo, rel, commit, options)
+                return self._render_side(base, rel, options)
+            return self._render_worktree(repo, rel, base.commit, options)
 
-        with ThreadPoolExecutor(max_workers=max(1, min(self.workers, len(jobs) or 1))) as pool:
+        threads = max(1, min(self.workers, len(jobs) or 1)) + build
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            if build:
+                pool.submit(base.tree)  # a failure shows where the tree is needed: _render_side
             return dict(zip(jobs, pool.map(one, jobs), strict=True))
 
-    def _render_side(
-        self, root: Path, rel: str, commit: str | None, options: RenderOptions
-    ) -> Rendered:
-        if not (root / rel).is_file():
+    def _render_side(self, base: LazyTree, rel: str, options: RenderOptions) -> Rendered:
+        """The base commit's render of `rel`: cached or stored, else evaluated in the commit's
+        own tree (built now if it is only viewed so far)."""
+        if not (base.root / rel).is_file():
             return ()
-        key = options.key()
-        if commit is not None:
-            cached = self.cache.get(commit, rel, key) or self._stored(commit, rel, key)
-            if cached is not None:
-                self.cache.put(commit, rel, cached, key)
-                return cached
-        rendered, recorded = self._evaluate(root, rel, options)
-        if commit is not None:
-            self.cache.put(commit, rel, rendered, key)
-            self._store(commit, rel, key, rendered)
-            if recorded is not None:
-                self._keep_record(commit, rel, key, recorded)
+        key, commit = options.key(), base.commit
+        cached = self.cache.get(commit, rel, key) or self._stored(commit, rel, key)
+        if cached is not None:
+            self.cache.put(commit, rel, cached, key)
+            return cached
+        rendered, recorded = self._evaluate(base.tree(), rel, options)
+        self.cache.put(commit, rel, rendered, key)
+        self._store(commit, rel, key, rendered)
+        if recorded is not None:
+            self._keep_record(commit, rel, key, recorded)
         return rendered
 
     def _render_worktree(self, repo: Path, rel: str, base: str, options: RenderOptions) -> Rendered:
@@ -478,6 +597,20 @@ def _link(source: Path, target: Path) -> bool:
 def _scrub(text: str, root: Path) -> str:
     """Error text with the checkout or cache directory left out: paths read repo-relative."""
     return text.replace(f"{root}{os.sep}", "").replace(str(root), ".")
+
+
+def _reads_any(recorded: reuse.Recorded, tree: Path, paths: set[str]) -> bool:
+    """Whether a render read any of `paths` (relative to `tree`, no symlink in them), through
+    a symlink or not."""
+    top = os.path.realpath(tree)
+    return any(
+        os.path.relpath(os.path.realpath(os.path.join(top, f)), top) in paths
+        for f in recorded.files
+    )
+
+
+def _entrypoints_in(repo: Path) -> list[str]:
+    return [e.relative_to(repo).as_posix() for e in find_entrypoints(repo)]
 
 
 def _entrypoint(repo: Path, tree: Path, commit: str, given: str) -> str:

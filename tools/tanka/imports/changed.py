@@ -27,7 +27,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.tanka.base_tree import BaseTrees, RevisionError, git, resolve_commit
+from tools.gitrun import Git, GitError
+from tools.tanka.base_tree import GIT_TIMEOUT, BaseTrees, RevisionError, git, resolve_commit
 from tools.tanka.imports.graph import ImportScanner
 from tools.tanka.imports.importers import (
     envs_reading,
@@ -36,6 +37,7 @@ from tools.tanka.imports.importers import (
     location_importers,
 )
 from tools.tanka.imports.index import ImportIndex, cached_index, update_index
+from tools.tanka.imports.scan import scan_imports
 from tools.tanka.imports.scan_store import FILE_NAME as SCANS_FILE
 from tools.tanka.imports.scan_store import ScanStore
 
@@ -65,9 +67,44 @@ def changed_files(repo: Path, commit: str) -> FileChanges:
     return _name_status(repo, [commit], [p for p in untracked if p and os.path.lexists(repo / p)])
 
 
-def commit_file_changes(repo: Path, old: str, new: str) -> FileChanges:
-    """Files that differ between two commits of `repo` (which may be bare)."""
-    return _name_status(repo, [old, new], [])
+@dataclass(frozen=True, slots=True)
+class CommitMove:
+    """What differs between two commits of a repository (which may be bare)."""
+
+    changes: FileChanges
+    links: bool  # a changed path is a symlink or a submodule on either side
+    # Only file contents differ: every changed path is a regular file of the same mode on both
+    # sides. The two commits' trees then have the same shape - the same paths, of the same
+    # types - so where environments are and what their imports find is alike in both but for
+    # the contents of `changes.modified`.
+    same_shape: bool
+
+    @property
+    def paths(self) -> list[str]:
+        return sorted({*self.changes.added, *self.changes.modified, *self.changes.deleted})
+
+
+_LINKS = ("120000", "160000")  # a symlink, a submodule
+_REGULAR = ("100644", "100755")
+
+
+def commit_move(repo: Path, old: str, new: str) -> CommitMove:
+    """What differs between commits `old` and `new` of `repo`, from one `git diff --raw`."""
+    fields = git(repo, "diff", "--raw", "--no-renames", "-z", old, new, "--").split("\0")
+    added: set[str] = set()
+    modified: set[str] = set()
+    deleted: set[str] = set()
+    links, same_shape = False, True
+    for meta, path in zip(fields[0::2], fields[1::2], strict=False):
+        parts = meta.lstrip(":").split()
+        if not path or len(parts) < 5:
+            continue
+        old_mode, new_mode, status = parts[0], parts[1], parts[4]
+        links = links or old_mode in _LINKS or new_mode in _LINKS
+        same_shape = same_shape and status == "M" and old_mode == new_mode in _REGULAR
+        {"A": added, "D": deleted}.get(status, modified).add(path)
+    changes = FileChanges(tuple(sorted(added)), tuple(sorted(modified)), tuple(sorted(deleted)))
+    return CommitMove(changes, links, same_shape)
 
 
 def _name_status(repo: Path, revisions: list[str], untracked: list[str]) -> FileChanges:
@@ -86,21 +123,32 @@ def _name_status(repo: Path, revisions: list[str], untracked: list[str]) -> File
 
 
 def affected_entrypoints(
-    repo: Path, base_tree: Path, changes: FileChanges, index: ImportIndex | None = None
+    repo: Path,
+    base_tree: Path,
+    changes: FileChanges,
+    index: ImportIndex | None = None,
+    *,
+    entrypoints: Iterable[str] | None = None,
 ) -> list[str]:
     """main.jsonnet files (relative to the repository) whose render the changes may alter.
-    `index`: the base tree's import index, which spares resolving imports (module docstring)."""
+    `index`: the base tree's import index, which spares resolving imports (module docstring).
+    `entrypoints`: with an index, the entrypoints in `repo` when the caller knows them (spares
+    a walk of the tree: index.entrypoints_after)."""
     if changes.empty:
         return []
     if index is not None:
-        return _affected_by_index(repo, base_tree, changes, index)
+        return _affected_by_index(repo, base_tree, changes, index, entrypoints)
     now = importers(repo, [*changes.added, *changes.modified], changes.deleted, narrow=True)
     before = importers(base_tree, [*changes.deleted, *changes.modified], changes.added, narrow=True)
     return sorted(set(_relative(now, repo)) | set(_relative(before, base_tree)))
 
 
 def _affected_by_index(
-    repo: Path, base_tree: Path, changes: FileChanges, index: ImportIndex
+    repo: Path,
+    base_tree: Path,
+    changes: FileChanges,
+    index: ImportIndex,
+    entrypoints: Iterable[str] | None,
 ) -> list[str]:
     now_top, base_top = Path(os.path.realpath(repo)), Path(os.path.realpath(base_tree))
     paths = [*changes.added, *changes.modified, *changes.deleted]
@@ -115,17 +163,20 @@ def _affected_by_index(
     )
     found.update(_relative(now, now_top))
     found.update(_relative(before, base_top))
+    if now_top == base_top:  # one tree the index describes: nothing else can differ
+        return sorted(found)
     # Environments whose working-tree resolution may differ from the base for another reason.
+    # (Environments share most of their probes: each path is looked at once.)
+    probed = {m for env, deps in index.envs.items() if env not in found for m in deps.missing}
+    there = {m for m in probed if os.path.lexists(os.path.join(now_top, m))}
     unsure = [
         now_top / env
         for env, deps in index.envs.items()
-        if env not in found and any(os.path.lexists(now_top / m) for m in deps.missing)
+        if env not in found and not there.isdisjoint(deps.missing)
     ]
-    unsure += [
-        env
-        for env in find_entrypoints(now_top)
-        if env.relative_to(now_top).as_posix() not in index.envs
-    ]
+    if entrypoints is None:
+        entrypoints = (e.relative_to(now_top).as_posix() for e in find_entrypoints(now_top))
+    unsure += [now_top / env for env in entrypoints if env not in index.envs]
     if unsure:
         keys = {os.path.realpath(now_top / p) for p in paths}
         found.update(_relative(map(str, envs_reading(now_top, unsure, keys)), now_top))
@@ -163,7 +214,9 @@ def _derived_index(
         changed = commit_changes(repo, found[0], commit)
     except RevisionError:
         return None
-    return update_index(found[1], tree, changed, scanner) if changed is not None else None
+    if changed is None:
+        return None
+    return update_index(found[1], tree, changed, scanner, previous_tree=trees.existing(found[0]))
 
 
 def previous_index(trees: BaseTrees, commit: str) -> tuple[str, ImportIndex] | None:
@@ -187,22 +240,54 @@ def _mtime(path: Path) -> float:
         return 0.0
 
 
-_LINKS = ("120000", "160000")  # a symlink, a submodule
-
-
 def commit_changes(repo: Path, old: str, new: str) -> list[str] | None:
     """The paths that differ between two commits of `repo`; None when one is a symlink or a
     submodule on either side (the import index records paths with symlinks resolved)."""
-    fields = git(repo, "diff", "--raw", "--no-renames", "-z", old, new, "--").split("\0")
-    paths = []
-    for meta, path in zip(fields[0::2], fields[1::2], strict=False):
-        if not path:
-            continue
-        modes = meta.lstrip(":").split()[:2]
-        if any(mode in _LINKS for mode in modes):
+    move = commit_move(repo, old, new)
+    return None if move.links else move.paths
+
+
+def imports_alike(repo: Path, commit: str, tree: Path, paths: Iterable[str]) -> bool:
+    """Whether each of `paths` (regular files in both) imports the same paths, in the same
+    order, in `commit` of `repo` as in `tree`: then every import resolution reads and probes
+    the same paths in both (index.update_index). The commit's files come from git: it may
+    have no tree yet."""
+    wanted = sorted(paths)
+    blobs = _blobs(repo, commit, wanted) if wanted else []
+    if blobs is None:
+        return False
+    try:
+        pairs = zip(wanted, blobs, strict=True)
+        return all(imported(b) == imported((tree / p).read_bytes()) for p, b in pairs)
+    except OSError:
+        return False
+
+
+def _blobs(repo: Path, commit: str, paths: list[str]) -> list[bytes] | None:
+    """The contents of `paths` in `commit`, in one `git cat-file --batch`; None if any is not
+    a file there."""
+    if any("\n" in p for p in paths):
+        return None
+    listing = "".join(f"{commit}:{p}\n" for p in paths).encode("utf-8", "surrogateescape")
+    try:
+        done = Git(repo, GIT_TIMEOUT).result("cat-file", "--batch", input_bytes=listing)
+    except GitError:
+        return None
+    out, at, blobs = done.stdout, 0, []
+    for _ in paths:
+        header = out[at:].partition(b"\n")[0]
+        fields = header.split()  # "<id> blob <size>", or "<name> missing"
+        if not done.ok or len(fields) != 3 or fields[1] != b"blob":
             return None
-        paths.append(path)
-    return paths
+        start = at + len(header) + 1
+        at = start + int(fields[2]) + 1  # the content, then a newline
+        blobs.append(out[start : at - 1])
+    return blobs
+
+
+def imported(data: bytes) -> list[tuple[str, str]]:
+    """What a file imports, in order: all an import resolution follows of it."""
+    return [(r.kind, r.path) for r in scan_imports(data.decode("utf-8", errors="replace")).imports]
 
 
 def _relative(paths: Iterable[str], root: Path) -> Iterable[str]:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from tools.tanka.base_tree import write_atomically
 from tools.tanka.imports.graph import (
+    ENTRYPOINT,
     FileSystemSnapshot,
     ImportScanner,
     default_scanner,
@@ -101,6 +102,8 @@ def update_index(
     tree: Path,
     changed: Iterable[str],
     scanner: ImportScanner | None = None,
+    *,
+    previous_tree: Path | None = None,
 ) -> ImportIndex | None:
     """The index of `tree`, from `previous`: the index of a tree whose files differ from this
     one's only at the `changed` paths (relative, no symlink among them on either side - reads
@@ -108,14 +111,20 @@ def update_index(
     `build_index(tree)`, resolving again only the environments whose resolution can differ: those
     that read or probed a changed path, those for which a path probed in vain exists now, and new
     ones. None when a root marker changed (every environment's jpath may move): build it whole.
-    """
+
+    Given `previous_tree` (a tree whose files `previous` describes), a changed file that imports
+    the same paths, in the same order, in both trees counts as unchanged: a resolution follows
+    only a file's imports, so it reads and probes the same paths as before (a base move that
+    edits a library's code but not its imports re-resolves nothing)."""
     paths = set(changed)
     if any(Path(p).name in ROOT_MARKERS for p in paths):
         return None
     top = Path(os.path.realpath(tree))
     resolve = _Resolver(top, scanner)
+    if previous_tree is not None:
+        paths -= _same_imports(paths, Path(os.path.realpath(previous_tree)), top, resolve.scan)
     envs: dict[str, EnvDeps] = {}
-    for entrypoint in find_entrypoints(top):
+    for entrypoint in (top / e for e in entrypoints_after(previous, top, set(changed))):
         rel = entrypoint.relative_to(top).as_posix()
         deps = previous.envs.get(rel)
         if (
@@ -126,6 +135,36 @@ def update_index(
             deps = resolve(entrypoint)
         envs[rel] = deps
     return ImportIndex(envs)
+
+
+def _same_imports(paths: set[str], before: Path, after: Path, scan: ImportScanner) -> set[str]:
+    """The `paths` that are a regular file in both trees importing the same paths alike."""
+    same = set()
+    for path in paths:
+        old, new = before / path, after / path
+        if not all(os.path.isfile(p) and not os.path.islink(p) for p in (old, new)):
+            continue
+        try:
+            imports = [[(r.kind, r.path) for r in scan.scan_file(p).imports] for p in (old, new)]
+        except OSError:
+            continue
+        if imports[0] == imports[1]:
+            same.add(path)
+    return same
+
+
+def entrypoints_after(previous: ImportIndex, tree: Path, changed: Iterable[str]) -> list[str]:
+    """The entrypoints below `tree` (relative, in find_entrypoints' order) without walking it:
+    those of `previous` - the index of a tree whose files differ from this one's only at the
+    `changed` paths, none of them a symlink on either side - with the changed main.jsonnet
+    files that are gone dropped and the new ones added. Without symlinks in the change, a
+    directory only appears or goes with a file in it, and that file is among `changed`."""
+    found = set(previous.envs)
+    for path in changed:
+        if Path(path).name == ENTRYPOINT:
+            (found.add if os.path.isfile(tree / path) else found.discard)(path)
+    # os.walk's order: a directory's own entrypoint, then its subdirectories' by name.
+    return sorted(found, key=lambda env: Path(env).parent.parts)
 
 
 class _Resolver:
