@@ -285,20 +285,23 @@ def _teller(hints: Connection) -> Remember:
 
 
 def _answer(pipe: Connection, built: list[Working]) -> None:
-    """Answer the serving process's questions; when it is gone, go too, at once."""
-    while True:
-        try:
+    """Answer the serving process's questions; when it is gone, go too, at once (a failed send
+    counts: it may go while an answer is being made)."""
+    try:
+        while True:
             question = pipe.recv()
-        except (EOFError, OSError):
-            log.error("the serving process went away; the work process exits")
-            os._exit(PARENT_GONE)
-        if not built:
-            pipe.send((question, Status("work process: starting")))
-            continue
-        service = built[0]
-        try:
-            status = Status(service.problem(), service.notes(), service.metrics())
-        except Exception as exc:  # never leave the question unanswered
-            log.exception("could not answer the serving process")
-            status = Status(f"work process: {type(exc).__name__}")
-        pipe.send((question, status))
+            if not built:
+                pipe.send((question, Status("work process: starting")))
+                continue
+            pipe.send((question, _status(built[0])))
+    except (EOFError, OSError):
+        log.error("the serving process went away; the work process exits")
+        os._exit(PARENT_GONE)
+
+
+def _status(service: Working) -> Status:
+    try:
+        return Status(service.problem(), service.notes(), service.metrics())
+    except Exception as exc:  # never leave the question unanswered
+        log.exception("could not answer the serving process")
+        return Status(f"work process: {type(exc).__name__}")

@@ -122,8 +122,12 @@ def test_a_work_process_slow_to_answer_keeps_the_replica_in_traffic(tmp_path: Pa
             time.sleep(0.6)  # the last answer is no longer fresh: the question is asked
             status, body = bot.get("/readyz")
             assert (status, body.splitlines()[0]) == (200, "ready")
+            # The serving process goes while that question waits: answering it fails, and the
+            # work process goes too rather than live on alone.
+            bot.stop(signal.SIGKILL)
         finally:
             os.kill(pid, signal.SIGCONT)
+        wait_until(lambda: not alive(pid), timeout=10)
 
 
 def test_sigterm_stops_both_processes_cleanly(tmp_path: Path) -> None:
