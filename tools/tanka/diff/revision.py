@@ -314,19 +314,35 @@ class RevisionDiffer:
             self.trees.sidecar(old, "imports.json"), self.trees.sidecar(commit, "imports.json")
         ):
             return None
-        changed = set(move.paths)
+        # The view holds the old contents: a changed file's says nothing of the new.
+        self._take_holding(old, commit, old_index, affected, tree=old_tree,
+                           unknown=set(move.paths))  # fmt: skip
+        self.trees.add_view(commit, old_tree)
+        return old_tree
+
+    def _take_holding(
+        self, old: str, commit: str, old_index: ImportIndex, affected: set[str], *, tree: Path,
+        unknown: set[str] | None = None,
+    ) -> set[str]:  # fmt: skip
+        """Link to `commit` the stored renders of `old` that hold for it, and return their
+        entrypoints: every environment the move does not affect, and an affected one whose
+        read set holds in `tree` and read none of `unknown` (files whose contents `tree` does
+        not show as they are at `commit`)."""
+        kept = set()
         for rel in old_index.envs:
             if rel in affected:
                 recorded = self._record(old, rel, "")
-                # The view holds the old contents: a changed file's says nothing of the new.
-                if recorded is None or _reads_any(recorded, old_tree, changed):
+                if (
+                    recorded is None
+                    or (unknown and _reads_any(recorded, tree, unknown))
+                    or not reuse.holds(recorded, tree, rel)
+                ):
                     continue
-                if not reuse.holds(recorded, old_tree, rel):
-                    continue
-                self.reused += 1
-            self._take(old, commit, rel)
-        self.trees.add_view(commit, old_tree)
-        return old_tree
+            if not self._take(old, commit, rel):
+                continue
+            self.reused += rel in affected
+            kept.add(rel)
+        return kept
 
     def _take(self, old: str, commit: str, rel: str) -> bool:
         """Link the stored base render of `rel` at `old`, and its read set, to `commit`; whether
@@ -359,17 +375,8 @@ class RevisionDiffer:
                                                 entrypoints=now))  # fmt: skip
         except (TankaError, OSError):
             return set()
-        kept = set()
-        for rel in old_index.envs:
-            # One the move may affect keeps its render only if it reads the same files now.
-            recorded = self._record(old, rel, "") if rel in affected else None
-            if rel in affected and (recorded is None or not reuse.holds(recorded, tree, rel)):
-                continue
-            if not self._take(old, commit, rel):
-                continue
-            self.reused += rel in affected
-            kept.add(rel)
-        return kept
+        # One the move may affect keeps its render only if it reads the same files now.
+        return self._take_holding(old, commit, old_index, affected, tree=tree)
 
     def _render_all(
         self,
