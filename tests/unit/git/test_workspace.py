@@ -191,6 +191,26 @@ def test_a_spare_at_the_base_commit_only_gets_its_branch(origin: Path, tmp_path:
     assert git(checkout.root, "status", "--porcelain") == ""
 
 
+def index_entry_mtimes(root: Path) -> list[int]:
+    """The mtime (whole seconds) git cached for each file of the checkout's index."""
+    out = git(root, "ls-files", "--debug")
+    return [int(line.split()[1].split(":")[0]) for line in out.splitlines()
+            if line.strip().startswith("mtime:")]  # fmt: skip
+
+
+def test_a_spare_index_trusts_its_files_stat_data(origin: Path, tmp_path: Path) -> None:
+    # git re-hashes every file modified in the same second as the index each time it compares
+    # the working tree; a spare's index must be newer than every file it lists.
+    cache = RepoCache(tmp_path / "work", str(origin))
+    assert cache.replenish(1) == 1
+    spare = next(cache.spares_dir.iterdir())
+    written = int((spare / ".git" / "index").stat().st_mtime)
+    mtimes = index_entry_mtimes(spare)
+    assert mtimes
+    assert max(mtimes) < written
+    assert git(spare, "status", "--porcelain") == ""
+
+
 def test_a_relative_workdir_works(
     origin: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
