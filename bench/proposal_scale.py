@@ -14,7 +14,7 @@ Prints the maintenance time, the final answer -> proposal time (and the CPU time
 depends less on what else the machine runs), mention -> proposal, the proposal's steps (the
 rendered diff, whose evaluations run in the workers, the checks, the posting; the review's model
 answers at once), how the proposal grouped the environments (its summary's first lines) and the
-peak memory of the service process and of its largest child (an evaluation worker).
+peak memory of the service process and of its largest evaluation worker.
 Target (issue 25): under 40 s from the answer to the proposal on a 2-core machine, the
 environments grouped into the variants.
 Run: .venv/bin/python bench/proposal_scale.py [ENVS] [VARIANTS]
@@ -26,6 +26,7 @@ import os
 import resource
 import shutil
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -94,6 +95,19 @@ def generate(envs: int, variants: int) -> Path:
     return WORK / "origin.git"
 
 
+def live_children() -> list[Path]:
+    """/proc entries of this process's running children (the evaluation workers among them)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if entry.name.isdigit() and int(fields[1]) == os.getpid():
+            found.append(entry)
+    return found
+
+
 def cpu_seconds() -> float:
     """CPU time of this process and of its children, live ones (the evaluation workers) included:
     on a shared machine the wall time depends on the others, the CPU time much less."""
@@ -101,14 +115,39 @@ def cpu_seconds() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     dead = resource.getrusage(resource.RUSAGE_CHILDREN)
     total = own.ru_utime + own.ru_stime + dead.ru_utime + dead.ru_stime
-    for entry in Path("/proc").iterdir():
+    for entry in live_children():
         try:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
-            continue
-        if entry.name.isdigit() and int(fields[1]) == os.getpid():
-            total += (int(fields[11]) + int(fields[12])) / ticks
+            continue  # it ended meanwhile: counted among the dead
+        total += (int(fields[11]) + int(fields[12])) / ticks
     return total
+
+
+class WorkerPeaks:
+    """The largest peak RSS (VmHWM) of the evaluation workers, sampled while they run: they are
+    recycled every few hundred evaluations, and getrusage's figure for ended children is the
+    largest of every child, the bench's own git runs included."""
+
+    def __init__(self, every: float = 0.2) -> None:
+        self.largest_mb = 0.0
+        self.every = every
+        threading.Thread(target=self._watch, name="worker-peaks", daemon=True).start()
+
+    def _watch(self) -> None:
+        while True:
+            for entry in live_children():
+                try:
+                    command = (entry / "cmdline").read_bytes()
+                    status = (entry / "status").read_text()
+                except OSError:
+                    continue  # it ended meanwhile
+                if b"tools.tanka.evaluation.worker" not in command:
+                    continue
+                for line in status.splitlines():
+                    if line.startswith("VmHWM:"):
+                        self.largest_mb = max(self.largest_mb, int(line.split()[1]) / 1024)
+            time.sleep(self.every)
 
 
 def main() -> None:
@@ -120,6 +159,7 @@ def main() -> None:
           f"{time.perf_counter() - started:.1f} s; {os.cpu_count()} CPUs")  # fmt: skip
     answered: list[float] = []
     phases = time_phases()
+    workers = WorkerPeaks()
 
     def agent(request: ModelRequest) -> ModelResponse:
         if request.system.startswith("You review a change"):
@@ -167,8 +207,8 @@ def main() -> None:
     for label, (wall, cpu) in phases.items():
         print(f"  {label + ':':<40} {wall:5.1f} s ({cpu:.1f} s CPU, service and workers)")
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"peak RSS: service process {own:.0f} MB; largest child {children:.0f} MB")
+    print(f"peak RSS: service process {own:.0f} MB; largest evaluation worker "
+          f"{workers.largest_mb:.0f} MB (sampled every {workers.every} s)")  # fmt: skip
     text = next(t for t in texts if "Proposal 1" in t)
     print("the proposal's first lines:")
     for line in text.splitlines()[:12]:
