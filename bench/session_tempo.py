@@ -18,9 +18,9 @@ checkout is only read: a bare clone of it under bench/.work is the bot's remote.
    tree). The previous base was diffed before, so its caches are warm, as on a machine in daily
    use. Two moves, each its own case: one touching only Go code and a README (no environment
    reads them: every base render carries over), and one touching also a library every affected
-   environment reads (real evaluations). Each twice: tk diff alone (its own cache), and with
-   the bot's cache maintenance on the same machine (TANKA_BOT_WORKDIR shared) having run since
-   the move, as its scheduler does.
+   environment reads (a value it renders: real evaluations). Each twice: tk diff alone (its own
+   cache), and with the bot's cache maintenance on the same machine (TANKA_BOT_WORKDIR shared)
+   having run since the move, as its scheduler does.
 3. `tanka-bot tk show microservices` as a whole process vs a bare go-jsonnet evaluation of the
    same file in a fresh Python (bench/tk_daily.py's), alternately.
 
@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -242,12 +243,19 @@ def timed_diff(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
 
 
 def move_base(pusher: Path, run: int, touched: tuple[str, ...]) -> None:
-    """A commit on origin/main as main moves every day: a line appended to each `touched` file
-    (a comment in code, a paragraph in docs)."""
+    """A commit on origin/main as main moves every day: in a library, a value its objects render
+    (the CPU request, one millicore more each run: a comment would change no render); a comment
+    appended to Go code, a paragraph to docs."""
     for name in touched:
         path = pusher / name
-        line = f"\nmoved {run}\n" if name.endswith(".md") else f"// moved {run}\n"
-        path.write_text(path.read_text() + line)
+        text = path.read_text()
+        if name.endswith(".libsonnet"):
+            pattern = r"resourcesRequests\('(\d+)m'"
+            moved, count = re.subn(pattern, lambda m: f"resourcesRequests('{int(m[1]) + 1}m'", text)
+            assert count, f"{name} has no CPU request to move"
+        else:
+            moved = text + (f"\nmoved {run}\n" if name.endswith(".md") else f"// moved {run}\n")
+        path.write_text(moved)
     git(pusher, "commit", "-q", "-am", f"base moves ({run})")
     git(pusher, "push", "-q", "origin", "HEAD:main")
 
