@@ -4,7 +4,8 @@ kustomizations (the binary).
 As tk does: options are read case-insensitively, the chart or kustomization path is relative to
 `dirname(opts.calledFrom)`, the output is a yaml.v3 stream whose documents must be Kubernetes
 objects, and the result is an object keyed `snakecase(kind + "_" + metadata.name)`. On top of tk,
-the path must stay inside the project directory the evaluation is confined to, and a missing
+the path must stay inside the project directory the evaluation is confined to, a kustomization
+may read nothing else (no remote resource is fetched: natives/kustomization.py), and a missing
 binary gives an error naming it.
 """
 
@@ -24,6 +25,7 @@ from tools.tanka.errors import NativeError
 from tools.tanka.manifests import schema_problems
 from tools.tanka.natives import helm_lib
 from tools.tanka.natives.chart_copy import confined_chart
+from tools.tanka.natives.kustomization import NO_NETWORK_ENV, check_kustomization
 from tools.tanka.natives.parse_yaml import parse_yaml
 from tools.tanka.natives.snakecase import snakecase
 
@@ -61,13 +63,17 @@ def _binary(env_var: str, name: str, fn: str) -> str:
     return found
 
 
-def _run(argv: list[str], stdin: str, fn: str, shown: str = "") -> str:
-    """The command's output; NativeError naming it as `shown` (default: its first two words)."""
+def _run(
+    argv: list[str], stdin: str, fn: str, shown: str = "", env: dict[str, str] | None = None
+) -> str:
+    """The command's output; NativeError naming it as `shown` (default: its first two words).
+    `env`: variables set on top of this process's environment."""
     shown = shown or f"`{' '.join(argv[:2])}`"
     try:
         proc = subprocess.run(
-            argv, input=stdin.encode(), capture_output=True, timeout=EXEC_TIMEOUT, check=False
-        )
+            argv, input=stdin.encode(), capture_output=True, timeout=EXEC_TIMEOUT, check=False,
+            env={**os.environ, **env} if env else None,
+        )  # fmt: skip
     except subprocess.TimeoutExpired:
         raise NativeError(f"{fn}: {shown} ran past {EXEC_TIMEOUT:g}s") from None
     if proc.returncode != 0:
@@ -144,8 +150,9 @@ def kustomize_build(path: str, opts_json: str, *, confine: str) -> dict[str, Any
             f"kustomizeBuild: Failed to find kustomization at '{target}': stat {target}: no such "
             "file or directory. See https://tanka.dev/kustomize#failed-to-find-kustomization"
         )
+    check_kustomization(target, confine, fn)
     argv = [_binary("TANKA_KUSTOMIZE_PATH", "kustomize", fn), "build", target]
-    return keyed_manifests(_run(argv, "", fn), fn, _name_format(opts))
+    return keyed_manifests(_run(argv, "", fn, env=NO_NETWORK_ENV), fn, _name_format(opts))
 
 
 def _name_format(opts: dict[str, Any]) -> str:

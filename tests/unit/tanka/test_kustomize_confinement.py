@@ -1,0 +1,201 @@
+"""kustomizeBuild renders only what the project holds: no remote target, no URL, no path out.
+
+kustomize itself is a stand-in script here (TANKA_KUSTOMIZE_PATH): it records that it ran and
+the network settings it got, and prints a ConfigMap. A kustomization that would make kustomize
+fetch something (a git remote, an http URL, a file:// clone of a repository elsewhere) or read a
+file outside the project is refused before kustomize runs, naming the file and the entry;
+kustomizations that stay inside, nested bases and components included, still build.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tools.tanka.errors import NativeError
+from tools.tanka.natives.exec import kustomize_build
+
+FAKE_KUSTOMIZE = """#!/bin/sh
+{
+  echo "ran $*"
+  echo "GIT_ALLOW_PROTOCOL=$GIT_ALLOW_PROTOCOL HTTPS_PROXY=$HTTPS_PROXY https_proxy=$https_proxy"
+} >> "$(dirname "$0")/kustomize.log"
+cat <<'YAML'
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: built
+data:
+  from: kustomize
+YAML
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """tmp/project with environments/default/main.jsonnet and kustomize/ (its kustomization is
+    written by each test), tmp/outside/secret.yaml beside it, and the stand-in kustomize."""
+    root = tmp_path / "project"
+    (root / "environments" / "default").mkdir(parents=True)
+    (root / "environments" / "default" / "main.jsonnet").write_text("{}")
+    (root / "jsonnetfile.json").write_text("{}")
+    (root / "kustomize" / "base").mkdir(parents=True)
+    (root / "kustomize" / "base" / "cm.yaml").write_text("kind: ConfigMap\n")
+    (root / "kustomize" / "base" / "kustomization.yaml").write_text("resources: [cm.yaml]\n")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.yaml").write_text("outside the project\n")
+    binary = tmp_path / "bin" / "kustomize"
+    binary.parent.mkdir()
+    binary.write_text(FAKE_KUSTOMIZE)
+    binary.chmod(binary.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("TANKA_KUSTOMIZE_PATH", str(binary))
+    return root
+
+
+def kustomization(project: Path, text: str) -> None:
+    (project / "kustomize" / "kustomization.yaml").write_text(text)
+
+
+def build(project: Path) -> dict[str, object]:
+    opts = json.dumps({"calledFrom": str(project / "environments" / "default" / "main.jsonnet")})
+    return kustomize_build("../../kustomize", opts, confine=str(project))
+
+
+def refusal(project: Path) -> str:
+    with pytest.raises(NativeError) as caught:
+        build(project)
+    assert not ran(project), "kustomize ran for a refused kustomization"
+    return str(caught.value)
+
+
+def ran(project: Path) -> list[str]:
+    log = project.parent / "bin" / "kustomize.log"
+    return log.read_text().splitlines() if log.exists() else []
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "https://raw.githubusercontent.com/acme/deploy/main/cm.yaml",
+        "http://169.254.169.254/latest/meta-data/",
+        "github.com/acme/deploy//base?ref=v1.2.0",
+        "git@github.com:acme/deploy.git//base",
+        "ssh://git@github.com/acme/deploy//base",
+        "file:///srv/other-repository//base",
+    ],
+)
+def test_a_remote_resource_is_refused_before_kustomize_runs(project: Path, entry: str) -> None:
+    kustomization(project, f"resources:\n- base\n- {entry}\n")
+    message = refusal(project)
+    assert message.startswith("kustomizeBuild: ")
+    assert "kustomize/kustomization.yaml: resources entry" in message
+    assert repr(entry) in message
+
+
+def test_a_remote_target_deep_in_a_base_is_refused_naming_its_file(project: Path) -> None:
+    kustomization(project, "resources: [base]\n")
+    (project / "kustomize" / "base" / "kustomization.yaml").write_text(
+        "resources: [cm.yaml]\ncomponents: [github.com/acme/components//probes]\n"
+    )
+    message = refusal(project)
+    assert "kustomize/base/kustomization.yaml: components entry" in message
+    assert "github.com/acme/components//probes" in message
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "resources: [../../outside/secret.yaml]\n",
+        "configMapGenerator:\n- name: leak\n  files: [key=../../outside/secret.yaml]\n",
+        "patches:\n- path: ../../outside/secret.yaml\n",
+        "patches:\n- path: https://example.com/patch.yaml\n",
+        "secretGenerator:\n- name: leak\n  envs: [linked/secret.yaml]\n",
+    ],
+)
+def test_a_path_out_of_the_project_is_refused(project: Path, text: str) -> None:
+    (project / "kustomize" / "linked").symlink_to(project.parent / "outside")
+    kustomization(project, text)
+    message = refusal(project)
+    assert "outside the project directory" in message or "is remote" in message
+
+
+def test_a_symlinked_base_out_of_the_project_is_refused(project: Path) -> None:
+    (project / "kustomize" / "elsewhere").symlink_to(project.parent / "outside")
+    kustomization(project, "resources: [elsewhere]\n")
+    assert "leads to" in refusal(project)
+
+
+def test_a_local_resource_that_is_missing_is_refused_as_a_would_be_download(
+    project: Path,
+) -> None:
+    kustomization(project, "resources: [base, overlays/missing]\n")
+    message = refusal(project)
+    assert "'overlays/missing' is no file or directory of the project" in message
+
+
+def test_a_kustomization_inside_the_project_builds_without_network(project: Path) -> None:
+    (project / "kustomize" / "extra.env").write_text("A=1\n")
+    (project / "shared").mkdir()
+    (project / "shared" / "cm.yaml").write_text("kind: ConfigMap\n")
+    (project / "kustomize" / "inside").symlink_to("../shared")
+    kustomization(project, """\
+resources: [base, inside/cm.yaml]
+configMapGenerator:
+- name: settings
+  envs: [extra.env]
+  files: [renamed=inside/cm.yaml]
+patches:
+- patch: |-
+    - op: add
+      path: /metadata/labels
+      value: {}
+  target: {kind: ConfigMap}
+patchesStrategicMerge:
+- |-
+  apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: x}
+""")  # fmt: skip
+    assert build(project) == {
+        "config_map_built": {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "built"},
+            "data": {"from": "kustomize"},
+        }
+    }
+    (started, network) = ran(project)
+    assert started == f"ran build {project / 'kustomize'}"
+    assert network == (
+        "GIT_ALLOW_PROTOCOL=none HTTPS_PROXY=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9"
+    )
+
+
+def test_a_kustomization_cycle_is_walked_once(project: Path) -> None:
+    kustomization(project, "resources: [base]\n")
+    (project / "kustomize" / "base" / "kustomization.yaml").write_text("resources: [cm.yaml, ..]\n")
+    assert "config_map_built" in build(project)
+
+
+TANKA_BOT = Path(sys.executable).parent / "tanka-bot"
+
+
+def test_tk_show_refuses_a_remote_kustomization(project: Path) -> None:
+    kustomization(project, "resources:\n- https://example.com/deploy.yaml\n")
+    (project / "environments" / "default" / "main.jsonnet").write_text(
+        "std.native('kustomizeBuild')('../../kustomize', { calledFrom: std.thisFile })\n"
+    )
+    shown = subprocess.run(
+        [str(TANKA_BOT), "tk", "show", "environments/default"],
+        cwd=project, capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ},
+    )  # fmt: skip
+    assert shown.returncode == 1
+    assert "'https://example.com/deploy.yaml' is remote" in shown.stderr
+    assert not ran(project)

@@ -1,0 +1,141 @@
+"""What a kustomization reads, checked before `kustomize build` runs: only the project's files.
+
+kustomize takes a `resources` (or `bases`, `components`) entry that is no local file or directory
+for a remote target and clones it with git, and loads any file named by an http(s) URL. A
+repository could so have the bot fetch from anywhere its network reaches (a cloud metadata
+address included) and show what came back in a diff, or read a repository outside the project
+through a `file://` clone. tk runs kustomize as it is; the bot renders from the project alone.
+
+`check_kustomization` follows the kustomization from the target directory through every
+kustomization it names and refuses, naming the file and the entry:
+- an entry that names a URL (`scheme://...`, or git's `user@host:path`);
+- a resource, base or component that is not in the project (kustomize would fetch it);
+- any path that leads outside the project directory, through `..` or a symlink.
+Inline patches and generator configs (text with a newline) are content, not paths: not checked.
+`kustomize build` then runs with every git transport refused and HTTP sent to a closed port
+(`NO_NETWORK_ENV`), in case a kustomize version reads a field this module does not know.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import yaml
+
+from tools.tanka.confined import ConfinedPaths, Outside
+from tools.tanka.errors import NativeError
+
+# The names kustomize looks for in a directory, in its order.
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+# Entries kustomize fetches when they are not local: they must exist in the project.
+_TARGETS = ("resources", "bases", "components")
+# Entries that are files (or directories holding a kustomization) read through kustomize's loader.
+_FILES = ("crds", "configurations", "generators", "transformers", "validators",
+          "patchesStrategicMerge")  # fmt: skip
+_PATH_ITEMS = ("patches", "patchesJson6902", "replacements")  # lists of {path: ...}
+_GENERATORS = ("configMapGenerator", "secretGenerator")  # {files: [...], envs: [...], env: ...}
+_REMOTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://|^[^/\s]+@[^/\s]+:")
+# git refuses every transport (an unknown name is all that is allowed); Go's HTTP client and git
+# send http(s) to a port nothing listens on.
+NO_NETWORK_ENV = {
+    "GIT_ALLOW_PROTOCOL": "none",
+    "GIT_TERMINAL_PROMPT": "0",
+    "HTTP_PROXY": "http://127.0.0.1:9",
+    "HTTPS_PROXY": "http://127.0.0.1:9",
+    "http_proxy": "http://127.0.0.1:9",
+    "https_proxy": "http://127.0.0.1:9",
+    "NO_PROXY": "",
+    "no_proxy": "",
+}
+
+
+def check_kustomization(target: str, confine: str, fn: str) -> None:
+    """Refuse (NativeError) a kustomization at directory `target` that reads anything but the
+    files of the project directory `confine` (see the module)."""
+    paths = ConfinedPaths(confine)
+    pending, seen = [target], set()
+    while pending:
+        directory = pending.pop()
+        real = _inside(paths, directory, fn, f"kustomization directory {directory!r}")
+        if real in seen or not os.path.isdir(real):
+            continue  # a file given as the target: kustomize says what is wrong with it
+        seen.add(real)
+        found = _kustomization_file(real)
+        if found is None:
+            continue  # kustomize says a directory has no kustomization
+        source = os.path.join(directory, os.path.basename(found))
+        for field, entry in _entries(_load(found, source, fn)):
+            if "\n" in entry:
+                continue  # inline content
+            where = f"{source}: {field} entry {entry!r}"
+            if _REMOTE.match(entry):
+                raise NativeError(
+                    f"{fn}: {where} is remote; tanka-bot fetches nothing kustomize would "
+                    "download: vendor it into the repository and name its path"
+                )
+            path = os.path.normpath(os.path.join(directory, entry))
+            resolved = _inside(paths, path, fn, where)
+            if field in _TARGETS and not os.path.exists(resolved):
+                raise NativeError(
+                    f"{fn}: {where} is no file or directory of the project; kustomize would "
+                    "fetch it as a remote target, which tanka-bot does not do"
+                )
+            if os.path.isdir(resolved):
+                pending.append(path)
+
+
+def _inside(paths: ConfinedPaths, path: str, fn: str, what: str) -> str:
+    found = paths.walk(path)
+    if isinstance(found, Outside):
+        raise NativeError(
+            f"{fn}: {what} leads to {found.target}, outside the project directory "
+            f"{paths.root}; refused"
+        )
+    return found.real
+
+
+def _kustomization_file(directory: str) -> str | None:
+    for name in KUSTOMIZATION_FILES:
+        path = os.path.join(directory, name)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def _load(path: str, shown: str, fn: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            loaded = yaml.safe_load(handle)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise NativeError(f"{fn}: {shown} cannot be read as YAML: {exc}") from None
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _entries(kustomization: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """(field, path) for every path-like entry; text with a newline is inline content."""
+    for field in _TARGETS + _FILES:
+        for item in _list(kustomization.get(field)):
+            if isinstance(item, str):
+                yield field, item
+    for field in _PATH_ITEMS:
+        for item in _list(kustomization.get(field)):
+            if isinstance(item, dict) and isinstance(item.get("path"), str):
+                yield field, item["path"]
+    for field in _GENERATORS:
+        for item in _list(kustomization.get(field)):
+            if not isinstance(item, dict):
+                continue
+            named = _list(item.get("files")) + _list(item.get("envs")) + [item.get("env")]
+            for entry in named:
+                if isinstance(entry, str) and entry:
+                    yield field, entry.split("=", 1)[-1]  # `key=path` names the key
+    openapi = kustomization.get("openapi")
+    if isinstance(openapi, dict) and isinstance(openapi.get("path"), str):
+        yield "openapi", openapi["path"]
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
