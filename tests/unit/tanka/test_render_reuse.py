@@ -7,6 +7,7 @@ read set must see; reusing there would show no difference where there is one.
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -202,3 +203,29 @@ def test_the_service_keeps_working_tree_renders_in_memory_only(tmp_path: Path, r
     assert not list((tmp_path / "trees").glob("worktree-*"))
     assert service.diff(repo, "HEAD").text() == expected  # reused from memory
     assert (service.evaluated, service.reused) == (2, 1)
+
+
+def test_kept_working_tree_renders_are_pruned_to_the_most_recent(
+    tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """tk diff keeps one file per checkout and environment; clones long gone must not pile up."""
+    trees = tmp_path / "trees"
+    trees.mkdir()
+    for age in range(5):  # renders of other clones, oldest last
+        stale = trees / f"worktree-{age:024x}.json"
+        stale.write_text("{}")
+        os.utime(stale, (1_700_000_000 - age, 1_700_000_000 - age))
+    monkeypatch.setattr("tools.tanka.diff.revision.WORKTREE_FILES_KEPT", 3)
+    (repo / "lib" / "app.libsonnet").write_text(
+        (repo / "lib" / "app.libsonnet").read_text().replace("nginx:1.25", "nginx:1.27")
+    )
+    first = differ(tmp_path)
+    first.diff(repo, "HEAD")
+    kept = sorted(p.name for p in trees.glob("worktree-*.json"))
+    assert len(kept) == 3
+    assert f"worktree-{0:024x}.json" in kept
+    assert f"worktree-{1:024x}.json" in kept
+    # This checkout's own render is among the kept, and the next run takes it.
+    second = differ(tmp_path)
+    second.diff(repo, "HEAD")
+    assert second.reused >= 1

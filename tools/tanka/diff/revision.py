@@ -23,6 +23,7 @@ How (docs/design.md, decision 3):
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from collections.abc import Callable, Iterable, Sequence
@@ -99,6 +100,9 @@ def render_in_repository(
 # The engine's renderer itself, whatever later replaces the module's name (tests count renders by
 # wrapping it): only this one records read sets.
 _ENGINE_RENDERER = render_in_repository
+# Working-tree renders kept by `keep_worktree` (one file per checkout, entrypoint and options):
+# the most recently written are kept, so clones and environments long gone do not pile up.
+WORKTREE_FILES_KEPT = 256
 
 
 class EnvPathError(TankaError):
@@ -158,6 +162,7 @@ class RevisionDiffer:
         self.trees = trees or BaseTrees()
         self.persist = persist and renderer is None
         self.keep_worktree = keep_worktree and self.persist
+        self._pruned = False  # the kept working-tree renders are pruned once per differ
         self.cache = cache or RenderCache()
         if renderer is None or dump is None:
             # The engine's renderer and YAML emitter, unless a caller brings its own.
@@ -459,6 +464,9 @@ class RevisionDiffer:
             if self.keep_worktree:
                 write_atomically(self._worktree_path(repo, rel, key),
                                  reuse.to_json(recorded, rendered))  # fmt: skip
+                if not self._pruned:
+                    self._pruned = True
+                    prune_worktree_files(self.trees.cache_dir, WORKTREE_FILES_KEPT)
         return rendered
 
     def _evaluate(
@@ -637,3 +645,16 @@ def _entrypoint(repo: Path, tree: Path, commit: str, given: str) -> str:
         f"{rel}/{DEFAULT_ENTRYPOINT}; give an environment's directory (list them with "
         "`tanka-bot tk env list` or tanka_find_environments)"
     )
+
+
+def prune_worktree_files(directory: Path, keep: int) -> int:
+    """Delete all but the `keep` most recently written working-tree renders in `directory`;
+    how many were deleted. Another `tk diff` reading one that goes only renders it again."""
+    dated = []
+    for path in directory.glob("worktree-*.json"):
+        with contextlib.suppress(OSError):  # gone meanwhile: another run pruned it
+            dated.append((path.stat().st_mtime, path))
+    dated.sort(reverse=True)
+    for _, path in dated[keep:]:
+        path.unlink(missing_ok=True)
+    return max(0, len(dated) - keep)
