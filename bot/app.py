@@ -31,7 +31,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from bot.agent.agent import Agent
 from bot.agent.messages import LLMProvider
 from bot.agent.prompts import system_prompt
-from bot.compose import budgets_from_settings, mcp_hub, with_mcp_tools
+from bot.compose import NoModelHere, budgets_from_settings, mcp_hub, with_mcp_tools
 from bot.config import ConfigError, Settings
 from bot.domain.thread import ThreadKey
 from bot.git.askpass import TokenCredentials
@@ -175,7 +175,7 @@ def build_service(
         return RepoCache(settings.workdir, url, credentials=credentials)
 
     cache = make_cache(settings.repo_url or "")
-    provider = provider_factory(settings)
+    provider = provider_factory(settings) if turns else NoModelHere(settings)
     hub = mcp_hub(settings, on_call=metrics.observe_mcp) if turns else None
     agent = Agent(provider, with_mcp_tools(default_registry(), hub), system_prompt=system_prompt(),
                   budgets=budgets_from_settings(settings))  # fmt: skip

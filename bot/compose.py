@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bot.agent.budget import Budgets
-from bot.agent.messages import LLMProvider
+from bot.agent.messages import LLMProvider, ModelRequest, ModelResponse
 from bot.config import ConfigError, Settings
 from tools.registry import ToolRegistry
 
@@ -46,6 +46,27 @@ def build_provider(settings: Settings) -> LLMProvider:
 
     key = _secret(settings.openai_api_key, "OPENAI_API_KEY")
     return OpenAIProvider(key, model, base_url=settings.openai_base_url)
+
+
+class NoModelHere:
+    """The provider of a serving process whose turns all run in its work process
+    (bot.work_process): it never calls the model, so no model SDK is loaded (Anthropic's alone
+    is 45 MB of its memory). The settings are still checked, so a missing key stops it at start."""
+
+    def __init__(self, settings: Settings) -> None:
+        settings.require(settings.missing_for_provider())
+        self._name, self._model = settings.provider, settings.model_id
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        raise RuntimeError("the serving process runs no turns: its work process calls the model")
 
 
 def _secret(value: SecretStr | None, variable: str) -> str:
