@@ -199,3 +199,19 @@ def test_tk_show_refuses_a_remote_kustomization(project: Path) -> None:
     assert shown.returncode == 1
     assert "'https://example.com/deploy.yaml' is remote" in shown.stderr
     assert not ran(project)
+
+
+def test_dot_dot_climbs_from_where_a_linked_base_really_is(project: Path) -> None:
+    # kustomize/deep/er/up leads to the project's root; from there `../outside` is outside,
+    # though from the link's own place it would be kustomize/deep/outside (a decoy, inside).
+    (project / "kustomize" / "deep" / "er").mkdir(parents=True)
+    (project / "kustomize" / "deep" / "er" / "up").symlink_to("../../..")
+    decoy = project / "kustomize" / "deep" / "outside"
+    decoy.mkdir()
+    (decoy / "kustomization.yaml").write_text("resources: []\n")
+    (project.parent / "outside" / "kustomization.yaml").write_text("resources: [secret.yaml]\n")
+    (project / "kustomization.yaml").write_text("resources: [../outside]\n")
+    kustomization(project, "resources: [deep/er/up]\n")
+    message = refusal(project)
+    assert f"{project}/kustomization.yaml: resources entry '../outside'" in message
+    assert "outside the project directory" in message

@@ -56,16 +56,19 @@ def check_kustomization(target: str, confine: str, fn: str) -> None:
     """Refuse (NativeError) a kustomization at directory `target` that reads anything but the
     files of the project directory `confine` (see the module)."""
     paths = ConfinedPaths(confine)
-    pending, seen = [target], set()
+    pending = [_inside(paths, target, fn, f"kustomization directory {target!r}")]
+    seen = set()
     while pending:
-        directory = pending.pop()
-        real = _inside(paths, directory, fn, f"kustomization directory {directory!r}")
+        real = pending.pop()
         if real in seen or not os.path.isdir(real):
             continue  # a file given as the target: kustomize says what is wrong with it
         seen.add(real)
         found = _kustomization_file(real)
         if found is None:
             continue  # kustomize says a directory has no kustomization
+        # kustomize takes a kustomization's directory by its real path and joins entries to it,
+        # so `..` climbs from where a symlink leads, not from the link: so does this check.
+        directory = paths.root + real[len(paths.real_root) :]
         source = os.path.join(directory, os.path.basename(found))
         for field, entry in _entries(_load(found, source, fn)):
             if "\n" in entry:
@@ -76,15 +79,14 @@ def check_kustomization(target: str, confine: str, fn: str) -> None:
                     f"{fn}: {where} is remote; tanka-bot fetches nothing kustomize would "
                     "download: vendor it into the repository and name its path"
                 )
-            path = os.path.normpath(os.path.join(directory, entry))
-            resolved = _inside(paths, path, fn, where)
+            resolved = _inside(paths, os.path.normpath(os.path.join(directory, entry)), fn, where)
             if field in _TARGETS and not os.path.exists(resolved):
                 raise NativeError(
                     f"{fn}: {where} is no file or directory of the project; kustomize would "
                     "fetch it as a remote target, which tanka-bot does not do"
                 )
             if os.path.isdir(resolved):
-                pending.append(path)
+                pending.append(resolved)
 
 
 def _inside(paths: ConfinedPaths, path: str, fn: str, what: str) -> str:
