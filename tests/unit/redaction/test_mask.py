@@ -101,10 +101,11 @@ def test_multi_line_value_whole_and_line_by_line_in_a_diff() -> None:
 
 
 def test_short_lines_of_a_multi_line_value_are_not_masked() -> None:
-    value = "user = admin-dummy\n}\nport = 5432\n"
+    value = "user = admin-dummy-account\n}\nport = 5432\n"
     mask = SecretMask([value])
-    assert MIN_LINE_LENGTH == 8
-    assert mask.apply("}\nport = 5432\nuser = admin-dummy") == f"}}\n{REDACTED}\n{REDACTED}"
+    assert MIN_LINE_LENGTH == 16
+    text = "}\nport = 5432\nuser = admin-dummy-account"
+    assert mask.apply(text) == f"}}\nport = 5432\n{REDACTED}"
     assert mask.apply("a}b") == "a}b"
 
 
