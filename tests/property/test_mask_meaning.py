@@ -17,7 +17,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from tools.redaction import REDACTED, SecretMask
-from tools.redaction.canonical import canonical
+from tools.redaction.canonical import Canonical, canonical
 
 # A generated password: letters, digits and the characters encoders escape.
 PASSWORD_CHARS = string.ascii_letters + string.digits + "<>&'\"\\/:;#%!@-_= "
@@ -97,3 +97,17 @@ def test_text_without_the_value_is_left_as_it_was(value: str, text: str) -> None
     assume(not any(shown[i : i + 8] in grams for i in range(len(shown) - 7)))
     assume(value.strip() not in text)
     assert SecretMask([value]).apply(text) == text
+
+
+escaped_text = st.text(
+    string.ascii_letters + string.digits + " \\u003cxXnN&;#%2F'\"<>é\n", max_size=300
+)
+
+
+@given(escaped_text)
+def test_the_way_back_finds_each_character_where_it_came_from(text: str) -> None:
+    mapped = Canonical(text)
+    assert mapped.text == canonical(text)  # the fast path and the mapped one agree
+    for index, char in enumerate(mapped.text):
+        start, end = mapped.span(index, index + 1)
+        assert char in canonical(text[start:end])

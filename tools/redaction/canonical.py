@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import bisect
 import html
-import re
 import string
 from urllib.parse import unquote
 
@@ -49,7 +48,6 @@ _ESCAPE = linear_re.compile(
 # A backslash and one of these is a line break, a tab or another space-like control character.
 _SPACE_ESCAPES = frozenset("abefnrtvNLP_0")
 _MAYBE_ESCAPED = ("\\", "&", "%")
-_SIGNIFICANT_RUN = re.compile("[A-Za-z0-9\x80-\U0010ffff]+")
 
 
 def squeeze(text: str) -> str:
@@ -95,47 +93,69 @@ def _chr(code: int) -> str:
 class Canonical:
     """The canonical form of a text, with the way back: `span(i, j)` is the part of the original
     text that canonical characters i..j-1 came from (escapes and separators between them
-    included)."""
+    included).
+
+    The way back is found only for the characters asked about: the decoded text is cut into
+    blocks whose canonical lengths are counted by `squeeze` (C speed), and only the block holding
+    a character is walked in Python. A 5 MB render with a few values in it costs the counts and
+    a few blocks, not a Python step per character.
+    """
+
+    _BLOCK = 512
 
     def __init__(self, text: str) -> None:
-        # Pieces in canonical order: where each starts in the canonical text, where its source
-        # starts and ends in `text`, and whether it maps one to one (a run of plain characters)
-        # or every canonical character to the whole source (a decoded escape).
-        self._starts: list[int] = []
-        self._pieces: list[tuple[int, int, bool]] = []
+        # Each decoded escape: where it starts and ends in the decoded text, and in `text`.
+        self._escapes: list[tuple[int, int, int]] = []
+        self._decoded_starts: list[int] = []
         parts: list[str] = []
-        size = last = 0
+        last = shift = 0  # shift: decoded position minus original position
         for escape in _ESCAPE.finditer(text) if _might_escape(text) else ():
-            size = self._plain(text, last, escape.start(), parts, size)
-            decoded = squeeze(_decoded(escape.group()))
-            if decoded:
-                self._starts.append(size)
-                self._pieces.append((escape.start(), escape.end(), False))
-                parts.append(decoded)
-                size += len(decoded)
+            parts.append(text[last : escape.start()])
+            decoded = _decoded(escape.group())
+            at = escape.start() + shift
+            self._escapes.append((at + len(decoded), escape.start(), escape.end()))
+            self._decoded_starts.append(at)
+            parts.append(decoded)
+            shift += len(decoded) - (escape.end() - escape.start())
             last = escape.end()
-        self._plain(text, last, len(text), parts, size)
-        self.text = "".join(parts)
-
-    def _plain(self, text: str, start: int, end: int, parts: list[str], size: int) -> int:
-        for run in _SIGNIFICANT_RUN.finditer(text, start, end):
-            self._starts.append(size)
-            self._pieces.append((run.start(), run.end(), True))
-            parts.append(squeeze(run.group()))
-            size += run.end() - run.start()
-        return size
+        parts.append(text[last:])
+        self._decoded = "".join(parts)
+        self._counts = [0]
+        for start in range(0, len(self._decoded), self._BLOCK):
+            block = self._decoded[start : start + self._BLOCK]
+            self._counts.append(self._counts[-1] + len(squeeze(block)))
+        self._positions: dict[int, list[int]] = {}  # a block's significant characters, once asked
+        self.text = squeeze(self._decoded)
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """The original text's span behind canonical characters `start` to `end` (exclusive)."""
-        return self._origin(start)[0], self._origin(end - 1)[1]
+        return self._origin(self._decoded_at(start))[0], self._origin(self._decoded_at(end - 1))[1]
 
-    def _origin(self, index: int) -> tuple[int, int]:
-        piece = bisect.bisect_right(self._starts, index) - 1
-        source_start, source_end, linear = self._pieces[piece]
-        if not linear:
+    def _decoded_at(self, index: int) -> int:
+        """Where canonical character `index` is in the decoded text."""
+        block = bisect.bisect_right(self._counts, index) - 1
+        positions = self._positions.get(block)
+        if positions is None:
+            at = block * self._BLOCK
+            chars = self._decoded[at : at + self._BLOCK]
+            positions = [at + i for i, char in enumerate(chars) if _significant(char)]
+            self._positions[block] = positions
+        return positions[index - self._counts[block]]
+
+    def _origin(self, decoded: int) -> tuple[int, int]:
+        """The span of the original text that decoded character `decoded` came from."""
+        escape = bisect.bisect_right(self._decoded_starts, decoded) - 1
+        if escape < 0:
+            return decoded, decoded + 1
+        dec_end, source_start, source_end = self._escapes[escape]
+        if decoded < dec_end:
             return source_start, source_end
-        at = source_start + index - self._starts[piece]
+        at = decoded - dec_end + source_end
         return at, at + 1
+
+
+def _significant(char: str) -> bool:
+    return not char.isascii() or char.isalnum()
 
 
 def _might_escape(text: str) -> bool:

@@ -8,20 +8,22 @@ A value is one of three kinds:
   the three byte alignments go to the gram index: any eight of its letters and digits in order,
   however escaped, separated, cased, reversed, cut or base64-encoded (alone or inside a larger
   base64 blob), are masked.
-- a document: several lines, or a JSON object or array on one line (a config file, a
-  kubeconfig, a certificate, `.dockerconfigjson`). Its words are mostly the vocabulary of every
-  manifest ("apiVersion", "password", "receiver"): indexing them would mask those words
-  everywhere. So a document is masked whole and line by line (each line of at least
-  `MIN_LINE_LENGTH` characters, in every literal spelling), and only its tokens that look like
-  credentials - at least eight letters and digits, mixing both (a key, a password, a line of a
-  certificate, a base64 `auth`) - go to the gram index, as atoms do.
+- a document: several lines, a JSON object or array on one line, or a URL (a config file, a
+  kubeconfig, a certificate, `.dockerconfigjson`, a database URL with its password). Its words
+  are mostly the vocabulary of every manifest ("apiVersion", "password", "receiver"): indexing
+  them would mask those words everywhere. So a document is masked whole, and its tokens that
+  look like credentials - at least eight letters and digits, mixing both (a key, a password, a
+  line of a certificate, a base64 `auth`) - go to the gram index, as atoms do; the lines
+  holding one (of at least `MIN_LINE_LENGTH` characters) are masked whole too, in every
+  literal spelling. A passphrase of words alone inside a config file is found only with the
+  whole file.
 - a short atom: fewer than eight letters and digits, or fewer than twelve that do not mix
   letters and digits (grams.py's `telling`: eight letters alone are as often a word as a
   secret). It is masked only whole, in every literal spelling below, and only from
-  `MIN_VALUE_LENGTH` characters: a one- to three-character value
-  ("1", "yes", "dev") occurs all over any diff, masking it would black out unrelated text, and a
-  value that short protects nothing anyway. A boolean or null spelled as a string ("true",
-  "no", "null", any case) is never masked: it hides nothing and is in every manifest.
+  `MIN_VALUE_LENGTH` characters: a one- to three-character value ("1", "yes", "dev") occurs
+  all over any diff, masking it would black out unrelated text, and a value that short protects
+  nothing anyway. A boolean or null spelled as a string ("true", "no", "null", any case) is
+  never masked: it hides nothing and is in every manifest.
 
 The literal spellings: as written (without surrounding whitespace: masking a file's trailing
 newline would swallow the next line's start), JSON's and YAML's double-quoted escapes (Go's
@@ -48,6 +50,8 @@ MIN_LINE_LENGTH = 16
 NOT_SECRET = frozenset({"true", "false", "yes", "no", "on", "off", "null", "none"})
 # Where a document's tokens end: whitespace, quotes and the punctuation of YAML, JSON and INI.
 _TOKEN_BREAK = linear_re.compile(r"""[\s"'{}\[\],:=;]+""")
+# A URL's parts too: its scheme, host, path and query are the vocabulary of every manifest.
+_URL_BREAK = linear_re.compile(r"""[\s"'{}\[\],:=;/@?&#]+""")
 
 
 @dataclass(slots=True)
@@ -72,9 +76,14 @@ def plain_forms(value: str) -> Forms:
     if len(stripped) < MIN_VALUE_LENGTH or stripped.lower() in NOT_SECRET:
         return Forms()
     if _is_document(stripped):
+        split = (_URL_BREAK if "://" in stripped else _TOKEN_BREAK).split
+        tokens = [t for t in split(stripped) if _looks_like_a_credential(t)]
         lines = [line.strip() for line in stripped.splitlines()]
-        kept = [line for line in lines if len(line) >= MIN_LINE_LENGTH]
-        tokens = [t for t in _TOKEN_BREAK.split(stripped) if _looks_like_a_credential(t)]
+        kept = [
+            line
+            for line in lines
+            if len(line) >= MIN_LINE_LENGTH and any(map(_looks_like_a_credential, split(line)))
+        ]
         return Forms(
             literals={f for text in (stripped, *kept) for f in spellings(text)}
             | _escaped(value)
@@ -83,9 +92,10 @@ def plain_forms(value: str) -> Forms:
         )
     if not telling(canonical(stripped)):
         return Forms(literals=spellings(stripped) | _base64_whole(value, stripped))
-    # The value as written and its base64 also literally: a run of its letters and digits
-    # leaves out its punctuation and spaces at either end (a trailing `!`, base64's `=`).
-    written = {stripped} | _escaped(value) | _base64_whole(value, stripped)
+    # The value as written also literally: a run of its letters and digits leaves out its
+    # punctuation at either end (a trailing `!`), and its surrounding spaces.
+    written = {stripped} | (_escaped(value) if value != stripped else set())
+    written |= _base64_whole(value, stripped)  # its padding and a final `+`, `/`, `-` or `_`
     return Forms(literals=written, canonical=meanings(value))
 
 
@@ -164,7 +174,7 @@ def _base64_whole(value: str, stripped: str) -> set[str]:
 
 
 def _is_document(stripped: str) -> bool:
-    if "\n" in stripped:
+    if "\n" in stripped or "://" in stripped:
         return True
     if stripped[0] not in "{[":
         return False

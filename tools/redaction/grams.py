@@ -18,15 +18,24 @@ shorter than eight (the README says so).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+import threading
+import weakref
+from collections.abc import Iterable, Iterator
 
 from tools import linear_re
 from tools.redaction.canonical import squeeze
 
 GRAM = 8
 LONG_RUN = 12
-_CHUNK = 20_000  # grams per RE2 pattern: RE2 compiles this many in ~0.2 s within _MAX_MEM
-_MAX_MEM = 64 << 20
+# Grams per RE2 pattern, and the memory RE2 may use for one. RE2 compiles 20,000 grams in about
+# 0.2 s; with 32 MiB its automaton keeps up with text as random as a base64 blob (1 MB in about
+# 0.1 s once warm; 0.6 s at RE2's default 8 MiB), and typical manifests use a fraction of it.
+_CHUNK = 20_000
+_MAX_MEM = 32 << 20
+# The indexes in use, by their sources: sessions on the same base commit learn the same Secret
+# values, and share one compiled index while any of them holds it.
+_SHARED: weakref.WeakValueDictionary[frozenset[str], GramIndex] = weakref.WeakValueDictionary()
+_SHARED_LOCK = threading.Lock()
 # A list of character codes (std.encodeUTF8, std.codepoint over std.stringChars) as the engine
 # writes it: numbers between brackets, commas, spaces, line breaks and a diff's or YAML list's
 # `-`/`+`. Eight at least, since fewer cannot hold a gram.
@@ -55,16 +64,41 @@ class GramIndex:
     def runs(self, text: str) -> list[tuple[int, int]]:
         """Spans of `text` covered by overlapping grams that hold a secret's worth (`telling`),
         in order."""
-        starts = sorted({m.start() for p in self._patterns for m in p.finditer(text)})
         spans: list[tuple[int, int]] = []
-        end = 0
-        for start in starts:
-            if start < end:
-                continue  # inside a run already grown past it
+        for start in self._starts(text):
             end = self._grow(text, start)
             if telling(text[start:end]):
                 spans.append((start, end))
         return spans
+
+    def _starts(self, text: str) -> Iterator[int]:
+        """Where each run begins: the first gram at or after the end of the previous run (the
+        caller grows each run before asking for the next)."""
+        data = text.encode("utf-8", "surrogatepass")
+        if len(data) != len(text):
+            # Not ASCII: RE2 works in bytes, and the wrapper maps each match back to characters
+            # by walking the text. Rare (a text and a value outside ASCII); every start is taken.
+            end = 0
+            for start in sorted({m.start() for p in self._patterns for m in p.finditer(text)}):
+                if start >= end:
+                    yield start
+                    end = self._grow(text, start)
+            return
+        # ASCII: bytes are characters, so each pattern resumes where the last run ended with no
+        # new pass over the text; the next hit of each pattern is kept until a run passes it.
+        never = len(data) + 1
+        upcoming = [-1] * len(self._patterns)
+        pos = 0
+        while True:
+            for n, pattern in enumerate(self._patterns):
+                if upcoming[n] < pos:
+                    found = pattern.search(data, pos)
+                    upcoming[n] = found.start() if found is not None else never
+            start = min(upcoming, default=never)
+            if start == never:
+                return
+            yield start
+            pos = self._grow(text, start)
 
     def _grow(self, text: str, start: int) -> int:
         """The end of the run that starts with the gram at `start`: every overlapping window that
@@ -78,6 +112,18 @@ class GramIndex:
         return end
 
 
+def shared_index(sources: Iterable[str]) -> GramIndex | None:
+    """The index of `sources`, compiled once however many masks hold the same; None if empty."""
+    key = frozenset(sources)
+    if not key:
+        return None
+    with _SHARED_LOCK:
+        index = _SHARED.get(key)
+        if index is None:
+            index = _SHARED[key] = GramIndex(key)
+        return index
+
+
 def telling(run: str) -> bool:
     """Whether a run of a value's characters is worth masking: eight that mix letters and digits
     (a piece of a random password), or twelve of one kind. Eight letters alone are as often a word
@@ -86,7 +132,7 @@ def telling(run: str) -> bool:
     if len(run) >= LONG_RUN:
         return True
     digits = sum(c.isdigit() for c in run)
-    return 0 < digits < len(run)
+    return len(run) >= GRAM and 0 < digits < len(run)
 
 
 def code_lists(text: str) -> Iterable[tuple[str, list[tuple[int, int]]]]:

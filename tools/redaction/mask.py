@@ -38,7 +38,7 @@ from tools.redaction.forms import (
     encoded_forms,
     plain_forms,
 )
-from tools.redaction.grams import GramIndex, code_lists
+from tools.redaction.grams import GramIndex, code_lists, shared_index
 from tools.redaction.literals import compile_literals
 from tools.redaction.marker import REDACTED
 
@@ -102,7 +102,7 @@ class SecretMask:
         with self._lock:
             if self._stale:
                 self._literals = compile_literals(self._forms.literals)
-                self._grams = GramIndex(self._forms.canonical) if self._forms.canonical else None
+                self._grams = shared_index(self._forms.canonical)
                 self._stale = False
             return self._literals, self._grams
 
@@ -127,14 +127,24 @@ def _literal_spans(pattern: re.Pattern[str], text: str) -> list[Span]:
 
 def _meaning_spans(grams: GramIndex, text: str) -> list[Span]:
     spans: list[Span] = []
-    # The canonical text without positions first: building the way back costs a pass in Python,
-    # paid only by a text that holds a value.
-    if grams.runs(canonical(text)):
+    # The canonical text without positions first: the way back is built only for a text that
+    # holds a value.
+    runs = grams.runs(canonical(text))
+    if runs:
         mapped = Canonical(text)
-        spans += [mapped.span(start, end) for start, end in grams.runs(mapped.text)]
+        spans += [_with_padding(text, *mapped.span(start, end)) for start, end in runs]
     for codes, where in code_lists(text):
         spans += [(where[start][0], where[end - 1][1]) for start, end in grams.runs(codes)]
     return spans
+
+
+def _with_padding(text: str, start: int, end: int) -> Span:
+    """The span and base64's `=` padding after it, which has no letter or digit to be found by
+    but tells the length of what was encoded."""
+    padded = end
+    while padded < len(text) and padded - end < 2 and text[padded] == "=":
+        padded += 1
+    return start, padded
 
 
 def _replaced(text: str, spans: list[Span]) -> str:
