@@ -33,6 +33,10 @@ from bot.telemetry.metrics import Metrics
 
 log = logging.getLogger(__name__)
 
+# slack_sdk's builtin client reads a frame with one nested call per `recv` of this many bytes:
+# at Bolt's 1 KiB, a message near MAX_BODY went past Python's recursion limit (1000) and the
+# connection lost its place in the stream. At 16 KiB a MAX_BODY frame takes 64 calls.
+RECEIVE_BUFFER = 16 * 1024
 # Envelopes that carry a request for Bolt (others: hello, disconnect).
 REQUESTS = ("events_api", "interactive", "slash_commands")
 
@@ -67,8 +71,9 @@ class CheckedSocketModeHandler(SocketModeHandler):
         self.app = app
         self.app_token = app_token
         self.client = BoundedSocketModeClient(
-            app_token=app_token, logger=app.logger, web_client=app.client, proxy=app.client.proxy
-        )
+            app_token=app_token, logger=app.logger, web_client=app.client, proxy=app.client.proxy,
+            receive_buffer_size=RECEIVE_BUFFER,
+        )  # fmt: skip
         self.client.socket_mode_request_listeners.append(self.handle)  # type: ignore[arg-type]
         self.metrics = metrics
         # Message listeners run before slack_sdk builds the request for the handler.

@@ -3,6 +3,7 @@ against the local Socket Mode server, which starts a frame far over the limit.""
 
 from __future__ import annotations
 
+import json
 import struct
 from typing import Any
 
@@ -99,6 +100,18 @@ def test_a_frame_of_exactly_the_limit_passes() -> None:
     assert read_all(FrameLimit(Feed(stream), limit=1000)) == stream
 
 
+def largest_envelope() -> dict[str, Any]:
+    """An `events_api` envelope (a mention) of exactly MAX_BODY bytes as JSON."""
+    mention = events.app_mention(channel="C0DEPLOY", user="U0ALICE", text="<@U0BOT> hi",
+                                 ts="1700000000.000100")  # fmt: skip
+    callback = events.event_callback(mention, event_id="Ev1")
+    envelope = dict(events.socket_envelope("events_api", callback, envelope_id="largest"))
+    envelope["padding"] = ""  # a field slack_sdk ignores
+    envelope["padding"] = "x" * (MAX_BODY - len(json.dumps(envelope).encode()))
+    assert len(json.dumps(envelope).encode()) == MAX_BODY
+    return envelope
+
+
 def test_over_a_real_socket_an_oversized_frame_drops_the_connection_and_the_bot_reconnects() -> (
     None
 ):
@@ -118,20 +131,19 @@ def test_over_a_real_socket_an_oversized_frame_drops_the_connection_and_the_bot_
             slack.socket_mode.wait_connected()
             first = handler.client.current_session
             assert first is not None
-            assert isinstance(first.sock, FrameLimit)
+            guard = first.sock  # the connection forgets its socket once it is closed
+            assert isinstance(guard, FrameLimit)
             # A frame declaring 256 MiB: the client closes the connection after its header.
             taken = slack.socket_mode.push_oversized(256 << 20)
             assert taken < 4 << 20  # the kernels' buffers at most, not the frame
-            refused = first.sock.refused
+            refused = guard.refused
             assert refused is not None
             assert (refused.length, refused.limit) == (256 << 20, MAX_BODY)
             # The client opens a new connection (its monitor notices the dead one) and events
-            # flow on it.
+            # flow on it, up to a message of exactly the limit.
             slack.socket_mode.wait_connected(count=2, timeout=30)
-            mention = events.app_mention(channel="C0DEPLOY", user="U0ALICE", text="<@U0BOT> hi",
-                                         ts="1700000000.000100")  # fmt: skip
-            envelope = slack.socket_mode.push_event(events.event_callback(mention, event_id="Ev1"))
-            slack.socket_mode.wait_for_ack(envelope)
+            slack.socket_mode.push(largest_envelope())
+            slack.socket_mode.wait_for_ack("largest")
             slack.wait_for(lambda: seen)
         finally:
             handler.close()  # type: ignore[no-untyped-call]
