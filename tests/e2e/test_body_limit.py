@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import select
 import socket
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,6 +28,9 @@ ROUTES = ["/slack/events", "/github/webhook", "/alerts/alertmanager"]
 STREAMED = 64 << 20  # what each client would send: 64 times the limit
 ANSWERED_BEFORE = 4 << 20  # a client is answered before it has sent this much
 PIECE = 1 << 16
+# The most a connection may hold spilled on disk: the limit, and one read of waitress's (8 KiB
+# by default) that crossed it, until waitress closes the refused request's buffer.
+SPILL_BOUND = MAX_BODY + (64 << 10)
 
 
 @dataclass(frozen=True)
@@ -96,14 +100,15 @@ class Streamer:
         self.sock.close()
 
 
-def spilled(served: Served) -> list[int]:
-    """Sizes of the temporary files the bot holds open (waitress's spilled bodies)."""
+def spilled(served: Served) -> dict[str, int]:
+    """The temporary files the bot holds open (waitress's spilled bodies) and their sizes."""
     fds = Path(f"/proc/{served.bot.process.pid}/fd")
-    sizes = []
+    sizes = {}
     for fd in fds.iterdir():
         try:
-            if os.readlink(fd).startswith(str(served.tmp)):
-                sizes.append(fd.stat().st_size)
+            target = os.readlink(fd)
+            if target.startswith(str(served.tmp)):
+                sizes[f"{fd.name} {target}"] = fd.stat().st_size
         except OSError:
             continue  # closed meanwhile
     return sizes
@@ -126,7 +131,7 @@ def test_a_huge_body_without_credentials_is_refused_before_it_is_read(
         assert answer.startswith("HTTP/1.1 413"), answer
         # Answered after at most the limit and the sockets' buffers, not the 64 MiB.
         assert client.sent < ANSWERED_BEFORE, client.sent
-        assert all(size <= MAX_BODY for size in spilled(served))
+        assert all(size <= SPILL_BOUND for size in spilled(served).values()), spilled(served)
     finally:
         client.close()
     assert healthz(served.bot) == 200
@@ -142,7 +147,7 @@ def test_healthz_answers_while_six_clients_stream_and_none_holds_more_than_the_l
         for client in clients:
             assert client.stream(3 * MAX_BODY // 4) is None
         assert healthz(served.bot) == 200
-        assert all(size <= MAX_BODY for size in spilled(served))
+        assert all(size <= SPILL_BOUND for size in spilled(served).values()), spilled(served)
         # Then each goes on past the limit and is refused.
         for client in clients:
             answer = client.stream(STREAMED)
@@ -153,3 +158,22 @@ def test_healthz_answers_while_six_clients_stream_and_none_holds_more_than_the_l
     finally:
         for client in clients:
             client.close()
+
+
+def post(bot: Bot, path: str, body: bytes) -> int:
+    request = urllib.request.Request(bot.url + path, data=body, method="POST")  # noqa: S310
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310
+            return int(response.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_a_body_of_exactly_the_limit_reaches_the_app(served: Served) -> None:
+    # The app reads it, and refuses the missing signature.
+    assert post(served.bot, "/slack/events", b"{" * MAX_BODY) == 401
+    # One byte more is refused on its headers alone: no byte of the body is sent.
+    with socket.create_connection(("127.0.0.1", served.bot.port), timeout=60) as sock:
+        sock.sendall(b"POST /slack/events HTTP/1.1\r\nHost: bot\r\nContent-Length: %d\r\n\r\n"
+                     % (MAX_BODY + 1))  # fmt: skip
+        assert sock.recv(4096).startswith(b"HTTP/1.1 413 ")
