@@ -30,7 +30,7 @@ MAX_BODY = 1 << 20
 # that many bytes (chunk framing included) arrived: one above ours leaves a body of exactly
 # MAX_BODY bytes the app's to judge. waitress keeps a body in memory up to its
 # `inbuf_overflow` (512 KiB) and spills the rest to an unlinked temporary file, so a
-# connection holds at most MAX_BODY on disk.
+# connection holds at most MAX_BODY on disk (and one read of 8 KiB that crossed it).
 SERVER_MAX_BODY = MAX_BODY + 1
 
 

@@ -303,7 +303,7 @@ HELM_GLOBALS = "helmGlobals:\n  chartHome: ../../outside\n"
                       "entry '../../outside/secret.yaml' leads to"),
         (SECOND_DOCUMENT, "(SecretGenerator 'leak'): envs entry '/etc/passwd' leads to"),
         (FUNCTION, "(Anything 'run') is a KRM function (config.kubernetes.io/function)"),
-        (HELM_CHARTS, "helmCharts entry (config): repo entry "
+        (HELM_CHARTS, "helmCharts entry (config 'app'): repo entry "
                       "'oci://registry.example.com/charts' is remote"),
         (HELM_GLOBALS, "helmGlobals entry (config): chartHome entry '../../outside' leads to"),
     ],

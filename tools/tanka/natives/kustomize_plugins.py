@@ -53,7 +53,8 @@ def describe(config: Any) -> str:
     if not isinstance(config, dict):
         return "a config that is not an object"
     metadata = config.get("metadata")
-    name = metadata.get("name") if isinstance(metadata, dict) else None
+    # A plugin's name is in its metadata; a `helmCharts` item names its chart at the top.
+    name = metadata.get("name") if isinstance(metadata, dict) else config.get("name")
     kind = config.get("kind") or "config"
     return f"{kind} {name!r}" if name else str(kind)
 
