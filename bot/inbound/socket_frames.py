@@ -15,6 +15,8 @@ import errno
 import struct
 from typing import Any, Protocol
 
+from bot.errors import UserError
+
 # Header sizes (RFC 6455, section 5.2): two bytes, then 2 or 8 of extended length, then a mask.
 _EXTENDED = {126: 2, 127: 8}
 _MASK = 4
@@ -29,7 +31,10 @@ class RawSocket(Protocol):
     def close(self) -> None: ...
 
 
-class FrameTooLarge(OSError):
+class FrameTooLarge(UserError, OSError):
+    """The peer sent more than the limit. An OSError too: that is what makes slack_sdk's client
+    drop the connection and reconnect."""
+
     def __init__(self, length: int, limit: int) -> None:
         super().__init__(
             errno.EMSGSIZE, f"a WebSocket frame of {length} bytes is over the limit of {limit}"
