@@ -31,7 +31,13 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from bot.agent.agent import Agent
 from bot.agent.messages import LLMProvider
 from bot.agent.prompts import system_prompt
-from bot.compose import NoModelHere, budgets_from_settings, mcp_hub, with_mcp_tools
+from bot.compose import (
+    NoModelHere,
+    budgets_from_settings,
+    build_code_host,
+    mcp_hub,
+    with_mcp_tools,
+)
 from bot.config import ConfigError, Settings
 from bot.domain.thread import ThreadKey
 from bot.git.askpass import TokenCredentials
@@ -44,12 +50,11 @@ from bot.inbound.slack_listeners import EVENT_TYPES, OnEvent, register
 from bot.inbound.slack_signature import SignatureGate
 from bot.policy.groups import GroupCache
 from bot.runtime.admission import Count
-from bot.runtime.channels import Channels
 from bot.runtime.dispatch import Dispatcher
 from bot.runtime.reaper import Reaper
 from bot.runtime.runner import Runner
 from bot.runtime.scheduler import CacheMaintenance
-from bot.services import Services
+from bot.services import Channels, Services
 from bot.slack.client import SlackChatClient, web_client
 from bot.store import build_store
 from bot.telemetry.audit import Audit, build_audit_store
@@ -185,8 +190,6 @@ def build_service(
 
     def code_host_for(target: Settings) -> Callable[[], Any]:
         def code_host() -> Any:
-            from bot.github.code_host import build_code_host  # noqa: PLC0415 - PyGithub loads only when a GitHub token or App is configured
-
             return build_code_host(target)
 
         return code_host

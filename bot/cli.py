@@ -63,7 +63,7 @@ _COMMANDS = {
     "chat": "bot.chat.arguments",
     "tk": "bot.tk.cli",
     "eval": "bot.eval.arguments",
-    "audit": "bot.telemetry.audit_command",
+    "audit": "bot.audit_command",
 }
 # The global options that may come before the command and take no value; with any other (-h,
 # an abbreviation) every command is defined, as the top-level help lists them all.

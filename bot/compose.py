@@ -1,7 +1,8 @@
-"""The agent's parts built from Settings: composition shared by the front ends.
+"""What the front ends build from Settings alike: the agent's budgets and provider, its MCP
+tools, and the code host.
 
-The agent core (bot/agent/) never reads the settings; `tanka-bot chat` today, and the Slack app
-later, build its budgets and provider here.
+Nothing below the front ends reads the settings (an import-linter contract): the agent core and
+the adapters take values, and this module turns the settings into them.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from tools.registry import ToolRegistry
 if TYPE_CHECKING:
     from pydantic import SecretStr
 
+    from bot.github.auth import Clock, TokenSource
+    from bot.github.code_host import GitHubCodeHost
     from bot.mcp.hub import CallObserver, McpHub
 
 
@@ -98,3 +101,46 @@ def with_mcp_tools(registry: ToolRegistry, hub: McpHub | None) -> ToolRegistry:
 
         registry.add_source(McpTools(hub))
     return registry
+
+
+def build_code_host(
+    settings: Settings, *, clock: Clock | None = None, write_interval: float | None = 1.0
+) -> GitHubCodeHost | None:
+    """The code host the settings describe, or None when no GitHub credentials are set.
+
+    A GitHub App (GITHUB_APP_ID) wins over GITHUB_TOKEN when both are set. Tests pass
+    write_interval=None to skip PyGithub's pause between writes.
+    """
+    if settings.github_token is None and settings.github_app_id is None:
+        return None
+    from bot.github.auth import utc_now  # noqa: PLC0415 - PyGithub loads only when a GitHub token or App is configured
+    from bot.github.code_host import GitHubCodeHost, resolve_repo  # noqa: PLC0415 - PyGithub loads only when a GitHub token or App is configured
+
+    owner, name = resolve_repo(settings.github_repo, settings.repo_url)
+    tokens = _token_source(settings, (owner, name), clock or utc_now)
+    return GitHubCodeHost(
+        owner=owner,
+        name=name,
+        tokens=tokens,
+        api_url=settings.github_api_url,
+        write_interval=write_interval,
+    )
+
+
+def _token_source(settings: Settings, repo: tuple[str, str], clock: Clock) -> TokenSource:
+    from bot.github.auth import (  # noqa: PLC0415 - PyGithub loads only when a GitHub token or App is configured
+        AppCredentials,
+        InstallationTokens,
+        StaticToken,
+        read_private_key,
+    )
+
+    if settings.github_app_id is None:
+        token = settings.github_token.get_secret_value() if settings.github_token else ""
+        return StaticToken(token)
+    key_text = settings.github_app_private_key
+    key = read_private_key(
+        key_text.get_secret_value() if key_text else None, settings.github_app_private_key_path
+    )
+    credentials = AppCredentials(settings.github_app_id, key, settings.github_app_installation_id)
+    return InstallationTokens(credentials, repo=repo, base_url=settings.github_api_url, clock=clock)

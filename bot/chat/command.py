@@ -32,7 +32,7 @@ from bot.chat.changes import ChatChanges
 from bot.chat.ignores import check_global_ignores
 from bot.chat.masked import MaskedWriter
 from bot.chat.repl import ChatSession, LineReader, repl, report, run_in_foreground
-from bot.compose import budgets_from_settings, mcp_hub, with_mcp_tools
+from bot.compose import budgets_from_settings, build_code_host, mcp_hub, with_mcp_tools
 from bot.config import Settings, load_settings
 from bot.errors import BotError, UserError
 from bot.git.askpass import TokenCredentials
@@ -64,8 +64,6 @@ def _build_provider(settings: Settings) -> LLMProvider:
 
 
 def _build_code_host(settings: Settings) -> ClosableHost | None:
-    from bot.github.code_host import build_code_host  # noqa: PLC0415 - PyGithub loads only when /approve runs
-
     return build_code_host(settings)
 
 
@@ -278,8 +276,6 @@ def pull_request_source(settings: Settings, root: Path) -> PullRequestSource | N
         except GitError:
             origin = ""
         settings = settings.model_copy(update={"repo_url": origin or None})
-    from bot.github.code_host import build_code_host  # noqa: PLC0415 - the diff engine loads only when a change is rendered
-
     try:
         return build_code_host(settings)
     except BotError as exc:  # chat still works; only the PR list is unavailable

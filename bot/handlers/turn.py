@@ -26,6 +26,7 @@ from bot.publish.pr_text import pr_title
 from bot.publish.proposal import make_proposal
 from bot.services import Services
 from bot.slack import blocks, interactive
+from bot.store.sessions import load_conversation, store_conversation
 from bot.workspace.workspaces import WorkspaceError
 from tools.context import ToolContext
 from tools.errors import ToolError
@@ -86,7 +87,7 @@ def run_turn(
         differ=svc.differ,  # one per service: base renders are shared by turns and proposals
         teach_mask=teacher,
     )
-    conversation = session.load_conversation()
+    conversation = load_conversation(session)
     window = CONTEXT_WINDOWS.get(provider.name, 128_000)
     history = trim_history(conversation.history, int(window * 0.6))
     started = time.monotonic()
@@ -100,7 +101,7 @@ def run_turn(
     seconds = time.monotonic() - started
     conversation.history = (*history, *result.messages)
     conversation.record((), result.usage)
-    session.store_conversation(conversation)
+    store_conversation(session, conversation)
     session.turns += 1
     session.input_tokens += result.usage.input_tokens + result.usage.cache_read_tokens
     session.output_tokens += result.usage.output_tokens

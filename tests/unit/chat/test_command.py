@@ -17,8 +17,8 @@ from bot.agent.messages import LLMProvider, ModelRequest, ModelResponse, ToolCal
 from bot.chat import command as chat
 from bot.chat.repl import HELP
 from bot.cli import main
+from bot.compose import build_code_host
 from bot.config import Settings
-from bot.github.code_host import build_code_host
 from fakes.github_server import FakeGitHub
 from fakes.scripted_provider import ScriptedProvider, Step, call, reply, tools
 from tests.git import git

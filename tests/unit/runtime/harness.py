@@ -22,11 +22,10 @@ import yaml
 
 from bot.agent.agent import Agent
 from bot.agent.prompts import system_prompt
-from bot.compose import budgets_from_settings
+from bot.compose import budgets_from_settings, build_code_host
 from bot.config import load_settings
 from bot.domain.requests import Mention, Reaction, ThreadReply
 from bot.domain.thread import ThreadKey
-from bot.github.code_host import build_code_host
 from bot.policy.groups import GroupCache
 from bot.runtime.dispatch import Dispatcher
 from bot.runtime.runner import Runner
