@@ -23,7 +23,7 @@ from typing import Any
 from bot.domain.pr_events import GitHubEvent
 from bot.inbound.github_webhook import PayloadError, parse, replay_key, verify
 from bot.inbound.http import StartResponse, read_body, reply
-from bot.store.base import SessionStore, StoreUnavailable
+from bot.store.base import Dedupe, StoreUnavailable
 from bot.telemetry.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -40,7 +40,7 @@ class WebhookReceiver:
     def __init__(
         self,
         secret: str,
-        store: SessionStore,
+        store: Dedupe,
         metrics: Metrics,
         hand_off: Callable[[GitHubEvent], None],
     ) -> None:

@@ -9,7 +9,7 @@
     groups.admit(route, limit, now=now)                # the route's hourly session budget
     groups.note_due(route, now=now)                    # True once per route per hour
 
-Everything is built from `SessionStore` and `Locker` primitives (blobs, marked sets, dedupe
+Everything is built from the store's roles (bot.store.base: blobs, marked sets, dedupe
 tokens, leases), so memory and Redis behave alike and several replicas share the same answers.
 Group keys are Alertmanager's text (any length, any characters): stored names use their SHA-256.
 """
@@ -24,15 +24,15 @@ from contextlib import contextmanager
 from typing import Protocol
 
 from bot.domain.thread import ThreadKey
-from bot.store.base import Locker, SessionStore
+from bot.store.base import Blobs, Dedupe, Leases, MarkedSets
 
 HOUR = 3600.0
 DECIDE_TTL = 30.0  # seconds a replica may hold a group while it posts the root message
 DECIDE_WAIT = 10.0
 
 
-class _Store(SessionStore, Locker, Protocol):
-    pass
+class AlertGroupStore(Blobs, MarkedSets, Dedupe, Leases, Protocol):
+    """The store's roles alert groups are built from."""
 
 
 def _digest(text: str) -> str:
@@ -40,7 +40,7 @@ def _digest(text: str) -> str:
 
 
 class AlertGroups:
-    def __init__(self, store: _Store, *, wait: float = DECIDE_WAIT) -> None:
+    def __init__(self, store: AlertGroupStore, *, wait: float = DECIDE_WAIT) -> None:
         self._store = store
         self._wait = wait
 

@@ -3,17 +3,23 @@
     svc.sessions.get(key)   # Session | None; SessionCorrupt when the record cannot be read
     svc.sessions.put(session)
 
-The store underneath keeps a session as opaque JSON text (bot.store.base.SessionStore);
-StoreUnavailable passes through unchanged.
+The store underneath keeps a session as opaque JSON text (bot.store.base.SessionRecords) and
+its Home tab card (SessionCards); StoreUnavailable passes through unchanged.
 """
 
 from __future__ import annotations
+
+from typing import Protocol
 
 from bot.agent.codec import conversation_from_dict, conversation_to_dict
 from bot.agent.conversation import Conversation
 from bot.domain.sessions import Session, SessionCorrupt
 from bot.domain.thread import ThreadKey
-from bot.store.base import SessionStore
+from bot.store.base import SessionCards, SessionRecords
+
+
+class SessionStore(SessionRecords, SessionCards, Protocol):
+    """The store's roles the sessions use: their records and the Home tab's cards."""
 
 
 class Sessions:
