@@ -188,7 +188,7 @@ def main() -> None:
               f"{time.perf_counter() - started:.1f} s")  # fmt: skip
         root = slack.add_message(CHANNEL, f"<@U0BOT> {REQUEST}", user="U0BENCH")
         mentioned = time.perf_counter()
-        service.runner.accept(Mention(CHANNEL, "U0BENCH", REQUEST, root.ts, None))
+        service.runner.handle(Mention(CHANNEL, "U0BENCH", REQUEST, root.ts, None))
         posted = 0.0
         while not posted and time.perf_counter() < mentioned + 900:
             proposal = [m for m in slack.bot_messages(CHANNEL, root.ts) if "Proposal 1" in m.text]

@@ -160,7 +160,7 @@ def build_service(
     *,
     socket_mode: bool = False,
     provider_factory: Callable[[Settings], LLMProvider] = _provider,
-    queue: int = 64,
+    backlog: int = 64,
     busy: Count | None = None,
     turns: bool = True,
 ) -> Service:
@@ -223,7 +223,7 @@ def build_service(
         audit=audit,
     )
     channels = Channels(svc, make_cache=make_cache, code_host=code_host_for)
-    dispatcher = Dispatcher(settings.workers, queue, on_depth=metrics.queued.set)
+    dispatcher = Dispatcher(settings.workers, backlog, on_depth=metrics.queued.set)
     runner = Runner(svc, dispatcher, channels, busy=busy)
     bolt = App(
         client=client,
@@ -371,7 +371,7 @@ def github_webhook(service: Service) -> Any:
     if secret is None or not secret.get_secret_value():
         return None
     return WebhookReceiver(secret.get_secret_value(), service.svc.store, service.svc.metrics,
-                           service.runner.accept_github)  # fmt: skip
+                           service.runner.enqueue_github)  # fmt: skip
 
 
 def alert_webhook(service: Service) -> Any:
@@ -382,7 +382,9 @@ def alert_webhook(service: Service) -> Any:
             log.warning("alert_routes are set but TANKA_BOT_ALERTS_TOKEN is not: "
                         "/alerts/alertmanager answers 404 until it is")  # fmt: skip
         return None
-    return AlertReceiver(token.get_secret_value(), service.svc.metrics, service.runner.accept_alert)
+    return AlertReceiver(
+        token.get_secret_value(), service.svc.metrics, service.runner.enqueue_alert
+    )
 
 
 def _verified(handler: SlackRequestHandler, service: Service) -> Any:

@@ -27,7 +27,7 @@ from bot.compose import budgets_from_settings
 from bot.config import Settings, load_settings
 from bot.errors import UserError
 from bot.eval.report import Report, to_json, to_markdown
-from bot.eval.runner import Runner, RunResult
+from bot.eval.runner import RunResult, SuiteRunner
 from bot.eval.selfcheck import TaskCheck, check_tasks
 from bot.eval.tasks import TaskFileError, load_suite, select
 from tools.catalog import default_registry
@@ -85,7 +85,7 @@ def run_eval(args: argparse.Namespace, deps: EvalDeps) -> int:
             system_prompt=system_prompt(),
             budgets=budgets_from_settings(settings),
         )
-        runner = Runner(
+        runner = SuiteRunner(
             agent,
             functools.partial(_context, settings),
             workdir=workdir,

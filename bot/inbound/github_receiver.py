@@ -42,7 +42,7 @@ class WebhookReceiver:
         secret: str,
         store: Dedupe,
         metrics: Metrics,
-        hand_off: Callable[[GitHubEvent], None],
+        hand_off: Callable[[GitHubEvent], object],  # what it says of a drop is its own to log
     ) -> None:
         self.secret = secret.encode()
         self.store = store

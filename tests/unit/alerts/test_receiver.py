@@ -27,9 +27,9 @@ def call(receiver: AlertReceiver, body: bytes, **headers: str) -> tuple[int, str
 def receiver(*, take: bool = True) -> tuple[AlertReceiver, list[AlertNotification]]:
     taken: list[AlertNotification] = []
 
-    def hand_off(n: AlertNotification) -> bool:
+    def hand_off(n: AlertNotification) -> str | None:
         taken.append(n)
-        return take
+        return None if take else "the work queue is full"
 
     return AlertReceiver(TOKEN, Metrics(), hand_off), taken
 
