@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tools.errors import EngineError
+
 DOCS_STRUCTURE = "https://tanka.dev/directory-structure"
 
 
-class TankaError(Exception):
+class TankaError(EngineError):
     """Base class: str(exc) is the text to show a user."""
 
 
@@ -93,10 +95,6 @@ class ParallelError(TankaError):
 
 class JsonnetError(TankaError):
     """Jsonnet evaluation failed: go-jsonnet's message, with file:line:col and stack trace."""
-
-
-class ImportRefusedError(JsonnetError):
-    """An import would read a file outside the project (absolute path, `..`, symlink)."""
 
 
 class EvalTimeoutError(JsonnetError):

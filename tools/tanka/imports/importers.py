@@ -30,6 +30,7 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from tools.errors import EngineError
 from tools.tanka.imports.graph import (
     ENTRYPOINT,
     ROOT_MARKERS,
@@ -46,7 +47,7 @@ DELETED_PREFIX = "deleted:"
 INPUT_MARKERS = ("Chart.yaml", "kustomization.yaml", "kustomization.yml", "Kustomization")
 
 
-class ImportersError(ValueError):
+class ImportersError(EngineError, ValueError):
     """A bad argument to the importers analysis (e.g. a file that does not exist)."""
 
 

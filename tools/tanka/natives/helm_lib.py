@@ -25,6 +25,7 @@ from typing import Any
 import yaml
 
 from tools import linear_re
+from tools.errors import EngineError
 from tools.tanka.errors import NativeError
 from tools.tanka.natives.parse_yaml import parse_yaml
 
@@ -103,7 +104,7 @@ _SEMVER = re.compile(
 )
 
 
-class HelmLibraryError(Exception):
+class HelmLibraryError(EngineError):
     """Helm's library refused the chart or a template failed; the message is Helm's."""
 
 

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable
 from functools import lru_cache
 
+from tools.errors import EngineError
 from tools.sandbox import scrubbed_env
 
 FormatFn = Callable[[str, str], str]  # (source, filename) -> formatted source
@@ -23,7 +24,7 @@ CLI_TIMEOUT = 60.0
 _SYMBOLS = ("jsonnet_make", "jsonnet_destroy", "jsonnet_fmt_snippet", "jsonnet_realloc")
 
 
-class FormatError(Exception):
+class FormatError(EngineError):
     """The source cannot be formatted; the message is go-jsonnet's `file:line:col message`."""
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from tools.errors import EngineError
 from tools.tanka.source.jsonnet import ast
 from tools.tanka.source.jsonnet.children import children
 from tools.tanka.source.jsonnet.common import ErrCollector, Variable, VariableInfo, VariableKind
@@ -24,7 +25,7 @@ from tools.tanka.source.jsonnet.types import check as check_types
 from tools.tanka.source.jsonnet.variables import find_variables
 
 
-class ImportFailure(Exception):
+class ImportFailure(EngineError):
     """An import that cannot be opened; the message is the finding's text."""
 
 
