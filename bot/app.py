@@ -35,6 +35,7 @@ from bot.compose import (
     NoModelHere,
     budgets_from_settings,
     build_code_host,
+    build_provider,
     mcp_hub,
     with_mcp_tools,
 )
@@ -131,12 +132,6 @@ class Service:
         return finished
 
 
-def _provider(settings: Settings) -> LLMProvider:
-    from bot.compose import build_provider  # noqa: PLC0415 - the model SDKs load only for the configured provider
-
-    return build_provider(settings)
-
-
 def _identity(client: WebClient) -> tuple[str, str]:
     try:
         data = client.auth_test().data
@@ -159,7 +154,7 @@ def build_service(
     settings: Settings,
     *,
     socket_mode: bool = False,
-    provider_factory: Callable[[Settings], LLMProvider] = _provider,
+    provider_factory: Callable[[Settings], LLMProvider] = build_provider,
     backlog: int = 64,
     busy: Count | None = None,
     turns: bool = True,

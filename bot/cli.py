@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, NoReturn
 from bot.errors import ConfigError, describe
 
 if TYPE_CHECKING:
-    from bot.chat.command import ChatDeps
+    from bot.compose import CommandDeps
 
 
 def _parser(
-    chat_deps: ChatDeps | None, argv: Sequence[str] | None = None
+    chat_deps: CommandDeps | None, argv: Sequence[str] | None = None
 ) -> argparse.ArgumentParser:
     """The parser for `argv`: with its command named, only that command's arguments (each
     command's module loads only when it runs); else every command's, for the help and the
@@ -114,7 +114,7 @@ def _serve(args: argparse.Namespace) -> int:
                  log_level=level)  # fmt: skip
 
 
-def main(argv: Sequence[str] | None = None, *, chat_deps: ChatDeps | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, chat_deps: CommandDeps | None = None) -> int:
     """Run one command; `chat_deps` replaces what `chat` takes from the outside world (tests)."""
     args = _parser(chat_deps, argv).parse_args(argv)
     logging.basicConfig(

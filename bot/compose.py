@@ -7,11 +7,16 @@ the adapters take values, and this module turns the settings into them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, TextIO
 
 from bot.agent.budget import Budgets
 from bot.agent.messages import LLMProvider, ModelRequest, ModelResponse
 from bot.config import ConfigError, Settings
+from bot.publish.pipeline import PullRequestHost
+from tools.catalog import default_registry
 from tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
@@ -103,6 +108,12 @@ def with_mcp_tools(registry: ToolRegistry, hub: McpHub | None) -> ToolRegistry:
     return registry
 
 
+class ClosableHost(PullRequestHost, Protocol):
+    """A code host a terminal command opens and closes itself (GitHubCodeHost)."""
+
+    def close(self) -> None: ...
+
+
 def build_code_host(
     settings: Settings, *, clock: Clock | None = None, write_interval: float | None = 1.0
 ) -> GitHubCodeHost | None:
@@ -144,3 +155,18 @@ def _token_source(settings: Settings, repo: tuple[str, str], clock: Clock) -> To
     )
     credentials = AppCredentials(settings.github_app_id, key, settings.github_app_installation_id)
     return InstallationTokens(credentials, repo=repo, base_url=settings.github_api_url, clock=clock)
+
+
+@dataclass
+class CommandDeps:
+    """What a terminal command (`chat`, `eval`) takes from the outside world; tests swap in a
+    scripted provider, a registry, a code host and streams."""
+
+    provider_factory: Callable[[Settings], LLMProvider] = build_provider
+    registry_factory: Callable[[], ToolRegistry] = default_registry
+    code_host_factory: Callable[[Settings], ClosableHost | None] = build_code_host  # chat's PRs
+    environ: Mapping[str, str] | None = None  # None: the process environment
+    stdin: TextIO | None = None  # None: sys.stdin at call time
+    stdout: TextIO | None = None  # None: sys.stdout at call time
+    stderr: TextIO | None = None  # None: sys.stderr at call time (eval's progress line)
+    cwd: Path | None = None  # None: the process's working directory

@@ -18,8 +18,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -32,13 +31,18 @@ from bot.chat.changes import ChatChanges
 from bot.chat.ignores import check_global_ignores
 from bot.chat.masked import MaskedWriter
 from bot.chat.repl import ChatSession, LineReader, repl, report, run_in_foreground
-from bot.compose import budgets_from_settings, build_code_host, mcp_hub, with_mcp_tools
+from bot.compose import (
+    CommandDeps,
+    budgets_from_settings,
+    build_code_host,
+    mcp_hub,
+    with_mcp_tools,
+)
 from bot.config import Settings, load_settings
 from bot.errors import BotError, UserError
 from bot.git.askpass import TokenCredentials
 from bot.workspace.repo_cache import RepoCache
 from tools import linear_re
-from tools.catalog import default_registry
 from tools.context import PullRequestSource, ToolContext
 from tools.git import run_git
 from tools.gitrun import GitError
@@ -48,7 +52,7 @@ from tools.redaction import SecretMask, scrub_credentials
 from tools.registry import ToolRegistry
 
 if TYPE_CHECKING:  # PyGithub, the publish step and Tanka load only when a chat needs them
-    from bot.chat.approve import ChatApproval, ClosableHost, HostFactory
+    from bot.chat.approve import ChatApproval
     from tools.tanka.diff.revision import RevisionDiffer
 
 log = logging.getLogger(__name__)
@@ -57,30 +61,8 @@ log = logging.getLogger(__name__)
 _URL = linear_re.compile(rf"(?i)^([a-z][a-z0-9+.-]*://|[^/{SPACE[1:-1]}]+@[^/{SPACE[1:-1]}]+:)")
 
 
-def _build_provider(settings: Settings) -> LLMProvider:
-    from bot.compose import build_provider  # noqa: PLC0415 - SDKs load only when chat really runs
-
-    return build_provider(settings)
-
-
-def _build_code_host(settings: Settings) -> ClosableHost | None:
-    return build_code_host(settings)
-
-
-@dataclass
-class ChatDeps:
-    """What `chat` takes from the outside world; tests swap in a scripted provider and streams."""
-
-    provider_factory: Callable[[Settings], LLMProvider] = _build_provider
-    registry_factory: Callable[[], ToolRegistry] = default_registry
-    environ: Mapping[str, str] | None = None  # None: the process environment
-    stdin: TextIO | None = None  # None: sys.stdin at call time
-    stdout: TextIO | None = None  # None: sys.stdout at call time
-    cwd: Path | None = None  # None: the process's working directory
-    code_host_factory: HostFactory = _build_code_host  # for /approve and --approve
-
-
-def run_chat(args: argparse.Namespace, deps: ChatDeps) -> int:
+def run_chat(args: argparse.Namespace, deps: CommandDeps | None = None) -> int:
+    deps = deps or CommandDeps()
     settings = _settings(args, deps.environ)
     if args.prompt is not None and not args.prompt.strip():
         raise UserError("the prompt is empty; say what to change, or omit it for the REPL")
@@ -182,7 +164,7 @@ def _settings(args: argparse.Namespace, environ: Mapping[str, str] | None) -> Se
 
 
 def _approval(
-    session: ChatSession, settings: Settings, deps: ChatDeps, remote_url: str | None
+    session: ChatSession, settings: Settings, deps: CommandDeps, remote_url: str | None
 ) -> ChatApproval:
     """Wire /approve into the session: the diffs it prints are the proposals it remembers."""
     ctx, out = session.ctx, session.out
