@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tools.tanka.errors import TankaError
+from tools.tanka.kind_order import TK_KIND_ORDER
 from tools.tanka.pipeline.targets import Targets, parse_targets
 
 if TYPE_CHECKING:
@@ -51,42 +52,8 @@ CLUSTER_WIDE_KINDS = frozenset(
     ]
 )
 
-KIND_ORDER = [
-    "Namespace",
-    "NetworkPolicy",
-    "ResourceQuota",
-    "LimitRange",
-    "PodSecurityPolicy",
-    "PodDisruptionBudget",
-    "ServiceAccount",
-    "Secret",
-    "ConfigMap",
-    "StorageClass",
-    "PersistentVolume",
-    "PersistentVolumeClaim",
-    "CustomResourceDefinition",
-    "ClusterRole",
-    "ClusterRoleList",
-    "ClusterRoleBinding",
-    "ClusterRoleBindingList",
-    "Role",
-    "RoleList",
-    "RoleBinding",
-    "RoleBindingList",
-    "Service",
-    "DaemonSet",
-    "Pod",
-    "ReplicationController",
-    "ReplicaSet",
-    "Deployment",
-    "HorizontalPodAutoscaler",
-    "StatefulSet",
-    "Job",
-    "CronJob",
-    "Ingress",
-    "APIService",
-]
-_KIND_INDEX = {kind: index for index, kind in enumerate(KIND_ORDER)}
+# tk sorts by kind in this order first (sort.go); unknown kinds go after every known one.
+_KIND_INDEX = {kind: index for index, kind in enumerate(TK_KIND_ORDER)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,7 +220,7 @@ def sort_key(manifest: Manifest) -> tuple[int, str, str, str, str]:
     kind = _text(manifest.get("kind"))
     metadata = _metadata(manifest)
     return (
-        _KIND_INDEX.get(kind, len(KIND_ORDER)),
+        _KIND_INDEX.get(kind, len(TK_KIND_ORDER)),
         kind,
         _text(metadata.get("namespace")),
         _text(metadata.get("name")),
