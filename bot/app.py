@@ -232,8 +232,8 @@ def build_service(
     )  # fmt: skip
     on_event = register(bolt, runner, svc, bot_id=bot_id)
     slack_interactive.register(bolt, runner, svc)  # buttons, the new-env modal, the shortcut
-    # One maintenance job per repository; the first serves readiness as before, the others
-    # (channels with their own repository) are checked too.
+    # One maintenance job per repository; the first (the default repository's) answers
+    # readiness, and the others (channels with their own repository) are checked too.
     jobs = [
         CacheMaintenance(c, base_branch=branch, prepare=_preparer(differ))
         for c, branch in channels.caches()

@@ -14,7 +14,7 @@ and its metrics (merged into /metrics). A second pipe tells the serving process 
 message the work process indexes, so a reaction on it is still placed in its thread while Redis
 is down (bot.runtime.triage). If the serving process dies, this one exits at once: a
 replica is both or neither. Without Redis the queue lives in the serving process's memory, so
-everything runs there, as before.
+everything runs there: no other process could take work from it.
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ def _said_before(svc: Services, session: Session, reaction: Reaction, why: str) 
     token = f"refused:{session.key.id}:{reaction.item_ts}:{reaction.user}:{digest}"
     try:
         return not svc.store.first_seen(token, REFUSAL_QUIET)
-    except StoreUnavailable:  # cannot tell: say it in the thread, as always before
+    except StoreUnavailable:  # cannot tell: a refusal said twice beats one never said
         return False
 
 

@@ -254,7 +254,7 @@ def _lint(
     for snippet in snippets:
         try:
             node = trees.tree(snippet.file_name, snippet.code)
-            if id(node) in linted:  # the same file twice: two trees, as before sharing
+            if id(node) in linted:  # the same file twice: a tree each, so each has its own findings
                 node = snippet_to_ast(snippet.file_name, snippet.code)
         except StaticError as err:
             found.append(LintFinding("parse" if isinstance(err, ParseError) else "static", err))
