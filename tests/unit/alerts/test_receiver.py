@@ -12,7 +12,7 @@ from bot.inbound.alert_receiver import AlertReceiver, authorized
 from bot.inbound.http import MAX_BODY
 from bot.telemetry.metrics import Metrics
 from tests.unit.alerts.test_payload import fixture
-from tests.unit.service.test_http import Response, environ
+from tests.unit.inbound.test_http import Response, environ
 
 TOKEN = "am-unit-token"
 
