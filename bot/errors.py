@@ -43,12 +43,14 @@ tools.errors, as tools/ never imports bot/):
           │    │                           RevisionError, EnvPathError, CheckSetupError
           ├── StaticError                  tools.tanka.source.jsonnet.errors: Jsonnet that does
           │                                not parse or analyse (ParseError)
-          ├── FormatError                  tools.tanka.source.formatter (FormatterUnavailable)
+          ├── FormatError                  tools.tanka.errors: the formatter's
+          │                                (FormatterUnavailable)
           ├── ImportRefused                tools.tanka.evaluation.importer: an import outside
           │                                the project
           ├── ImportFailure                tools.tanka.source.jsonnet.linter: an import the
           │                                linter cannot open
-          ├── ImportersError               tools.tanka.imports.importers (also a ValueError)
+          ├── ImportersError               tools.tanka.errors: the importers analysis's (also
+          │                                a ValueError)
           ├── HelmLibraryError             tools.tanka.natives.helm_lib
           └── GoJsonError                  tools.tanka.gojson.decode (also a ValueError)
 

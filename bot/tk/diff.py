@@ -167,3 +167,13 @@ def exit_code(result: RevisionDiff) -> int:
 def _fixed(env: EnvDiff) -> bool:
     """Failed at the base only: the change made it render."""
     return not env.already_failing and (env.error or "").startswith("base: ")
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_diff(
+        base=args.base,
+        env_paths=args.env_paths,
+        cwd=Path.cwd(),
+        summary=args.summary,
+        options=options_of(args),
+    )

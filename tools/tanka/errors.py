@@ -1,7 +1,9 @@
 """Errors of the Tanka engine. Messages are tk's own texts wherever tk has one.
 
-Every error derives from TankaError, so callers (the CLI, the agent tools) catch one class and
-show `str(exc)`: one message that says what is wrong, in the words a tk user already knows.
+TankaError's tree, so callers (the CLI, the agent tools) catch one class and show `str(exc)`:
+one message that says what is wrong, in the words a tk user already knows. Beside it, the
+importers analysis's and the formatter's errors, defined here so that what shows them (bot.tk's
+error boundary) need not load those engines.
 """
 
 from __future__ import annotations
@@ -153,3 +155,15 @@ def go_quote(text: str) -> str:
             out.append(f"\\U{code:08x}")
     out.append('"')
     return "".join(out)
+
+
+class ImportersError(EngineError, ValueError):
+    """A bad argument to the importers analysis (e.g. a file that does not exist)."""
+
+
+class FormatError(EngineError):
+    """The source cannot be formatted; the message is go-jsonnet's `file:line:col message`."""
+
+
+class FormatterUnavailable(FormatError):
+    """Neither the gojsonnet shared library nor a jsonnetfmt binary could be used."""

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from tools.errors import ToolError
+from tools.tanka.errors import FormatError
 from tools.tanka.evaluation.importer import TK_LIBRARY_SOURCE
 from tools.tanka.imports.graph import (
     TK_LIBRARY,
@@ -32,7 +33,6 @@ from tools.tanka.imports.graph import (
     resolve_import,
 )
 from tools.tanka.source.fmt import DEFAULT_EXCLUDES, find_jsonnet_files
-from tools.tanka.source.formatter import FormatError
 from tools.tanka.source.jsonnet.error_format import format_static_error
 from tools.tanka.source.jsonnet.errors import ParseError, StaticError
 from tools.tanka.source.jsonnet.linter import (
