@@ -102,7 +102,7 @@ def mcp_hub(settings: Settings, *, on_call: CallObserver | None = None) -> McpHu
 def with_mcp_tools(registry: ToolRegistry, hub: McpHub | None) -> ToolRegistry:
     """`registry` offering the hub's tools too (`mcp__<server>__<tool>`), as listed each turn."""
     if hub is not None:
-        from bot.mcp.tools import McpTools  # noqa: PLC0415 - each provider's SDK loads only when it is the configured one
+        from bot.mcp.tools import McpTools  # noqa: PLC0415 - the MCP SDK loads only when servers are configured
 
         registry.add_source(McpTools(hub))
     return registry
@@ -124,37 +124,33 @@ def build_code_host(
     """
     if settings.github_token is None and settings.github_app_id is None:
         return None
-    from bot.github.auth import utc_now  # noqa: PLC0415 - PyGithub loads only when a GitHub token or App is configured
-    from bot.github.code_host import GitHubCodeHost, resolve_repo  # noqa: PLC0415 - PyGithub loads only when a GitHub token or App is configured
+    from bot.github import auth, code_host  # noqa: PLC0415 - PyGithub: 0.15 s of imports, for a configured GitHub only
 
-    owner, name = resolve_repo(settings.github_repo, settings.repo_url)
-    tokens = _token_source(settings, (owner, name), clock or utc_now)
-    return GitHubCodeHost(
+    owner, name = code_host.resolve_repo(settings.github_repo, settings.repo_url)
+    tokens: TokenSource
+    if settings.github_app_id is None:
+        token = settings.github_token.get_secret_value() if settings.github_token else ""
+        tokens = auth.StaticToken(token)
+    else:
+        key_text = settings.github_app_private_key
+        key = auth.read_private_key(
+            key_text.get_secret_value() if key_text else None,
+            settings.github_app_private_key_path,
+        )
+        credentials = auth.AppCredentials(
+            settings.github_app_id, key, settings.github_app_installation_id
+        )
+        tokens = auth.InstallationTokens(
+            credentials, repo=(owner, name), base_url=settings.github_api_url,
+            clock=clock or auth.utc_now,
+        )  # fmt: skip
+    return code_host.GitHubCodeHost(
         owner=owner,
         name=name,
         tokens=tokens,
         api_url=settings.github_api_url,
         write_interval=write_interval,
     )
-
-
-def _token_source(settings: Settings, repo: tuple[str, str], clock: Clock) -> TokenSource:
-    from bot.github.auth import (  # noqa: PLC0415 - PyGithub loads only when a GitHub token or App is configured
-        AppCredentials,
-        InstallationTokens,
-        StaticToken,
-        read_private_key,
-    )
-
-    if settings.github_app_id is None:
-        token = settings.github_token.get_secret_value() if settings.github_token else ""
-        return StaticToken(token)
-    key_text = settings.github_app_private_key
-    key = read_private_key(
-        key_text.get_secret_value() if key_text else None, settings.github_app_private_key_path
-    )
-    credentials = AppCredentials(settings.github_app_id, key, settings.github_app_installation_id)
-    return InstallationTokens(credentials, repo=repo, base_url=settings.github_api_url, clock=clock)
 
 
 @dataclass

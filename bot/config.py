@@ -182,7 +182,7 @@ class Settings(BaseSettings):
     def _check_kubernetes_version(cls, value: str | None) -> str | None:
         if not value:
             return None
-        from tools.tanka.check.schema import resolve_version, version_problem  # noqa: PLC0415 - the schema package loads only when a Kubernetes version is set
+        from tools.tanka.check.schema import resolve_version, version_problem  # noqa: PLC0415 - start-up: the schemas, 0.13 s and 100 modules, load only when a Kubernetes version is set
 
         problem = version_problem(value)
         if problem is not None:

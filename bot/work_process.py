@@ -35,7 +35,9 @@ from typing import Protocol, cast
 
 from bot.config import ConfigError, Settings
 from bot.domain.thread import ThreadKey
+from bot.dumpable import not_dumpable
 from bot.runtime.admission import WORKER_NICE
+from bot.telemetry.logs import configure_service_logging
 
 log = logging.getLogger(__name__)
 
@@ -241,9 +243,6 @@ def _yield_to_serving() -> None:
 
 def run(launch: Launch, pipe: Connection, hints: Connection, busy: Synchronized[int]) -> None:
     """The work process's main: build the service, take the work queue, answer the pipe."""
-    from bot.dumpable import not_dumpable  # noqa: PLC0415 - the same guard as the serving process
-    from bot.telemetry.logs import configure_service_logging  # noqa: PLC0415 - idem
-
     not_dumpable()
     configure_service_logging(launch.log_level)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the serving process, which

@@ -20,7 +20,7 @@ import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 from bot.agent.agent import Agent
 from bot.agent.conversation import Conversation
@@ -50,10 +50,8 @@ from tools.linear_re import SPACE
 from tools.mask_teacher import MaskTeacher
 from tools.redaction import SecretMask, scrub_credentials
 from tools.registry import ToolRegistry
-
-if TYPE_CHECKING:  # PyGithub, the publish step and Tanka load only when a chat needs them
-    from bot.chat.approve import ChatApproval
-    from tools.tanka.diff.revision import RevisionDiffer
+from tools.tanka.base_tree import BaseTrees
+from tools.tanka.diff.revision import RevisionDiffer
 
 log = logging.getLogger(__name__)
 
@@ -148,9 +146,6 @@ def _session(
 
 def _differ(settings: Settings) -> RevisionDiffer:
     """One differ for the chat: the agent's tanka_diff and the printed diffs share its caches."""
-    from tools.tanka.base_tree import BaseTrees  # noqa: PLC0415 - the diff engine loads only when a change is rendered
-    from tools.tanka.diff.revision import RevisionDiffer  # noqa: PLC0415 - the diff engine loads only when a change is rendered
-
     # Base trees under the work directory, not /tmp: it may be small or shared.
     return RevisionDiffer(trees=BaseTrees(settings.workdir / "base-trees"))
 

@@ -6,6 +6,7 @@ sort. Manifests are changed in place, as tk does, and returned as a new list.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -177,8 +178,6 @@ def env_label(options: ProcessOptions) -> str:
         "metadata": {"name": options.env_name, "namespace": options.env_namespace}
     }
     values = [_field_value(source, field_path) for field_path in fields]
-    import hashlib  # noqa: PLC0415 - tk start-up: only environments with injectLabels hash
-
     return hashlib.sha256(":".join(values).encode()).hexdigest()[:48]
 
 
