@@ -41,6 +41,7 @@ from bot.app import build_service
 from bot.config import load_settings
 from bot.domain.requests import Mention
 from bot.handlers import turn
+from bot.publish import change
 from fakes.scripted_provider import ScriptedProvider, call, reply, tools
 from fakes.slack_server import SlackServer
 from fakes.tanka_envs import MEMORY, write_project
@@ -52,11 +53,11 @@ REQUEST = "move to nginx 1.27, with more memory"
 MORE_MEMORY = "['384Mi', '768Mi', '1536Mi', '3Gi']"
 
 
-# The proposal's steps, timed where the turn calls them: (module attribute, label).
+# The proposal's steps, timed where they are called: (module, attribute, label).
 PHASES = (
-    ("rendered_change", "rendered diff (both sides, compared)"),
-    ("_checks", "checks (schemas, policies)"),
-    ("propose", "proposal built and posted"),
+    (change, "rendered_change", "rendered diff (both sides, compared)"),
+    (change, "_checks", "checks (schemas, policies)"),
+    (turn, "propose", "proposal built and posted"),
 )
 
 
@@ -64,9 +65,9 @@ def time_phases() -> dict[str, list[float]]:
     """Wrap the turn's steps so each call adds (wall seconds, CPU seconds of the service and
     its workers meanwhile)."""
     took: dict[str, list[float]] = {}
-    for name, label in PHASES:
+    for module, name, label in PHASES:
         took[label] = [0.0, 0.0]
-        setattr(turn, name, _timed(getattr(turn, name), took[label]))
+        setattr(module, name, _timed(getattr(module, name), took[label]))
     return took
 
 
@@ -188,7 +189,7 @@ def main() -> None:
               f"{time.perf_counter() - started:.1f} s")  # fmt: skip
         root = slack.add_message(CHANNEL, f"<@U0BOT> {REQUEST}", user="U0BENCH")
         mentioned = time.perf_counter()
-        service.runner.accept(Mention(CHANNEL, "U0BENCH", REQUEST, root.ts, None))
+        service.runner.handle(Mention(CHANNEL, "U0BENCH", REQUEST, root.ts, None))
         posted = 0.0
         while not posted and time.perf_counter() < mentioned + 900:
             proposal = [m for m in slack.bot_messages(CHANNEL, root.ts) if "Proposal 1" in m.text]

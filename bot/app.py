@@ -31,7 +31,14 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from bot.agent.agent import Agent
 from bot.agent.messages import LLMProvider
 from bot.agent.prompts import system_prompt
-from bot.compose import NoModelHere, budgets_from_settings, mcp_hub, with_mcp_tools
+from bot.compose import (
+    NoModelHere,
+    budgets_from_settings,
+    build_code_host,
+    build_provider,
+    mcp_hub,
+    with_mcp_tools,
+)
 from bot.config import ConfigError, Settings
 from bot.domain.thread import ThreadKey
 from bot.git.askpass import TokenCredentials
@@ -44,12 +51,11 @@ from bot.inbound.slack_listeners import EVENT_TYPES, OnEvent, register
 from bot.inbound.slack_signature import SignatureGate
 from bot.policy.groups import GroupCache
 from bot.runtime.admission import Count
-from bot.runtime.channels import Channels
 from bot.runtime.dispatch import Dispatcher
 from bot.runtime.reaper import Reaper
 from bot.runtime.runner import Runner
 from bot.runtime.scheduler import CacheMaintenance
-from bot.services import Services
+from bot.services import Channels, Services
 from bot.slack.client import SlackChatClient, web_client
 from bot.store import build_store
 from bot.telemetry.audit import Audit, build_audit_store
@@ -126,12 +132,6 @@ class Service:
         return finished
 
 
-def _provider(settings: Settings) -> LLMProvider:
-    from bot.compose import build_provider  # noqa: PLC0415 - the model SDKs load only for the configured provider
-
-    return build_provider(settings)
-
-
 def _identity(client: WebClient) -> tuple[str, str]:
     try:
         data = client.auth_test().data
@@ -154,8 +154,8 @@ def build_service(
     settings: Settings,
     *,
     socket_mode: bool = False,
-    provider_factory: Callable[[Settings], LLMProvider] = _provider,
-    queue: int = 64,
+    provider_factory: Callable[[Settings], LLMProvider] = build_provider,
+    backlog: int = 64,
     busy: Count | None = None,
     turns: bool = True,
 ) -> Service:
@@ -185,8 +185,6 @@ def build_service(
 
     def code_host_for(target: Settings) -> Callable[[], Any]:
         def code_host() -> Any:
-            from bot.github.code_host import build_code_host  # noqa: PLC0415 - PyGithub loads only when a GitHub token or App is configured
-
             return build_code_host(target)
 
         return code_host
@@ -220,7 +218,7 @@ def build_service(
         audit=audit,
     )
     channels = Channels(svc, make_cache=make_cache, code_host=code_host_for)
-    dispatcher = Dispatcher(settings.workers, queue, on_depth=metrics.queued.set)
+    dispatcher = Dispatcher(settings.workers, backlog, on_depth=metrics.queued.set)
     runner = Runner(svc, dispatcher, channels, busy=busy)
     bolt = App(
         client=client,
@@ -234,8 +232,8 @@ def build_service(
     )  # fmt: skip
     on_event = register(bolt, runner, svc, bot_id=bot_id)
     slack_interactive.register(bolt, runner, svc)  # buttons, the new-env modal, the shortcut
-    # One maintenance job per repository; the first serves readiness as before, the others
-    # (channels with their own repository) are checked too.
+    # One maintenance job per repository; the first (the default repository's) answers
+    # readiness, and the others (channels with their own repository) are checked too.
     jobs = [
         CacheMaintenance(c, base_branch=branch, prepare=_preparer(differ))
         for c, branch in channels.caches()
@@ -370,7 +368,7 @@ def github_webhook(service: Service) -> Any:
     if secret is None or not secret.get_secret_value():
         return None
     return WebhookReceiver(secret.get_secret_value(), service.svc.store, service.svc.metrics,
-                           service.runner.accept_github)  # fmt: skip
+                           service.runner.enqueue_github)  # fmt: skip
 
 
 def alert_webhook(service: Service) -> Any:
@@ -381,7 +379,9 @@ def alert_webhook(service: Service) -> Any:
             log.warning("alert_routes are set but TANKA_BOT_ALERTS_TOKEN is not: "
                         "/alerts/alertmanager answers 404 until it is")  # fmt: skip
         return None
-    return AlertReceiver(token.get_secret_value(), service.svc.metrics, service.runner.accept_alert)
+    return AlertReceiver(
+        token.get_secret_value(), service.svc.metrics, service.runner.enqueue_alert
+    )
 
 
 def _verified(handler: SlackRequestHandler, service: Service) -> Any:

@@ -23,7 +23,7 @@ from typing import Any
 from bot.domain.pr_events import GitHubEvent
 from bot.inbound.github_webhook import PayloadError, parse, replay_key, verify
 from bot.inbound.http import MAX_BODY, StartResponse, read_body, reply
-from bot.store.base import SessionStore, StoreUnavailable
+from bot.store.base import Dedupe, StoreUnavailable
 from bot.telemetry.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -37,9 +37,9 @@ class WebhookReceiver:
     def __init__(
         self,
         secret: str,
-        store: SessionStore,
+        store: Dedupe,
         metrics: Metrics,
-        hand_off: Callable[[GitHubEvent], None],
+        hand_off: Callable[[GitHubEvent], object],  # what it says of a drop is its own to log
     ) -> None:
         self.secret = secret.encode()
         self.store = store

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from bot.runtime.scheduler import CacheMaintenance
-from bot.store.base import Store, StoreUnavailable
+from bot.store.base import Health, StoreUnavailable
 from bot.telemetry.metrics import Metrics
 from bot.workspace.repo_cache import RepoCache
 
@@ -46,7 +46,7 @@ class Ready(Protocol):
 
 class Readiness:
     def __init__(
-        self, *, store: Store, cache: RepoCache, maintenance: CacheMaintenance,
+        self, *, store: Health, cache: RepoCache, maintenance: CacheMaintenance,
         more: Sequence[CacheMaintenance] = (),
     ) -> None:  # fmt: skip
         self.store = store

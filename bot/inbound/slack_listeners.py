@@ -84,7 +84,7 @@ def register(app: App, runner: Runner, svc: Services, *, bot_id: str = "") -> On
         elif isinstance(action, Help):
             ack(text=help_message(svc, action.problem))
         elif isinstance(action, NewEnv):  # queued (durable) before the ack, which says so
-            not_queued = runner.accept_new_env(command, action)
+            not_queued = runner.enqueue_new_env(command, action)
             ack(text=not_queued or f"Starting a session to create environment `{action.name}`…")
         else:
             ack()

@@ -6,7 +6,7 @@ is never acknowledged (so Slack sends it again) and a traceback is logged each t
 reading as HTTP mode's (bot.inbound.slack_envelope) runs first, as a raw message listener: an
 unreadable payload is acknowledged, logged in one line, counted as
 `tanka_bot_errors_total{kind="unreadable"}` and taken out of the envelope, which slack_sdk then
-hands to no one. Everything else goes to Bolt as before.
+hands to no one. Everything else goes to Bolt untouched.
 
 What arrives is bounded as HTTP bodies are (bot.inbound.http.MAX_BODY): each connection's socket
 is wrapped, before a byte of it is read as frames, in a `FrameLimit`

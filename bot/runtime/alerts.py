@@ -34,7 +34,7 @@ from bot.domain.sessions import Session
 from bot.domain.thread import ThreadKey
 from bot.policy.alert_routes import AlertRoute, route_for
 from bot.publish.pr_text import branch_name
-from bot.runtime.queue import Pending
+from bot.runtime.pending import Pending
 from bot.runtime.threads import Threads
 from bot.services import Services
 from bot.store.alert_groups import AlertGroups

@@ -13,7 +13,7 @@ from bot.handlers import ci, rebase, steer
 from bot.handlers.turn import run_turn
 from bot.publish.pr_text import branch_name
 from bot.runtime.lease import Lease
-from bot.runtime.queue import Pending, prompt
+from bot.runtime.pending import Pending, prompt
 from bot.runtime.threads import Threads
 
 log = logging.getLogger(__name__)
@@ -24,7 +24,7 @@ CUT_OFF = (
 )
 
 
-def accept(threads: Threads, message: Mention | ThreadReply) -> None:
+def handle(threads: Threads, message: Mention | ThreadReply) -> None:
     key = message.key
     if steer.refuse_message(threads.svc, message):  # teams: who may steer, which channels
         return

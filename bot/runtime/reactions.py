@@ -16,7 +16,7 @@ from bot.store.base import StoreUnavailable
 log = logging.getLogger(__name__)
 
 
-def accept(threads: Threads, reaction: Reaction) -> None:
+def handle(threads: Threads, reaction: Reaction) -> None:
     s = threads.svc.settings
     if reaction.name not in (s.approve_emoji, s.cancel_emoji):
         return

@@ -11,7 +11,7 @@
     groups.admit_note(key, limit, now=now)             # the thread's hourly note budget
     groups.held_note_due(key, now=now)                 # True once per thread per hour
 
-Everything is built from `SessionStore` and `Locker` primitives (blobs, marked sets, dedupe
+Everything is built from the store's roles (bot.store.base: blobs, marked sets, dedupe
 tokens, leases), so memory and Redis behave alike and several replicas share the same answers.
 Group keys are Alertmanager's text (any length, any characters): stored names use their SHA-256.
 """
@@ -26,15 +26,15 @@ from contextlib import contextmanager
 from typing import Protocol
 
 from bot.domain.thread import ThreadKey
-from bot.store.base import Locker, SessionStore
+from bot.store.base import Blobs, Dedupe, Leases, MarkedSets
 
 HOUR = 3600.0
 DECIDE_TTL = 30.0  # seconds a replica may hold a group while it posts the root message
 DECIDE_WAIT = 10.0
 
 
-class _Store(SessionStore, Locker, Protocol):
-    pass
+class AlertGroupStore(Blobs, MarkedSets, Dedupe, Leases, Protocol):
+    """The store's roles alert groups are built from."""
 
 
 def _digest(text: str) -> str:
@@ -42,7 +42,7 @@ def _digest(text: str) -> str:
 
 
 class AlertGroups:
-    def __init__(self, store: _Store, *, wait: float = DECIDE_WAIT) -> None:
+    def __init__(self, store: AlertGroupStore, *, wait: float = DECIDE_WAIT) -> None:
         self._store = store
         self._wait = wait
 

@@ -19,9 +19,9 @@ from bot.domain.alerts import AlertNotification, parse_notification
 from bot.domain.thread import ThreadKey
 from bot.policy.groups import GroupCache
 from bot.runtime import alerts
-from bot.runtime.dispatch import Admission, Dispatcher
+from bot.runtime.dispatch import Dispatcher, Submitted
 from bot.runtime.lease import Lease
-from bot.runtime.queue import Pending
+from bot.runtime.pending import Pending
 from bot.runtime.threads import Threads
 from bot.services import Services
 from bot.store.base import Store
@@ -42,9 +42,9 @@ ROUTE = {"match": {"alertname": "KubeContainerOOMKilled"}, "channel": CHANNEL,
 class Inline:
     """A dispatcher that runs each job at once, on the caller's thread."""
 
-    def submit(self, job: Callable[[], None]) -> Admission:
+    def submit(self, job: Callable[[], None]) -> Submitted:
         job()
-        return Admission.STARTED
+        return Submitted.STARTED
 
 
 class Env:

@@ -13,7 +13,7 @@ from bot.inbound.http import MAX_BODY, HealthApp
 from bot.store.base import StoreUnavailable
 from bot.store.memory import MemoryStore
 from bot.telemetry.metrics import Metrics
-from tests.unit.service.test_http import Response, environ
+from tests.unit.inbound.test_http import Response, environ
 
 SECRET = "whsec-unit-test"
 PAYLOAD = {

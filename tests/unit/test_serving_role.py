@@ -16,7 +16,7 @@ import pytest
 from bot.compose import NoModelHere
 from bot.config import ConfigError, load_settings
 
-ROOT = Path(__file__).parents[3]
+ROOT = Path(__file__).parents[2]
 BUILD = """
 import json, sys
 from bot.app import build_service

@@ -18,7 +18,7 @@ from bot.policy.groups import GroupCache
 from bot.runtime.dispatch import Dispatcher
 from bot.runtime.runner import Runner
 from bot.runtime.threads import BUSY, QUEUED
-from bot.runtime.triage import Recent, Verdict, triage
+from bot.runtime.triage import Recent, Triaged, triage
 from bot.services import Services
 from bot.store import StoreUnavailable
 from bot.store.memory import MemoryStore
@@ -74,35 +74,35 @@ def emoji(name: str, ts: str, *, author: str = BOT, added: bool = True) -> React
 def test_a_mention_is_always_work(svc: Services) -> None:
     recent = Recent()
     mention = Mention(CHANNEL, "U0ALICE", "hi", "1700000007.000100", None)
-    assert triage(svc, mention, recent) == Verdict(mention.key)
+    assert triage(svc, mention, recent) == Triaged(mention.key)
     assert mention.key in recent
 
 
 def test_a_reply_is_work_only_in_a_session_thread(svc: Services) -> None:
-    assert triage(svc, reply(KEY), Recent()) == Verdict(KEY)
-    assert triage(svc, reply(OTHER), Recent()) == Verdict(None, "reply_without_session")
+    assert triage(svc, reply(KEY), Recent()) == Triaged(KEY)
+    assert triage(svc, reply(OTHER), Recent()) == Triaged(None, "reply_without_session")
 
 
 @pytest.mark.parametrize(
     ("reaction", "verdict"),
     [
-        (emoji("white_check_mark", BOT_MESSAGE), Verdict(KEY)),
-        (emoji("x", BOT_MESSAGE), Verdict(KEY)),
-        (emoji("white_check_mark", BOT_MESSAGE, added=False), Verdict(KEY)),  # a withdrawal
-        (emoji("x", BOT_MESSAGE, added=False), Verdict(None, "reaction_removed")),
-        (emoji("tada", BOT_MESSAGE), Verdict(None, "reaction_other_emoji")),
+        (emoji("white_check_mark", BOT_MESSAGE), Triaged(KEY)),
+        (emoji("x", BOT_MESSAGE), Triaged(KEY)),
+        (emoji("white_check_mark", BOT_MESSAGE, added=False), Triaged(KEY)),  # a withdrawal
+        (emoji("x", BOT_MESSAGE, added=False), Triaged(None, "reaction_removed")),
+        (emoji("tada", BOT_MESSAGE), Triaged(None, "reaction_other_emoji")),
         (
             emoji("white_check_mark", ROOT, author="U0ALICE"),
-            Verdict(None, "reaction_not_on_bot_message"),
+            Triaged(None, "reaction_not_on_bot_message"),
         ),
         # Slack did not name the author: only the index can say
-        (emoji("white_check_mark", ROOT, author=""), Verdict(None, "reaction_not_on_bot_message")),
-        (emoji("white_check_mark", BOT_MESSAGE, author=""), Verdict(KEY)),
+        (emoji("white_check_mark", ROOT, author=""), Triaged(None, "reaction_not_on_bot_message")),
+        (emoji("white_check_mark", BOT_MESSAGE, author=""), Triaged(KEY)),
         # the bot's message, not indexed (yet): work, its thread looked up by the runner
-        (emoji("white_check_mark", "1700000008.000100"), Verdict(None)),
+        (emoji("white_check_mark", "1700000008.000100"), Triaged(None)),
     ],
 )
-def test_reactions(svc: Services, reaction: Reaction, verdict: Verdict) -> None:
+def test_reactions(svc: Services, reaction: Reaction, verdict: Triaged) -> None:
     assert triage(svc, reaction, Recent()) == verdict
 
 
@@ -124,7 +124,7 @@ def test_a_reaction_on_a_persons_message_asks_no_store() -> None:
     index's round trip (with the store down, asking it would fail)."""
     svc = services(DownStore())
     verdict = triage(svc, emoji("white_check_mark", ROOT, author="U0ALICE"), Recent())
-    assert verdict == Verdict(None, "reaction_not_on_bot_message")
+    assert verdict == Triaged(None, "reaction_not_on_bot_message")
 
 
 def test_recent_forgets_the_oldest() -> None:

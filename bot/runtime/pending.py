@@ -1,4 +1,4 @@
-"""A thread's queue: messages that wait for the thread's next turn, and how a turn reads them."""
+"""A thread's pending messages: what waits for the thread's next turn, and how a turn reads it."""
 
 from __future__ import annotations
 

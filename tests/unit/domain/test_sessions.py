@@ -16,6 +16,7 @@ from bot.domain.sessions import (
     SessionCorrupt,
 )
 from bot.domain.thread import ThreadKey
+from bot.store.sessions import load_conversation, store_conversation
 
 
 def session() -> Session:
@@ -51,7 +52,7 @@ def conversation() -> Conversation:
 
 def test_round_trip_with_a_conversation_and_records() -> None:
     original = session()
-    original.store_conversation(conversation())
+    store_conversation(original, conversation())
     original.state = "running"
     original.revision = 3
     original.base_commit = "a" * 40
@@ -79,7 +80,7 @@ def test_round_trip_with_a_conversation_and_records() -> None:
     assert restored.latest_proposal is not None
     assert restored.latest_proposal.files == ("environments/prod/main.jsonnet",)
     assert restored.trace[0].seconds == 0.123
-    loaded = restored.load_conversation()
+    loaded = load_conversation(restored)
     expected = conversation()
     assert loaded.history == expected.history
     assert loaded.usage == expected.usage
@@ -87,7 +88,7 @@ def test_round_trip_with_a_conversation_and_records() -> None:
 
 
 def test_empty_conversation() -> None:
-    loaded = Session.from_json(session().to_json()).load_conversation()
+    loaded = load_conversation(Session.from_json(session().to_json()))
     assert loaded.history == ()
     assert loaded.turns == 0
 
@@ -175,7 +176,7 @@ def test_corrupt_conversation_is_named(conversation_data: dict[str, object], whe
     data = json.loads(session().to_json()) | {"conversation": conversation_data}
     restored = Session.from_json(json.dumps(data))  # the envelope is fine
     with pytest.raises(SessionCorrupt) as caught:
-        restored.load_conversation()
+        load_conversation(restored)
     assert str(caught.value).startswith(where)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bot.runtime.dispatch import Admission, Dispatcher
+from bot.runtime.dispatch import Dispatcher, Submitted
 
 WAIT = 5.0
 
@@ -44,11 +44,11 @@ def test_started_up_to_workers_then_queued_then_full(gate: Gate) -> None:
     dispatcher = Dispatcher(2, 2, on_depth=depths.append)
     results = [dispatcher.submit(gate.job()) for _ in range(5)]
     assert results == [
-        Admission.STARTED,
-        Admission.STARTED,
-        Admission.QUEUED,
-        Admission.QUEUED,
-        Admission.FULL,
+        Submitted.STARTED,
+        Submitted.STARTED,
+        Submitted.QUEUED,
+        Submitted.QUEUED,
+        Submitted.FULL,
     ]
     assert dispatcher.busy == 4
     assert gate.started[0].wait(WAIT)
@@ -73,11 +73,11 @@ def test_a_finished_job_frees_its_slot() -> None:
             freed.set()
 
     dispatcher = Dispatcher(1, 0, on_depth=on_depth)
-    assert dispatcher.submit(lambda: None) is Admission.STARTED
+    assert dispatcher.submit(lambda: None) is Submitted.STARTED
     assert freed.wait(WAIT)
     assert dispatcher.busy == 0
     finished = threading.Event()
-    assert dispatcher.submit(finished.set) is Admission.STARTED
+    assert dispatcher.submit(finished.set) is Submitted.STARTED
     assert finished.wait(WAIT)
     assert dispatcher.shutdown(WAIT)
 
@@ -89,7 +89,7 @@ def test_a_failing_job_does_not_kill_the_pool(caplog: pytest.LogCaptureFixture) 
         raise RuntimeError("handler bug")
 
     ran = threading.Event()
-    assert dispatcher.submit(boom) is Admission.STARTED
+    assert dispatcher.submit(boom) is Submitted.STARTED
     dispatcher.submit(ran.set)
     assert ran.wait(WAIT)
     assert dispatcher.shutdown(WAIT)
@@ -110,11 +110,11 @@ def test_shutdown_waits_for_running_and_queued_jobs(gate: Gate) -> None:
 
         return run
 
-    assert dispatcher.submit(job(1)) is Admission.STARTED
-    assert dispatcher.submit(job(2)) is Admission.QUEUED
+    assert dispatcher.submit(job(1)) is Submitted.STARTED
+    assert dispatcher.submit(job(2)) is Submitted.QUEUED
     assert gate.started[0].wait(WAIT)
     assert dispatcher.shutdown(0.05) is False  # still running: reports it did not finish
-    assert dispatcher.submit(gate.job()) is Admission.FULL  # closed: no new work
+    assert dispatcher.submit(gate.job()) is Submitted.FULL  # closed: no new work
     gate.release.set()
     assert dispatcher.shutdown(WAIT) is True
     assert finished == [1, 2]
@@ -138,5 +138,5 @@ def test_submit_racing_shutdown_is_refused_not_raised() -> None:
             pool.shutdown(wait=wait, cancel_futures=cancel_futures)
 
     dispatcher._pool = RacingPool()  # type: ignore[assignment]
-    assert dispatcher.submit(lambda: None) is Admission.FULL
+    assert dispatcher.submit(lambda: None) is Submitted.FULL
     assert dispatcher.busy == 0

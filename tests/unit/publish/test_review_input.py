@@ -1,9 +1,9 @@
-"""What the reviewer sub-agent reads of a proposal (bot.handlers.turn.review_input)."""
+"""What the reviewer sub-agent reads of a proposal (bot.publish.change.review_input)."""
 
 from __future__ import annotations
 
 from bot.domain.proposal import Proposal
-from bot.handlers.turn import review_input
+from bot.publish.change import review_input
 from tools.tanka.diff.resources import Change, EnvDiff, ResourceDiff, ResourceKey
 from tools.tanka.diff.revision import RevisionDiff
 

@@ -15,7 +15,7 @@ from bot.inbound.slack_socket import CheckedSocketModeHandler
 from bot.telemetry.metrics import Metrics
 from fakes import slack_events as events
 from fakes.slack_server import SlackServer
-from tests.unit.service.test_http import call, environ
+from tests.unit.inbound.test_http import call, environ
 
 JSON = "application/json"
 FORM = "application/x-www-form-urlencoded"
