@@ -53,6 +53,8 @@ tools.errors, as tools/ never imports bot/):
           ├── ImportersError               tools.tanka.errors: the importers analysis's (also
           │                                a ValueError)
           ├── HelmLibraryError             tools.tanka.natives.helm_lib
+          ├── BadConfig                    tools.tanka.natives.kustomize_plugins: an inline
+          │                                kustomize config that is not YAML (a ValueError)
           └── GoJsonError                  tools.tanka.gojson.decode (also a ValueError)
 
 Errors do not decide how they are shown. Two places do, by these roots: `describe` below for

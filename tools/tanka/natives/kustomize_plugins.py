@@ -21,13 +21,15 @@ from typing import Any
 
 import yaml
 
+from tools.errors import EngineError
+
 FIELDS = ("generators", "transformers", "validators")
 _PATH = ("path", "env", "chartHome", "valuesFile", "repo")
 _PATH_LISTS = ("paths", "files", "envs", "additionalValuesFiles")
 _FUNCTION_ANNOTATIONS = ("config.kubernetes.io/function", "config.k8s.io/function")
 
 
-class BadConfig(ValueError):
+class BadConfig(EngineError, ValueError):
     """An inline config that is not YAML."""
 
 
