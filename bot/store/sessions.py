@@ -9,14 +9,19 @@ StoreUnavailable passes through unchanged.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from bot.domain.sessions import Session, SessionCorrupt
 from bot.domain.thread import ThreadKey
 from bot.store.base import SessionStore
 
 
 class Sessions:
-    def __init__(self, store: SessionStore) -> None:
+    def __init__(
+        self, store: SessionStore, on_put: Callable[[Session], None] = lambda session: None
+    ) -> None:
         self._store = store
+        self._on_put = on_put  # the web view's history files the session (bot.telemetry.audit)
 
     def get(self, key: ThreadKey) -> Session | None:
         raw = self._store.load(key)
@@ -35,6 +40,7 @@ class Sessions:
             session.key, card, requester=session.requester, updated=session.updated,
             awaiting=latest is not None and not latest.approved_by,
         )  # fmt: skip
+        self._on_put(session)
 
     def by_requester(self, user: str, limit: int) -> list[Session]:
         """The sessions `user` started, newest first, as cards: no conversation or trace

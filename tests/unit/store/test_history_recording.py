@@ -1,0 +1,63 @@
+"""The history is recorded through the audit writer: each event, each saved session and what a
+proposal or an answer showed, masked with the thread's SecretMask like an audit line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bot.domain.proposal import Proposal
+from bot.domain.sessions import Session
+from bot.domain.thread import ThreadKey
+from bot.store.history import MemoryHistory, SessionQuery
+from bot.store.memory import MemoryStore
+from bot.store.sessions import Sessions
+from bot.telemetry.audit import Audit
+from bot.telemetry.audit_log import JsonLinesAudit
+from bot.telemetry.history import Recorder, migrate
+
+SECRET = "hunter2-very-secret-value"
+
+
+def session(request: str = "scale app") -> Session:
+    return Session(channel="C1", thread_ts="1.0", requester="U0ALICE", request=request,
+                   created=10.0, updated=20.0, base_branch="main")  # fmt: skip
+
+
+def test_events_sessions_and_kept_items_are_masked_and_filed(tmp_path: Path) -> None:
+    history = MemoryHistory(days=1)
+    audit = Audit(JsonLinesAudit(tmp_path, retention=3600, max_events=1000),
+                  history=Recorder(history))  # fmt: skip
+    audit.start()
+    masked = audit.with_mask(lambda text: text.replace(SECRET, "[redacted]"))
+    key = ThreadKey("C1", "1.0")
+    s = session(f"set the password to {SECRET}")
+    s.proposals.append(Proposal(base_commit="b", tree="t", diff_hash="h", files=("a.jsonnet",),
+                                envs=("environments/prod",), title=f"t {SECRET}"))  # fmt: skip
+    Sessions(MemoryStore(), on_put=masked.session_saved).put(s)
+    masked.record("C1", "1.0", "U0BOB", "approval", {"accepted": False, "why": f"no {SECRET}"})
+    masked.keep("proposal", key, "1", {"number": 1, "diff": f"+password: {SECRET}\n"})
+    answer = {"turn": 1, "at": 86_400.0 * 3, "text": "done", "cost": 0.5, "input_tokens": 10,
+              "output_tokens": 2}  # fmt: skip
+    masked.keep("answer", key, "1", answer)
+    audit.close()
+    _, [raw] = history.find(SessionQuery(state="proposed", env="environments/prod"),
+                            offset=0, limit=5)  # fmt: skip
+    everything = raw + json.dumps(history.items(key, "proposal")) + "".join(history.events(key))
+    assert SECRET not in everything
+    assert "[redacted]" in json.loads(raw)["request"]
+    assert json.loads(history.events(key)[0])["details"]["why"] == "no [redacted]"
+    assert json.loads(history.items(key, "proposal")["1"])["diff"] == "+password: [redacted]\n"
+    [cost] = history.costs("1970-01-01")
+    assert (cost.day, cost.usd, cost.turns) == ("1970-01-04", 0.5, 1)
+
+
+def test_sessions_stored_before_the_history_are_migrated() -> None:
+    store = MemoryStore()
+    Sessions(store).put(session("an old request"))
+    history = MemoryHistory(days=1)
+    assert migrate(store, Recorder(history)) == 1
+    assert migrate(store, Recorder(history)) == 0  # filed once
+    total, [card] = history.find(SessionQuery(q="old"), offset=0, limit=5)
+    assert total == 1
+    assert json.loads(card)["request"] == "an old request"
