@@ -52,8 +52,11 @@ from bot.runtime.scheduler import CacheMaintenance
 from bot.services import Services
 from bot.slack.client import SlackChatClient, web_client
 from bot.store import build_store
+from bot.store.history_backend import build_history
 from bot.telemetry.audit import Audit, build_audit_store
+from bot.telemetry.history import Recorder
 from bot.telemetry.metrics import Metrics
+from bot.web.app import WebApp, build_web, upkeep
 from bot.workspace.repo_cache import RepoCache
 from bot.workspace.workspaces import Workspaces
 from tools.catalog import default_registry
@@ -196,6 +199,8 @@ def build_service(
         build_audit_store(redis_url, settings.workdir, retention=settings.audit_retention,
                           max_events=settings.audit_max_events),
         on_drop=metrics.audit_dropped.inc,
+        # The web view's history, recorded through the audit writer (bot.telemetry.history).
+        history=Recorder(build_history(store, days=settings.history_days)),
     )  # fmt: skip
 
     svc = Services(
@@ -359,7 +364,21 @@ def wsgi_app(service: Service, *, socket_mode: bool, github: Any, alerts: Any = 
     the signature and envelope gates; `github` and `alerts` are the webhook apps or None."""
     slack = None if socket_mode else _verified(SlackRequestHandler(service.bolt), service)
     return HealthApp(service.readiness, service.svc.metrics, slack=slack, github=github,
-                     alerts=alerts)  # fmt: skip
+                     alerts=alerts, web=web_view(service))  # fmt: skip
+
+
+def web_view(service: Service) -> WebApp | None:
+    """The /ui/ app (bot.web), or None (404) when TANKA_BOT_WEB_URL is unset."""
+    settings, recorder = service.svc.settings, service.svc.audit.history
+    if recorder is None:  # pragma: no cover - build_service always gives the audit a history
+        return None
+    redis_url = settings.redis_url.get_secret_value() if settings.redis_url else None
+    reader = build_audit_store(redis_url, settings.workdir, retention=settings.audit_retention,
+                               max_events=settings.audit_max_events)  # fmt: skip
+    store = service.svc.store
+    return build_web(settings, store=store, history=recorder.history, audit=reader,
+                     slack=service.bolt.client, registry=service.svc.metrics.registry,
+                     maintain=lambda: upkeep(store, recorder))  # fmt: skip
 
 
 def github_webhook(service: Service) -> Any:
