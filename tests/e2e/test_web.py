@@ -25,7 +25,7 @@ CHROMIUM = "/usr/bin/chromium"
 def approved_session(s: Stack) -> str:
     """A mention whose change (a comment holding a script) is approved into a pull request."""
     s.slack.set_members(CHANNEL, [ALICE, BOB])
-    s.model.calls(  # type: ignore[attr-defined]
+    s.model.calls(
         Call(
             "c1",
             "file_edit",
@@ -33,7 +33,7 @@ def approved_session(s: Stack) -> str:
         ),
         text="Scaling grafana in dev.",
     )
-    s.model.answer(f"Set grafana's replicas in dev to 3. {SCRIPT}")  # type: ignore[attr-defined]
+    s.model.answer(f"Set grafana's replicas in dev to 3. {SCRIPT}")
     root = s.mention(f"scale grafana in dev to 3 {SCRIPT}")
     proposal = s.proposal(root.ts)
     s.react(proposal.ts, "white_check_mark", user=BOB)
@@ -69,7 +69,7 @@ def test_history_is_shared_by_replicas_and_survives_a_restart(tmp_path: Path) ->
 @pytest.mark.skipif(shutil.which("chromium") is None and not Path(CHROMIUM).exists(),
                     reason="Debian's chromium is not installed (.ci/run installs it)")  # fmt: skip
 def test_in_a_real_browser(tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright  # noqa: PLC0415 - only where chromium is
+    from playwright.sync_api import Dialog, sync_playwright  # noqa: PLC0415 - only where chromium is
 
     with OidcServer() as idp, stack(tmp_path, redis=True) as s:
         idp.user = {"sub": ALICE, "https://slack.com/user_id": ALICE,
@@ -85,7 +85,12 @@ def test_in_a_real_browser(tmp_path: Path) -> None:
             ])  # fmt: skip
             tab = browser.new_page(viewport={"width": 1280, "height": 900})
             dialogs: list[str] = []
-            tab.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+            def on_dialog(dialog: Dialog) -> None:  # an alert() would be a script that ran
+                dialogs.append(dialog.message)
+                dialog.dismiss()
+
+            tab.on("dialog", on_dialog)
             tab.goto(f"{bot.url}/ui/")  # signed out: to the provider and back
             assert tab.url == f"{bot.url}/ui/"
             tab.get_by_role("link", name=re.compile("scale grafana")).wait_for()

@@ -41,8 +41,10 @@ def kept(request: pytest.FixtureRequest) -> Iterator[Kept]:
     store.close()
 
 
-def put(history: History, channel: str, ts: str, *, requester: str = "U0ALICE",
-        state: str = "idle", envs: tuple[str, ...] = (), text: str = "", at: float) -> ThreadKey:  # fmt: skip
+def put(
+    history: History, channel: str, ts: str, *, requester: str = "U0ALICE", state: str = "idle",
+    envs: tuple[str, ...] = (), text: str = "", at: float,
+) -> ThreadKey:  # fmt: skip
     key = ThreadKey(channel, ts)
     card = json.dumps({"channel": channel, "thread_ts": ts, "state": state})
     history.put_session(key, card, SessionFields(requester, state, envs, text), updated=at)
@@ -57,8 +59,9 @@ def threads(found: tuple[int, list[str]]) -> tuple[int, list[str]]:
 def test_newest_first_paged_and_filtered(kept: Kept) -> None:
     h = kept.history
     for i in range(7):
+        prod = ("environments/prod",) if i == 4 else ()
         put(h, "C1" if i % 2 else "C2", f"{i}.0", requester="U0BOB" if i < 3 else "U0ALICE",
-            envs=("environments/prod",) if i == 4 else (), text=f"Scale app {i}", at=1000 + i)  # fmt: skip
+            envs=prod, text=f"Scale app {i}", at=1000 + i)  # fmt: skip
     assert threads(h.find(SessionQuery(), offset=0, limit=3)) == (7, ["6.0", "5.0", "4.0"])
     assert threads(h.find(SessionQuery(), offset=6, limit=3)) == (7, ["0.0"])
     assert threads(h.find(SessionQuery(channel="C1"), offset=0, limit=9)) == (
@@ -72,6 +75,10 @@ def test_newest_first_paged_and_filtered(kept: Kept) -> None:
     # Visibility: only the channels given, with every other filter on top.
     seen = frozenset({"C1"})
     assert threads(h.find(SessionQuery(channels=seen), offset=0, limit=2)) == (3, ["5.0", "3.0"])
+    assert threads(h.find(SessionQuery(channels=seen), offset=2, limit=2)) == (3, ["1.0"])
+    both = frozenset({"C1", "C2"})
+    assert threads(h.find(SessionQuery(channels=both), offset=1, limit=3)) == (
+        7, ["5.0", "4.0", "3.0"])  # fmt: skip
     assert threads(h.find(SessionQuery(channels=seen, channel="C2"), offset=0, limit=9)) == (0, [])
     assert threads(h.find(SessionQuery(channels=frozenset()), offset=0, limit=9)) == (0, [])
     assert threads(h.find(SessionQuery(channels=seen, q="app 5"), offset=0, limit=9)) == (
