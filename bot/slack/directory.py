@@ -9,7 +9,7 @@ from bot.slack.client import SlackChatClient
 
 
 class SlackDirectory(SlackChatClient):
-    def team_id(self) -> str:
+    def workspace_id(self) -> str:
         """The bot's workspace (auth.test)."""
         return str(self._call("auth.test").get("team_id") or "")
 

@@ -195,7 +195,7 @@ def build_web(
 
     def team_id() -> str:
         if not team:
-            team.append(directory.team_id())
+            team.append(directory.workspace_id())
         return team[0]
 
     def error_page(start: StartResponse, status: str, message: str,
