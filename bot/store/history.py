@@ -76,6 +76,11 @@ class History(Protocol):
         """Append an audit event (JSON) to the thread's; the newest EVENTS_KEPT are kept."""
         ...
 
+    def replace_events(self, key: ThreadKey, changed: dict[int, str]) -> None:
+        """Replace the thread's events at these positions (from the oldest, 0) in place: the
+        same events masked again once the thread's mask knows more."""
+        ...
+
     def add_cost(
         self, day: str, channel: str, usd: float, input_tokens: int, output_tokens: int
     ) -> None:
@@ -164,6 +169,13 @@ class MemoryHistory:
             events = self._thread(key).events
             events.append(event)
             del events[:-EVENTS_KEPT]
+
+    def replace_events(self, key: ThreadKey, changed: dict[int, str]) -> None:
+        with self._lock:
+            events = self._thread(key).events
+            for index, event in changed.items():
+                if 0 <= index < len(events):
+                    events[index] = event
 
     def add_cost(
         self, day: str, channel: str, usd: float, input_tokens: int, output_tokens: int

@@ -153,6 +153,17 @@ class RedisHistory:
             self._touch(pipe, key)
             pipe.execute()
 
+    def replace_events(self, key: ThreadKey, changed: dict[int, str]) -> None:
+        if not changed:
+            return
+        list_key = f"{self._p}ev:{key.id}"
+        with self._reachable():
+            pipe = self._client.pipeline(transaction=False)
+            for index, event in changed.items():
+                pipe.lset(list_key, index, event)
+            # An index out of range: trimmed meanwhile, so that event went anyway.
+            pipe.execute(raise_on_error=False)
+
     def add_cost(
         self, day: str, channel: str, usd: float, input_tokens: int, output_tokens: int
     ) -> None:

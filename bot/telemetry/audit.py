@@ -169,6 +169,7 @@ class Audit:
         self._writer = _writer or _Writer(store, capacity, on_drop)
         self._clock = clock
         self._mask = _mask
+        self._masked = _writer is not None  # a thread's view (with_mask), not the root
         self.history = history
 
     def with_mask(self, mask: Mask) -> Audit:
@@ -183,8 +184,10 @@ class Audit:
         # conversation, which the card leaves out).
         snapshot = session.model_copy(update={"conversation": {}, "trace": [],
                                               "proposals": list(session.proposals)})  # fmt: skip
-        history, mask = self.history, self._mask
-        self._writer.put(lambda: history.session(snapshot, mask))
+        history, mask, masked = self.history, self._mask, self._masked
+        self._writer.put(lambda: history.session(snapshot, mask, masked=masked))
+        if masked:  # the mask may know more than when the thread's events were recorded
+            self._writer.put(lambda: history.remask(snapshot.key, mask))
 
     def keep(self, kind: str, key: ThreadKey, name: str, payload: Mapping[str, Any]) -> None:
         """Keep what a proposal ("proposal") or a turn's answer ("answer") showed, masked, in

@@ -93,11 +93,32 @@ class Recorder:
     def __init__(self, history: History) -> None:
         self.history = history
 
-    def session(self, session: Session, mask: Mask) -> None:
+    def session(self, session: Session, mask: Mask, *, masked: bool = True) -> None:
+        """File the session's card. `masked`: `mask` is the thread's SecretMask. A save by code
+        that holds no mask (the sweep, a reaction's bookkeeping) updates the state, never the
+        texts a masked save wrote: the request may quote a Secret value the thread's mask
+        knows."""
         row = card(session, mask)
+        row["masked"] = masked
+        if not masked:
+            _keep_masked_texts(row, self.history.card(session.key))
         fields = SessionFields(session.requester, row["state"], tuple(row["envs"]),
                                row["request"])  # fmt: skip
         self.history.put_session(session.key, json.dumps(row), fields, updated=session.updated)
+
+    def remask(self, key: ThreadKey, mask: Mask) -> None:
+        """Mask the thread's events again: an event recorded before the thread's mask learned a
+        value (a request quoting the password its change then introduces) shows it no more."""
+        changed: dict[int, str] = {}
+        for index, raw in enumerate(self.history.events(key)):
+            try:
+                event = json.loads(raw)
+            except ValueError:
+                continue
+            again = json.dumps(_mask_tree(event, mask), ensure_ascii=False, default=str)
+            if again != raw:
+                changed[index] = again
+        self.history.replace_events(key, changed)
 
     def event(self, event: Mapping[str, Any]) -> None:
         try:
@@ -118,6 +139,31 @@ class Recorder:
             )  # fmt: skip
 
 
+def _mask_tree(value: Any, mask: Mask) -> Any:
+    if isinstance(value, str):
+        return mask(value)
+    if isinstance(value, dict):
+        return {k: _mask_tree(v, mask) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_mask_tree(v, mask) for v in value]
+    return value
+
+
+def _keep_masked_texts(row: dict[str, Any], previous: str | None) -> None:
+    try:
+        before = json.loads(previous) if previous else {}
+    except ValueError:
+        return
+    if not isinstance(before, dict) or not before.get("masked"):
+        return
+    row["masked"] = True
+    row["request"] = before.get("request", row["request"])
+    titles = {p.get("number"): p.get("title") for p in before.get("proposals") or []}
+    for proposal in row["proposals"]:
+        if proposal["number"] in titles:
+            proposal["title"] = titles[proposal["number"]]
+
+
 def migrate(store: SessionStore, recorder: Recorder) -> int:
     """File every stored session the history has no card of (sessions saved before the history
     existed); how many. Their answers and diffs were never kept, so only their cards show; no
@@ -135,7 +181,7 @@ def migrate(store: SessionStore, recorder: Recorder) -> int:
             raw = store.load(key)
             if raw is None:
                 continue
-            recorder.session(Session.from_json(raw), lambda text: text)
+            recorder.session(Session.from_json(raw), lambda text: text, masked=False)
             done += 1
         except (StoreUnavailable, ValueError) as exc:  # SessionCorrupt is a ValueError
             log.info("history: session %s not migrated: %s", key.id, exc)

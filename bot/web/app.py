@@ -113,13 +113,15 @@ class WebApp:
                                   state="proposed")  # fmt: skip
         if path == "/ui/audit":
             self.metrics.views.labels("audit").inc()
-            events, filters = queries.audit(self.audit, self.access, user, args, now=self.clock())
+            events, filters = queries.audit(
+                self.audit, self.history, self.access, user, args, now=self.clock()
+            )
             jsonl = urlencode({k: v for k, v in filters.items() if v})
             return self._ok(start, "audit.html", user=user, events=events, filters=filters,
                             jsonl_query=jsonl)  # fmt: skip
         if path == "/ui/audit.jsonl":
             self.metrics.views.labels("audit_jsonl").inc()
-            body = b"".join(queries.audit_lines(self.audit, self.access, user, args,
+            body = b"".join(queries.audit_lines(self.audit, self.history, self.access, user, args,
                                                 now=self.clock()))  # fmt: skip
             return respond(start, "200 OK", body, "application/jsonl")
         if path == "/ui/cost":

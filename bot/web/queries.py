@@ -96,24 +96,57 @@ def session(history: History, access: Access, user: str, key: ThreadKey) -> Sess
     return SessionDetail(_json(raw), answers, proposals, approvals, checks, events, cost)
 
 
+class _AsKept:
+    """Each audit event as the history keeps it: masked again once its thread's mask learned
+    more (bot.telemetry.history.Recorder.remask), e.g. a request quoting the password its
+    change went on to introduce. The log and the history hold the same event objects, told
+    apart by time, event and user, in order. A thread the history no longer keeps shows the
+    log's own line."""
+
+    def __init__(self, history: History) -> None:
+        self._history = history
+        self._threads: dict[ThreadKey, dict[tuple[str, str, str], list[Event]]] = {}
+
+    def __call__(self, event: Event) -> Event:
+        try:
+            key = ThreadKey(str(event.get("channel", "")), str(event.get("thread", "")))
+        except ValueError:
+            return event
+        if key not in self._threads:
+            kept: dict[tuple[str, str, str], list[Event]] = {}
+            for raw in self._history.events(key):
+                e = _json(raw)
+                kept.setdefault(_signature(e), []).append(e)
+            self._threads[key] = kept
+        same = self._threads[key].get(_signature(event))
+        return same.pop(0) if same else event
+
+
+def _signature(event: Event) -> tuple[str, str, str]:
+    return str(event.get("time", "")), str(event.get("event", "")), str(event.get("user", ""))
+
+
 def audit(
-    store: AuditStore, access: Access, user: str, args: Mapping[str, str], *, now: float
-) -> tuple[list[Event], dict[str, str]]:
+    store: AuditStore, history: History, access: Access, user: str, args: Mapping[str, str],
+    *, now: float,
+) -> tuple[list[Event], dict[str, str]]:  # fmt: skip
     """The newest AUDIT_SHOWN events matching the filters (`since` defaults to a week ago)."""
     filters = {name: args.get(name, "").strip()[:200] for name in ("since", "user", "event")}
     since = _since(filters["since"], now)
-    shown = _visible_events(store.read(since=since), access, user, filters)
-    events = list(shown)
-    return events[-AUDIT_SHOWN:][::-1], filters
+    events = list(_visible_events(store.read(since=since), access, user, filters))
+    as_kept = _AsKept(history)
+    return [as_kept(e) for e in events[-AUDIT_SHOWN:]][::-1], filters
 
 
 def audit_lines(
-    store: AuditStore, access: Access, user: str, args: Mapping[str, str], *, now: float
-) -> Iterator[bytes]:
+    store: AuditStore, history: History, access: Access, user: str, args: Mapping[str, str],
+    *, now: float,
+) -> Iterator[bytes]:  # fmt: skip
     filters = {name: args.get(name, "").strip()[:200] for name in ("since", "user", "event")}
+    as_kept = _AsKept(history)
     for event in _visible_events(store.read(since=_since(filters["since"], now)), access, user,
                                  filters):  # fmt: skip
-        yield json.dumps(event, ensure_ascii=False).encode() + b"\n"
+        yield json.dumps(as_kept(event), ensure_ascii=False).encode() + b"\n"
 
 
 def _visible_events(

@@ -15,6 +15,16 @@ from fakes.oidc_server import OidcServer
 from tests.e2e.harness import ALICE, BOB, CHANNEL, Stack, free_port, stack
 from tests.e2e.web import page, sign_in, web_env
 from tests.scenarios.models import Call
+from tests.secret_repo import (
+    CREDS,
+    ENV,
+    NEW_PASSWORD,
+    NEW_VISIBLE,
+    PASSWORD,
+    VISIBLE,
+    leaks,
+    make_secret_repo,
+)
 
 DEV = "environments/dev/main.jsonnet"
 SCRIPT = "<script>document.title='pwned';window.pwned=1</script>"
@@ -64,6 +74,34 @@ def test_history_is_shared_by_replicas_and_survives_a_restart(tmp_path: Path) ->
         second.stop()
         again = s.start_bot(env, port=port)
         assert page(sign_in(again), again, path, f">{BOB}<") == seen
+
+
+def test_secret_values_never_reach_the_web_view(tmp_path: Path) -> None:
+    with OidcServer() as idp, stack(tmp_path, project=make_secret_repo) as s:
+        s.slack.set_members(CHANNEL, [ALICE, BOB])
+        idp.user = {"sub": ALICE, "https://slack.com/user_id": ALICE,
+                    "https://slack.com/team_id": s.slack.team_id}  # fmt: skip
+        port = free_port()
+        bot = s.start_bot(web_env(idp, f"http://127.0.0.1:{port}"), port=port)
+        s.model.calls(
+            Call("e1", "file_edit", {"path": CREDS, "old_text": PASSWORD,
+                                     "new_text": NEW_PASSWORD}),
+            Call("e2", "file_edit", {"path": f"{ENV}/main.jsonnet", "old_text": f"'{VISIBLE}'",
+                                     "new_text": f"'{NEW_VISIBLE}'"}),
+        )  # fmt: skip
+        s.model.answer(f"Rotated the password from {PASSWORD} to {NEW_PASSWORD}.")
+        root = s.mention(f"set the db password to {NEW_PASSWORD}")
+        proposal = s.proposal(root.ts)
+        s.react(proposal.ts, "white_check_mark", user=BOB)
+        s.wait_text(root.ts, "Opened pull request #1")
+        client = sign_in(bot)
+        seen = page(client, bot, f"/ui/sessions/{CHANNEL}/{root.ts}", f">{BOB}<")
+        assert NEW_VISIBLE in seen  # what is not secret stays visible
+        assert "&lt;redacted&gt;" in seen
+        listing = page(client, bot, "/ui/", "set the db password")
+        audit = page(client, bot, "/ui/audit", "pr_opened")
+        jsonl = client.get(f"{bot.url}/ui/audit.jsonl", timeout=10).text
+        assert leaks(seen + listing + audit + jsonl) == []
 
 
 @pytest.mark.skipif(shutil.which("chromium") is None and not Path(CHROMIUM).exists(),

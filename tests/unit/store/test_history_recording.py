@@ -61,3 +61,44 @@ def test_sessions_stored_before_the_history_are_migrated() -> None:
     total, [card] = history.find(SessionQuery(q="old"), offset=0, limit=5)
     assert total == 1
     assert json.loads(card)["request"] == "an old request"
+
+
+def test_a_save_without_the_threads_mask_keeps_the_masked_texts(tmp_path: Path) -> None:
+    history = MemoryHistory(days=1)
+    audit = Audit(JsonLinesAudit(tmp_path, retention=3600, max_events=1000),
+                  history=Recorder(history))  # fmt: skip
+    audit.start()
+    s = session(f"set the password to {SECRET}")
+    s.proposals.append(Proposal(base_commit="b", tree="t", diff_hash="h", files=("a",),
+                                title=f"set {SECRET}"))  # fmt: skip
+    mask = audit.with_mask(lambda text: text.replace(SECRET, "[redacted]"))
+    Sessions(MemoryStore(), on_put=mask.session_saved).put(s)
+    s.state = "running"
+    Sessions(MemoryStore(), on_put=audit.session_saved).put(s)  # the root view: no mask
+    audit.close()
+    raw = history.card(ThreadKey("C1", "1.0"))
+    assert raw is not None
+    assert SECRET not in raw
+    assert json.loads(raw)["state"] == "running"
+    assert json.loads(raw)["proposals"][0]["title"] == "set [redacted]"
+
+
+def test_events_recorded_before_the_mask_knew_a_value_are_masked_again(tmp_path: Path) -> None:
+    history = MemoryHistory(days=1)
+    audit = Audit(JsonLinesAudit(tmp_path, retention=3600, max_events=1000),
+                  history=Recorder(history))  # fmt: skip
+    audit.start()
+    known: set[str] = set()
+
+    def mask(text: str) -> str:
+        for value in known:
+            text = text.replace(value, "[redacted]")
+        return text
+
+    view = audit.with_mask(mask)
+    view.record("C1", "1.0", "U0ALICE", "message", {"text": f"set it to {SECRET}"})
+    known.add(SECRET)  # the turn rendered the change: the mask learned the new value
+    Sessions(MemoryStore(), on_put=view.session_saved).put(session())
+    audit.close()
+    [event] = history.events(ThreadKey("C1", "1.0"))
+    assert json.loads(event)["details"]["text"] == "set it to [redacted]"
