@@ -199,8 +199,10 @@ def build_service(
         build_audit_store(redis_url, settings.workdir, retention=settings.audit_retention,
                           max_events=settings.audit_max_events),
         on_drop=metrics.audit_dropped.inc,
-        # The web view's history, recorded through the audit writer (bot.telemetry.history).
-        history=Recorder(build_history(store, days=settings.history_days)),
+        # The web view's history, recorded through the audit writer (bot.telemetry.history);
+        # only with the view: turned on later, it starts from the sessions stored (migrated).
+        history=(Recorder(build_history(store, days=settings.history_days))
+                 if settings.web_url else None),
     )  # fmt: skip
 
     svc = Services(
@@ -370,7 +372,7 @@ def wsgi_app(service: Service, *, socket_mode: bool, github: Any, alerts: Any = 
 def web_view(service: Service) -> WebApp | None:
     """The /ui/ app (bot.web), or None (404) when TANKA_BOT_WEB_URL is unset."""
     settings, recorder = service.svc.settings, service.svc.audit.history
-    if recorder is None:  # pragma: no cover - build_service always gives the audit a history
+    if recorder is None:  # no TANKA_BOT_WEB_URL: no history is kept, and /ui/ answers 404
         return None
     redis_url = settings.redis_url.get_secret_value() if settings.redis_url else None
     reader = build_audit_store(redis_url, settings.workdir, retention=settings.audit_retention,

@@ -4,17 +4,21 @@ proposal or an answer showed, masked with the thread's SecretMask like an audit 
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 
 from bot.domain.proposal import Proposal
 from bot.domain.sessions import Session
 from bot.domain.thread import ThreadKey
 from bot.store.history import MemoryHistory, SessionQuery
+from bot.store.history_backend import build_history
 from bot.store.memory import MemoryStore
+from bot.store.redis import RedisStore
 from bot.store.sessions import Sessions
 from bot.telemetry.audit import Audit
 from bot.telemetry.audit_log import JsonLinesAudit
 from bot.telemetry.history import Recorder, migrate
+from tests.redis_server import RedisServer
 
 SECRET = "hunter2-very-secret-value"
 
@@ -102,3 +106,21 @@ def test_events_recorded_before_the_mask_knew_a_value_are_masked_again(tmp_path:
     audit.close()
     [event] = history.events(ThreadKey("C1", "1.0"))
     assert json.loads(event)["details"]["text"] == "set it to [redacted]"
+
+
+def test_sessions_already_in_redis_show_up(shared_redis: RedisServer) -> None:
+    prefix = f"m-{uuid.uuid4().hex[:8]}:"
+    store = RedisStore(shared_redis.url, prefix=prefix)
+    try:
+        for i in range(3):
+            s = session(f"old request {i}")
+            s.thread_ts = f"{i}.0"
+            Sessions(store).put(s)  # saved before the history existed
+        history = build_history(store, days=1, prefix=prefix)
+        assert migrate(store, Recorder(history)) == 3
+        total, cards = history.find(SessionQuery(channel="C1"), offset=0, limit=2)
+        assert total == 3
+        assert [json.loads(c)["request"] for c in cards] == ["old request 2", "old request 1"]
+        assert migrate(store, Recorder(history)) == 0
+    finally:
+        store.close()
