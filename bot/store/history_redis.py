@@ -2,7 +2,9 @@
 
 Keys under `<prefix>h:`: `card:<id>` (a string), `item:<kind>:<id>` (a hash), `ev:<id>` (a
 list), each expiring `days` after its thread's last write; the indexes `i:all`, `i:ch:<channel>`,
-`i:req:<user>`, `i:st:<state>`, `i:env:<env>` (sorted sets of thread ids by update time), `text`
+`i:req:<user>`, `i:st:<state>`, `i:cs:<channel>:<state>`, `i:env:<env>` (sorted sets of thread
+ids by update time; a channel's sessions in a state are a set of their own, so a reader's
+"waiting for approval" merges a few small sets), `text`
 and `meta` (hashes id -> the request, id -> the index fields the card was filed under), `touched`
 (id -> last write, for `prune`), `channels` (a set) and `cost` (a hash `day|channel|what`).
 
@@ -40,6 +42,7 @@ if old then
   local m = cjson.decode(old)
   redis.call('ZREM', p .. 'i:req:' .. m.r, id)
   redis.call('ZREM', p .. 'i:st:' .. m.s, id)
+  redis.call('ZREM', p .. 'i:cs:' .. m.c .. ':' .. m.s, id)
   for _, e in ipairs(m.e) do redis.call('ZREM', p .. 'i:env:' .. e, id) end
 end
 local score = ARGV[5]
@@ -48,6 +51,7 @@ redis.call('ZADD', p .. 'i:all', score, id)
 redis.call('ZADD', p .. 'i:ch:' .. ARGV[6], score, id)
 redis.call('ZADD', p .. 'i:req:' .. ARGV[7], score, id)
 redis.call('ZADD', p .. 'i:st:' .. ARGV[8], score, id)
+redis.call('ZADD', p .. 'i:cs:' .. ARGV[6] .. ':' .. ARGV[8], score, id)
 redis.call('HSET', p .. 'text', id, ARGV[9])
 redis.call('HSET', p .. 'meta', id, ARGV[10])
 redis.call('SADD', p .. 'channels', ARGV[6])
@@ -67,6 +71,7 @@ for _, id in ipairs(gone) do
     redis.call('ZREM', p .. 'i:req:' .. m.r, id)
     redis.call('ZREM', p .. 'i:st:' .. m.s, id)
     redis.call('ZREM', p .. 'i:ch:' .. m.c, id)
+    redis.call('ZREM', p .. 'i:cs:' .. m.c .. ':' .. m.s, id)
     for _, e in ipairs(m.e) do redis.call('ZREM', p .. 'i:env:' .. e, id) end
   end
   redis.call('ZREM', p .. 'i:all', id)
@@ -207,10 +212,13 @@ class RedisHistory:
         return sorted(c.decode() for c in raw)
 
     def find(self, query: SessionQuery, *, offset: int, limit: int) -> tuple[int, list[str]]:
-        p = self._p
+        p, state = self._p, query.state
+
+        def channel_index(channel: str) -> str:  # with a state: that state's sessions only
+            return f"{p}i:cs:{channel}:{state}" if state else f"{p}i:ch:{channel}"
+
         narrowing = [
             f"{p}i:req:{query.requester}" if query.requester else "",
-            f"{p}i:st:{query.state}" if query.state else "",
             f"{p}i:env:{query.env}" if query.env else "",
         ]
         keys = [k for k in narrowing if k]
@@ -218,13 +226,13 @@ class RedisHistory:
         if query.channel:
             if query.channels is not None and query.channel not in query.channels:
                 return 0, []
-            keys.insert(0, f"{p}i:ch:{query.channel}")
+            keys.insert(0, channel_index(query.channel))
         elif query.channels is not None:
-            union = [f"{p}i:ch:{c}" for c in sorted(query.channels)]
+            union = [channel_index(c) for c in sorted(query.channels)]
             if not union:
                 return 0, []
         else:
-            keys.insert(0, f"{p}i:all")
+            keys.insert(0, f"{p}i:st:{state}" if state else f"{p}i:all")
         with self._reachable():
             if len(keys) == 1 and not union and not query.q:
                 return self._page(keys[0], offset, limit)

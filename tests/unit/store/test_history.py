@@ -95,7 +95,17 @@ def test_a_card_moves_between_state_and_env_indexes(kept: Kept) -> None:
     assert threads(h.find(SessionQuery(state="running"), offset=0, limit=9)) == (0, [])
     assert threads(h.find(SessionQuery(state="proposed"), offset=0, limit=9)) == (1, ["1.0"])
     assert threads(h.find(SessionQuery(env="environments/dev"), offset=0, limit=9)) == (0, [])
-    assert threads(h.find(SessionQuery(), offset=0, limit=9)) == (1, ["1.0"])
+    put(h, "C2", "2.0", state="proposed", at=1002)
+    put(h, "C3", "3.0", state="proposed", at=1003)
+    seen = frozenset({"C1", "C2"})
+    assert threads(h.find(SessionQuery(channels=seen, state="proposed"), offset=0, limit=9)) == (
+        2, ["2.0", "1.0"])  # fmt: skip
+    assert threads(h.find(SessionQuery(channel="C1", state="running"), offset=0, limit=9)) == (
+        0, [])  # fmt: skip
+    put(h, "C1", "1.0", state="approved", at=1004)
+    assert threads(h.find(SessionQuery(channels=seen, state="proposed"), offset=0, limit=9)) == (
+        1, ["2.0"])  # fmt: skip
+    assert threads(h.find(SessionQuery(), offset=0, limit=9)) == (3, ["1.0", "3.0", "2.0"])
 
 
 def test_items_events_and_costs(kept: Kept) -> None:
