@@ -17,6 +17,7 @@ from urllib.parse import unquote, urlencode
 from prometheus_client import CollectorRegistry, Counter
 
 from bot.config import Settings
+from bot.domain.ports import ChatError
 from bot.domain.thread import ThreadKey
 from bot.policy.groups import GroupCache
 from bot.slack.directory import SlackDirectory
@@ -96,10 +97,10 @@ class WebApp:
             return redirect(start, "/ui/login?" + urlencode({"next": here}))
         try:
             return self._page(path, user, environ, start)
-        except StoreUnavailable as exc:
+        except (StoreUnavailable, ChatError) as exc:
             log.warning("web: %s unavailable: %s", path, exc)
             self.metrics.views.labels("unavailable").inc()
-            why = "The bot's store cannot be reached; try again shortly."
+            why = f"The bot's {exc.dependency} cannot be reached; try again shortly."
             return self._error(start, "503 Service Unavailable", why, user)
 
     def _page(  # noqa: PLR0911 - one return per page

@@ -156,3 +156,21 @@ def test_without_the_settings_there_is_no_view(tmp_path: Path) -> None:
                     audit=JsonLinesAudit(tmp_path, retention=60, max_events=1000), slack=None,
                     registry=None)  # type: ignore[arg-type]  # fmt: skip
     assert app is None
+
+
+def test_slack_down_is_a_503_page_and_membership_unknown_shows_nothing(view: View) -> None:
+    record_session(view.recorder)
+    alice = view.signed_in(ALICE)
+    view.slack.fail("auth.test", times=5)  # the workspace's URL, for the Slack link
+    down = alice.get(PAGE)
+    assert down.status == 503
+    assert "slack cannot be reached" in down.body
+    assert down.header("Content-Security-Policy")
+
+
+def test_membership_that_cannot_be_read_shows_nothing(view: View) -> None:
+    record_session(view.recorder)
+    bob = view.signed_in(BOB)
+    view.slack.fail("conversations.members", times=5)  # nothing cached yet
+    assert "scale grafana" not in bob.get("/ui/").body  # fail closed
+    assert bob.get(PAGE).status == 404
