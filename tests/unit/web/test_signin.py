@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, quote, urlsplit
 
+import jwt
 import pytest
 import requests
 
 from bot.store.memory import MemoryStore
 from bot.web.cookies import CookieJar
+from bot.web.oidc import Issuer, SigninRefused
 from fakes.oidc_server import rsa_key
 from tests.unit.web.conftest import ALICE, CHANNEL, View, record_session, slack_user
 
@@ -160,3 +162,13 @@ def test_a_forged_cookie_is_no_session(view: View) -> None:
 def test_https_cookies_are_secure() -> None:
     _, header = CookieJar("k" * 40, MemoryStore(), secure=True).start_signin("/ui/")
     assert header[1].endswith("; Secure")
+
+
+@pytest.mark.parametrize("alg", ["HS256", "none"])
+def test_a_token_without_an_asymmetric_signature_is_refused(view: View, alg: str) -> None:
+    claims = {"iss": view.idp.issuer, "aud": "client-1", "sub": ALICE, "nonce": "n",
+              "iat": 1, "exp": 4_000_000_000}  # fmt: skip
+    key = "a-shared-secret-of-32-bytes-or-more!!" if alg == "HS256" else ""
+    token = jwt.encode(claims, key, algorithm=alg, headers={"kid": view.idp.kid})
+    with pytest.raises(SigninRefused, match="not valid"):
+        Issuer(view.idp.issuer, "client-1", "secret-1").verify(token, "n")
