@@ -60,6 +60,13 @@ def _masked(value: Any, mask: Mask, limit: int = TEXT_LIMIT) -> Any:
     return value
 
 
+def _forms_known(mask: Mask) -> int | None:
+    """How many forms a SecretMask's `apply` knows (it only grows), or None for another mask:
+    the history masks a thread's events again only when this changed."""
+    size = getattr(getattr(mask, "__self__", None), "size", None)
+    return size if isinstance(size, int) else None  # SecretMask.size, a property
+
+
 class _Writer:
     """The background thread and its queue, shared by every `Audit` view of one service."""
 
@@ -187,7 +194,8 @@ class Audit:
         history, mask, masked = self.history, self._mask, self._masked
         self._writer.put(lambda: history.session(snapshot, mask, masked=masked))
         if masked:  # the mask may know more than when the thread's events were recorded
-            self._writer.put(lambda: history.remask(snapshot.key, mask))
+            learned = _forms_known(mask)
+            self._writer.put(lambda: history.remask(snapshot.key, mask, learned))
 
     def keep(self, kind: str, key: ThreadKey, name: str, payload: Mapping[str, Any]) -> None:
         """Keep what a proposal ("proposal") or a turn's answer ("answer") showed, masked, in

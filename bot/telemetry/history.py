@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -28,6 +29,7 @@ log = logging.getLogger(__name__)
 
 Mask = Callable[[str], str]
 KINDS = frozenset({"proposal", "answer"})
+LEARNED_KEPT = 1000  # threads whose mask size is remembered (as many as a replica keeps masks)
 
 
 def card(session: Session, mask: Mask) -> dict[str, Any]:
@@ -92,6 +94,8 @@ class Recorder:
 
     def __init__(self, history: History) -> None:
         self.history = history
+        # Per thread: how many forms its mask knew at the last remask (the writer's thread only).
+        self._learned: OrderedDict[str, int] = OrderedDict()
 
     def session(self, session: Session, mask: Mask, *, masked: bool = True) -> None:
         """File the session's card. `masked`: `mask` is the thread's SecretMask. A save by code
@@ -106,9 +110,18 @@ class Recorder:
                                row["request"])  # fmt: skip
         self.history.put_session(session.key, json.dumps(row), fields, updated=session.updated)
 
-    def remask(self, key: ThreadKey, mask: Mask) -> None:
+    def remask(self, key: ThreadKey, mask: Mask, learned: int | None = None) -> None:
         """Mask the thread's events again: an event recorded before the thread's mask learned a
-        value (a request quoting the password its change then introduces) shows it no more."""
+        value (a request quoting the password its change then introduces) shows it no more.
+        `learned`: how many forms the mask knows; unchanged since this thread's last pass here,
+        nothing can have changed and the events are not read."""
+        if learned is not None:
+            if self._learned.get(key.id) == learned:
+                return
+            self._learned[key.id] = learned
+            self._learned.move_to_end(key.id)
+            while len(self._learned) > LEARNED_KEPT:
+                self._learned.popitem(last=False)
         changed: dict[int, str] = {}
         for index, raw in enumerate(self.history.events(key)):
             try:

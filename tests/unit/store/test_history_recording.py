@@ -19,6 +19,7 @@ from bot.telemetry.audit import Audit
 from bot.telemetry.audit_log import JsonLinesAudit
 from bot.telemetry.history import Recorder, migrate
 from tests.redis_server import RedisServer
+from tools.redaction import SecretMask
 
 SECRET = "hunter2-very-secret-value"
 
@@ -124,3 +125,30 @@ def test_sessions_already_in_redis_show_up(shared_redis: RedisServer) -> None:
         assert migrate(store, Recorder(history)) == 0
     finally:
         store.close()
+
+
+def test_a_secret_mask_remasks_when_it_learned_more(tmp_path: Path) -> None:
+    history = MemoryHistory(days=1)
+    reads: list[ThreadKey] = []
+    events = history.events
+
+    def counted(key: ThreadKey) -> list[str]:
+        reads.append(key)
+        return events(key)
+
+    history.events = counted  # type: ignore[method-assign]
+    audit = Audit(JsonLinesAudit(tmp_path, retention=3600, max_events=1000),
+                  history=Recorder(history))  # fmt: skip
+    audit.start()
+    mask = SecretMask()
+    view = audit.with_mask(mask.apply)
+    saved = Sessions(MemoryStore(), on_put=view.session_saved)
+    view.record("C1", "1.0", "U0ALICE", "message", {"text": f"set it to {SECRET}"})
+    saved.put(session())
+    saved.put(session())  # the mask learned nothing: the events are not read again
+    mask.add(SECRET)
+    saved.put(session())
+    audit.close()
+    assert len(reads) == 2
+    [event] = events(ThreadKey("C1", "1.0"))
+    assert SECRET not in event
