@@ -58,8 +58,11 @@ from bot.runtime.scheduler import CacheMaintenance
 from bot.services import Channels, Services
 from bot.slack.client import SlackChatClient, web_client
 from bot.store import build_store
+from bot.store.history_backend import build_history
 from bot.telemetry.audit import Audit, build_audit_store
+from bot.telemetry.history import Recorder
 from bot.telemetry.metrics import Metrics
+from bot.web.app import WebApp, build_web, upkeep
 from bot.workspace.repo_cache import RepoCache
 from bot.workspace.workspaces import Workspaces
 from tools.catalog import default_registry
@@ -194,6 +197,10 @@ def build_service(
         build_audit_store(redis_url, settings.workdir, retention=settings.audit_retention,
                           max_events=settings.audit_max_events),
         on_drop=metrics.audit_dropped.inc,
+        # The web view's history, recorded through the audit writer (bot.telemetry.history);
+        # only with the view: turned on later, it starts from the sessions stored (migrated).
+        history=(Recorder(build_history(store, days=settings.history_days))
+                 if settings.web_url else None),
     )  # fmt: skip
 
     svc = Services(
@@ -359,7 +366,21 @@ def wsgi_app(service: Service, *, socket_mode: bool, github: Any, alerts: Any = 
     the signature and envelope gates; `github` and `alerts` are the webhook apps or None."""
     slack = None if socket_mode else _verified(SlackRequestHandler(service.bolt), service)
     return HealthApp(service.readiness, service.svc.metrics, slack=slack, github=github,
-                     alerts=alerts)  # fmt: skip
+                     alerts=alerts, web=web_view(service))  # fmt: skip
+
+
+def web_view(service: Service) -> WebApp | None:
+    """The /ui/ app (bot.web), or None (404) when TANKA_BOT_WEB_URL is unset."""
+    settings, recorder = service.svc.settings, service.svc.audit.history
+    if recorder is None:  # no TANKA_BOT_WEB_URL: no history is kept, and /ui/ answers 404
+        return None
+    redis_url = settings.redis_url.get_secret_value() if settings.redis_url else None
+    reader = build_audit_store(redis_url, settings.workdir, retention=settings.audit_retention,
+                               max_events=settings.audit_max_events)  # fmt: skip
+    store = service.svc.store
+    return build_web(settings, store=store, history=recorder.history, audit=reader,
+                     slack=service.bolt.client, registry=service.svc.metrics.registry,
+                     maintain=lambda: upkeep(store, recorder))  # fmt: skip
 
 
 def github_webhook(service: Service) -> Any:

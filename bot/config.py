@@ -119,6 +119,13 @@ class Settings(BaseSettings):
     # The audit log keeps events this many seconds, and at most this many events.
     audit_retention: float = Field(90 * 86_400.0, alias="TANKA_BOT_AUDIT_RETENTION", gt=0)
     audit_max_events: int = Field(1_000_000, alias="TANKA_BOT_AUDIT_MAX_EVENTS", ge=1000)
+    # The operator web view (bot/web/): off without TANKA_BOT_WEB_URL.
+    web_url: str | None = Field(None, alias="TANKA_BOT_WEB_URL")
+    oidc_issuer: str = Field("https://slack.com", alias="TANKA_BOT_OIDC_ISSUER")
+    oidc_client_id: str | None = Field(None, alias="TANKA_BOT_OIDC_CLIENT_ID")
+    oidc_client_secret: SecretStr | None = Field(None, alias="TANKA_BOT_OIDC_CLIENT_SECRET")
+    web_secret: SecretStr | None = Field(None, alias="TANKA_BOT_WEB_SECRET")
+    history_days: float = Field(90.0, alias="TANKA_BOT_HISTORY_DAYS", gt=0)
     # Sub-agents and external MCP tools (bot/mcp/, bot/agent/review.py).
     mcp_config: Path | None = Field(None, alias="TANKA_BOT_MCP_CONFIG")
     review: bool = Field(True, alias="TANKA_BOT_REVIEW")
@@ -189,7 +196,14 @@ class Settings(BaseSettings):
             raise ValueError(problem)
         return resolve_version(value)
 
-    @field_validator("slack_api_url", "github_api_url")
+    @field_validator("web_url")
+    @classmethod
+    def _check_web_url(cls, value: str | None) -> str | None:
+        if value and not value.startswith(("http://", "https://")):
+            raise ValueError(f"must be the view's http(s) base URL (got {value!r})")
+        return value.rstrip("/") if value else None
+
+    @field_validator("slack_api_url", "github_api_url", "oidc_issuer")
     @classmethod
     def _check_url(cls, value: str) -> str:
         if not value.startswith(("http://", "https://")):
@@ -274,6 +288,23 @@ class Settings(BaseSettings):
                 "GITHUB_APP_PRIVATE_KEY: required with GITHUB_APP_ID; set the PEM text "
                 "or GITHUB_APP_PRIVATE_KEY_PATH"
             )
+        return problems + self.missing_for_web()
+
+    def missing_for_web(self) -> list[str]:
+        """Problems of the web view's settings (none when TANKA_BOT_WEB_URL is unset: no view)."""
+        if not self.web_url:
+            return []
+        problems = [
+            f"{name}: required with TANKA_BOT_WEB_URL; set {what}"
+            for name, value, what in (
+                ("TANKA_BOT_OIDC_CLIENT_ID", self.oidc_client_id, "the OIDC client id"),
+                ("TANKA_BOT_OIDC_CLIENT_SECRET", self.oidc_client_secret, "its secret"),
+                ("TANKA_BOT_WEB_SECRET", self.web_secret, "a random key of 32 bytes or more"),
+            )
+            if not value
+        ]
+        if self.web_secret is not None and len(self.web_secret.get_secret_value()) < 32:
+            problems.append("TANKA_BOT_WEB_SECRET: must be 32 bytes or more; make a longer key")
         return problems
 
     def require(self, problems: list[str]) -> Settings:

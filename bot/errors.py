@@ -15,6 +15,7 @@ tools.errors, as tools/ never imports bot/):
      │    │    ├── PayloadError            bot.inbound.github_webhook (also a ValueError)
      │    │    ├── AlertPayloadError       bot.domain.alerts (also a ValueError)
      │    │    ├── FrameTooLarge           bot.inbound.socket_frames (also an OSError)
+     │    │    ├── SigninRefused           bot.web.oidc: the web view's sign-in cannot complete
      │    │    ├── Refused                 bot.handlers.approve: the approval does not count
      │    │    └── PublishError            bot.publish.errors (ProposalChanged, PushFailed, ...)
      │    └── ServiceUnavailable  something the bot depends on failed: try again later

@@ -51,8 +51,8 @@ class Services:
 
     @property
     def sessions(self) -> Sessions:
-        """The store's sessions as `Session` values."""
-        return Sessions(self.store)
+        """The store's sessions as `Session` values (each save filed in the history too)."""
+        return Sessions(self.store, on_put=self.audit.session_saved)
 
 
 CacheFactory = Callable[[str], RepoCache]

@@ -155,6 +155,12 @@ def _answer(svc: Services, session: Session, result: TurnResult, seconds: float)
     ts = svc.chat.post(key.channel, message.text, thread_ts=key.thread_ts,
                        blocks=[*message.blocks, blocks.context(usage)])  # fmt: skip
     svc.store.index_message(key.channel, ts, key, svc.settings.session_ttl)
+    # The web view's history: the answer and its cost, per turn.
+    svc.audit.keep("answer", key, str(session.turns), {
+        "turn": session.turns, "at": svc.clock(), "text": text, "input_tokens": tokens_in,
+        "output_tokens": u.output_tokens, "cost": cost, "model": svc.agent.provider.model,
+        "seconds": round(seconds, 3), "tool_calls": result.tool_calls,
+    })  # fmt: skip
 
 
 def new_change(
@@ -249,11 +255,12 @@ def propose(
             "review": review.text() if review is not None else "",
         }
     )
+    rendered = grouped_text(groups) if diff is not None else ""
     message = blocks.proposal(
         proposal,
         number=len(session.proposals) + 1,
         envs=envs,
-        rendered=grouped_text(groups) if diff is not None else "",
+        rendered=rendered,
         emoji=svc.settings.approve_emoji,
         approvals=policy.needs_text(needs, session.requester),
     )
@@ -275,6 +282,15 @@ def propose(
         "environments": list(proposal.envs), "affected": affected,
         "needs": [{"approvers": r.approvers, "min_approvals": r.min_approvals,
                    "allow_self": r.allow_self, "rule": r.label} for r in needs],
+    })  # fmt: skip
+    kept = session.proposals[-1]  # the web view's history: what the proposal showed
+    svc.audit.keep("proposal", key, str(len(session.proposals)), {
+        "number": len(session.proposals), "ts": ts, "created": kept.created,
+        "title": kept.title, "summary": kept.summary, "envs": list(kept.envs),
+        "files": list(kept.files), "diff": proposal.diff, "rendered": rendered,
+        "checks": proposal.checks, "note": proposal.note, "review": kept.review,
+        "diff_hash": kept.diff_hash, "base_commit": kept.base_commit,
+        "approvals": policy.needs_text(needs, session.requester),
     })  # fmt: skip
 
 

@@ -106,10 +106,12 @@ def read_body(environ: dict[str, Any], limit: int) -> bytes | None:
 class HealthApp:
     """Routes: POST /slack/events (when `slack` is given), POST /github/webhook (when `github`
     is given, else 404), POST /alerts/alertmanager (when `alerts` is given, else 404),
-    GET /healthz, /readyz, /metrics."""
+    GET /healthz, /readyz, /metrics, and /ui/ (when `web` is given, else 404)."""
 
     def __init__(self, readiness: Readiness, metrics: Metrics, *, slack: WSGIApp | None,
-                 github: WSGIApp | None = None, alerts: WSGIApp | None = None) -> None:  # fmt: skip
+                 github: WSGIApp | None = None, alerts: WSGIApp | None = None,
+                 web: WSGIApp | None = None) -> None:  # fmt: skip
+        self.web = web  # /ui/: the operator web view (bot.web), when TANKA_BOT_WEB_URL is set
         self.readiness = readiness
         self.metrics = metrics
         self.slack = slack
@@ -123,6 +125,10 @@ class HealthApp:
             if method != "POST":
                 return reply(start, "405 Method Not Allowed", b"POST only\n")
             return self.slack(environ, start)
+        if path == "/ui" or path.startswith("/ui/"):
+            if self.web is None:
+                return reply(start, "404 Not Found", b"not found\n")
+            return self.web(environ, start)
         # Webhooks exist only with their secret (GITHUB_WEBHOOK_SECRET, TANKA_BOT_ALERTS_TOKEN).
         hooks = {"/github/webhook": self.github, "/alerts/alertmanager": self.alerts}
         if path in hooks:

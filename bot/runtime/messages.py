@@ -89,7 +89,7 @@ def turn(threads: Threads, key: ThreadKey, items: list[Pending], lease: Lease) -
         session.state = "idle"
         session.answer_taken()
         session.updated = svc.clock()
-        svc.sessions.put(session)
+        masked.sessions.put(session)  # the history's copy masked by what the turn rendered
 
 
 def _rebase(threads: Threads, message: Mention | ThreadReply) -> None:
@@ -109,7 +109,7 @@ def _rebase(threads: Threads, message: Mention | ThreadReply) -> None:
             rebase.rebase(masked, session, message.user, mask)
         finally:  # a clean rebase has stored the new patch: the session must follow
             session.updated = svc.clock()
-            svc.sessions.put(session)
+            masked.sessions.put(session)
 
     if not threads.holding(svc, key, work):
         threads.post(key, f"<@{message.user}> a turn is running in this thread; reply "

@@ -61,7 +61,7 @@ def _approve(threads: Threads, key: ThreadKey, reaction: Reaction) -> None:
         masked, mask = threads.masked(svc, key, session)
         approve(masked, session, reaction, mask.apply)
         session.updated = svc.clock()
-        svc.sessions.put(session)
+        masked.sessions.put(session)
 
     if not threads.holding(svc, key, work):
         svc.metrics.approvals.labels("refused").inc()

@@ -9,6 +9,7 @@ its Home tab card (SessionCards); StoreUnavailable passes through unchanged.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from bot.agent.codec import conversation_from_dict, conversation_to_dict
@@ -23,8 +24,11 @@ class SessionStore(SessionRecords, SessionCards, Protocol):
 
 
 class Sessions:
-    def __init__(self, store: SessionStore) -> None:
+    def __init__(
+        self, store: SessionStore, on_put: Callable[[Session], None] = lambda session: None
+    ) -> None:
         self._store = store
+        self._on_put = on_put  # the web view's history files the session (bot.telemetry.audit)
 
     def get(self, key: ThreadKey) -> Session | None:
         raw = self._store.load(key)
@@ -43,6 +47,7 @@ class Sessions:
             session.key, card, requester=session.requester, updated=session.updated,
             awaiting=latest is not None and not latest.approved_by,
         )  # fmt: skip
+        self._on_put(session)
 
     def by_requester(self, user: str, limit: int) -> list[Session]:
         """The sessions `user` started, newest first, as cards: no conversation or trace
