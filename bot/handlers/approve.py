@@ -23,7 +23,7 @@ from bot.domain.proposal import Proposal
 from bot.domain.requests import Reaction
 from bot.domain.sessions import PullRequestRecord, Session
 from bot.errors import UserError
-from bot.handlers import ci, proposal_message
+from bot.handlers import ci, guard_gate, proposal_message
 from bot.policy import rules as policy
 from bot.publish.pipeline import Published, PublishError, publish
 from bot.publish.pr_text import pr_body, pr_title
@@ -87,6 +87,9 @@ def check_approval(svc: Services, session: Session, reaction: Reaction) -> Propo
     )
     if why is not None:
         raise Refused(why)
+    guarded = guard_gate.refusal(svc, session, record, reaction.user)  # freezes, waivers, holds
+    if guarded is not None:
+        raise Refused(guarded.text)
     return record
 
 
@@ -170,6 +173,7 @@ def approve(
          "proposal": number, "diff_hash": record.diff_hash, "approvers": counted.approvers},
     )  # fmt: skip
     ci.link(svc, session, published.pr_number, published.pr_url, published.branch)  # news -> thread
+    guard_gate.claim(svc, session, record, published.pr_number, published.pr_url)
     verb = "Opened" if published.created else "Updated"
     # An update is a new commit on the same pull request: link that commit.
     commit = (
@@ -262,6 +266,10 @@ def _publish(
     except WorkspaceError as exc:
         raise Refused(str(exc)) from None
     thread_url = svc.chat.permalink(session.channel, session.thread_ts)
+    try:
+        guards = guard_gate.pr_lines(svc, session, record)
+    except StoreUnavailable as exc:
+        raise Refused(f"the overrides and waivers could not be read ({exc}); try again") from None
     body = pr_body(
         summary=record.summary,
         files=record.files,
@@ -271,6 +279,7 @@ def _publish(
         thread_url=thread_url,
         request=session.request,
         review=record.review,
+        guards=guards,
     )
     try:
         return publish(

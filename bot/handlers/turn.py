@@ -19,7 +19,7 @@ from bot.domain.prices import dollars, turn_cost
 from bot.domain.proposal import Proposal
 from bot.domain.sessions import Session
 from bot.git.checkout import Checkout
-from bot.handlers import proposal_message
+from bot.handlers import guard_gate, proposal_message
 from bot.handlers.progress import CONTEXT_WINDOWS, Progress
 from bot.policy import rules as policy
 from bot.publish.pr_text import pr_title
@@ -34,6 +34,8 @@ from tools.gitrun import GitError
 from tools.mask_teacher import MaskTeacher
 from tools.redaction import SecretMask
 from tools.tanka.check import CheckOptions, CheckSetupError, check_environments
+from tools.tanka.check.findings import Level, Source
+from tools.tanka.check.report import CheckReport
 from tools.tanka.diff.groups import group_envs, grouped_summary, grouped_text
 from tools.tanka.diff.revision import RevisionDiff, rendered_change
 from tools.tanka.errors import TankaError
@@ -193,24 +195,36 @@ def new_change(
         return proposal.model_copy(
             update={"note": f":warning: rendered diff not available: {exc}"}
         ), None
-    return proposal.model_copy(update={"checks": _checks(svc, checkout, diff)}), diff
+    checks, denied = _checks(svc, checkout, diff)
+    return proposal.model_copy(update={"checks": checks, "denied": denied}), diff
 
 
-def _checks(svc: Services, checkout: Checkout, diff: RevisionDiff) -> str:
-    """Schema and policy findings for the environments that render differently."""
+def _checks(svc: Services, checkout: Checkout, diff: RevisionDiff) -> tuple[str, tuple[str, ...]]:
+    """Schema and policy findings for the environments that render differently, and the policy
+    rules that denied (each blocks approval until waived: bot.guards.waivers)."""
     # Labels of inline environments end in " [name]"; the check takes the directory.
     envs = sorted({e.env.split(" [", 1)[0] for e in diff.envs if e.has_changes})
     if not envs:
-        return ""
+        return "", ()
     options = CheckOptions(svc.settings.policy_dir, svc.settings.kubernetes_version)
     try:
         report = check_environments(checkout.root, envs, options, renders=diff.worktree)
     except CheckSetupError as exc:
-        return f":warning: checks not run: {exc}"
+        return f":warning: checks not run: {exc}", ()
     except (TankaError, ToolError, OSError) as exc:
-        return f":warning: checks failed: {exc}"
+        return f":warning: checks failed: {exc}", ()
     mark = ":x:" if report.failed else ":white_check_mark:"
-    return f"{mark} {report.text(limit=CHECK_TEXT_LIMIT)}"
+    return f"{mark} {report.text(limit=CHECK_TEXT_LIMIT)}", denied_rules(report)
+
+
+def denied_rules(report: CheckReport) -> tuple[str, ...]:
+    """The policy rules that denied (`deny`/`violation`): each blocks approval until waived."""
+    policy_errors = (f for f in report.findings if f.source == Source.POLICY)
+    return tuple(sorted({f.rule for f in policy_errors if f.level == Level.ERROR and f.rule}))
+
+
+def _joined(*texts: str) -> str:
+    return "\n".join(t for t in texts if t)
 
 
 def teach_mask(svc: Services, session: Session, mask: SecretMask) -> None:
@@ -300,7 +314,11 @@ def propose(
         envs=envs,
         rendered=grouped_text(groups) if diff is not None else "",
         emoji=svc.settings.approve_emoji,
-        approvals=policy.needs_text(needs, session.requester),
+        # The guardrails that refuse its approval now (freezes, failing policies, holds).
+        approvals=_joined(
+            policy.needs_text(needs, session.requester),
+            guard_gate.proposal_note(svc, session, proposal),
+        ),
     )
     for snippet in message.snippets:
         svc.chat.upload(key.channel, key.thread_ts, filename=snippet.filename,

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import logging
 
-from bot.domain.pr_events import GitHubEvent, PullRequestEvent, subject
+from bot.domain.pr_events import GitHubEvent, PullRequestClosed, PullRequestEvent, subject
 from bot.handlers import ci
+from bot.runtime import guard_holds
 from bot.runtime.threads import Threads
 from bot.telemetry.logs import thread_context
 
@@ -31,6 +32,9 @@ def report(threads: Threads, event: GitHubEvent) -> None:
             news = {"event": type(event).__name__, "pr": item.pr.number}
             masked.audit.record(key.channel, key.thread_ts, "", "github_event", news)
             ci.handle(masked, key, item)
+        if isinstance(item, PullRequestClosed):  # what it held is free; its waiters go on
+            guard_holds.released(threads, item.pr.repo, item.pr.number,
+                                 "merged" if item.merged else "closed")  # fmt: skip
 
     try:
         for item in ci.pull_request_events(svc, event):
