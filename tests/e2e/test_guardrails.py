@@ -1,0 +1,132 @@
+"""Guardrails over real HTTP into `tanka-bot serve`, in memory and with a real Redis: freezes
+(an admin's, and the settings file's windows) with an override, policy waivers, budgets, and
+one bot pull request per environment (two replicas agreeing on a hold, a lost merge webhook
+recovered by the periodic check).
+
+Windows that start and end by the clock, and waivers that expire, are tested in-process with
+freezegun (tests/unit/guards); here time is the real one, so freezes begin and end by command
+and fixed windows are set around now.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from fakes.slack_server import SlackMessage
+from tests.e2e.harness import ALICE, BOB, CHANNEL, Stack, stack
+from tests.e2e.test_teams import audit, settings_file
+from tests.scenarios.models import Call
+
+PROD = "environments/prod/main.jsonnet"
+DEV = "environments/dev/main.jsonnet"
+OPS = "U0OPS"  # an admin
+PLATFORM = "U0PLAT"  # owns the policy rule
+REPO = "acme/infra"
+STORES = [pytest.param(False, id="memory"), pytest.param(True, id="redis")]
+
+
+def command(s: Stack, text: str, *, user: str = OPS) -> str:
+    """`/tanka <text>` by `user`; the ephemeral answer's text."""
+    before = len(s.slack.ephemerals)
+    s.sender.command(text, channel_id=CHANNEL, user_id=user)
+
+    def answered() -> str | None:
+        new = [e for e in s.slack.ephemerals[before:] if e.user == user]
+        return new[0].text if new else None
+
+    return s.slack.wait_for(answered, 30)
+
+
+def scale_prod(s: Stack, replicas: int, **usage: int) -> tuple[SlackMessage, SlackMessage]:
+    s.model.calls(
+        Call(
+            f"c{replicas}",
+            "file_edit",
+            {"path": PROD, "old_text": "replicas=2", "new_text": f"replicas={replicas}"},
+        )
+    )
+    s.model.answer(f"Prod now runs {replicas}.", **usage)
+    root = s.mention(f"scale grafana in prod to {replicas}")
+    return root, s.proposal(root.ts)
+
+
+def events(s: Stack, name: str) -> list[dict[str, object]]:
+    return [e for e in audit(s) if e["event"] == name]
+
+
+@pytest.mark.parametrize("redis", STORES)
+def test_a_freeze_starts_and_ends_while_a_proposal_waits(tmp_path: Path, redis: bool) -> None:
+    with stack(tmp_path, redis=redis) as s:
+        s.start_bot(settings_file(tmp_path, {"admins": [OPS]}))
+        root, proposal = scale_prod(s, 3)
+        assert "Frozen" not in str(proposal.blocks)
+
+        assert command(s, "freeze environments/prod* 2h incident 42", user=BOB).startswith(
+            "Only an admin (<@U0OPS>)"
+        )
+        assert "Frozen `environments/prod*` until" in command(
+            s, "freeze environments/prod* 2h incident 42"
+        )
+        s.slack.wait_for(
+            lambda: any(
+                "froze `environments/prod*`" in m.text for m in s.slack.bot_messages(CHANNEL)
+            ),
+            30,
+        )
+        assert "incident 42 (by <@U0OPS>)" in command(s, "freezes", user=ALICE)
+
+        s.react(proposal.ts, "white_check_mark", user=BOB)
+        refused = s.wait_text(root.ts, "is frozen until")
+        assert "`environments/prod` is frozen until" in refused.text
+        assert "(incident 42)" in refused.text
+        assert "override REASON" in refused.text
+        assert "<@U0OPS>" in refused.text
+        assert s.github.repos[REPO].pulls == {}
+
+        assert command(s, "unfreeze environments/prod*") == "Unfrozen `environments/prod*`."
+        assert command(s, "freezes", user=ALICE) == "Nothing is frozen now."
+        s.react(proposal.ts, "white_check_mark", user=BOB)
+        s.wait_text(root.ts, "Opened pull request #1")
+
+        kinds = {e["event"]: e for e in audit(s)}
+        assert kinds["freeze"]["user"] == OPS
+        assert kinds["freeze"]["details"]["reason"] == "incident 42"  # type: ignore[index]
+        assert kinds["unfreeze"]["user"] == OPS
+        _, metrics = s.bot.get("/metrics") if s.bot else (0, "")
+        assert 'tanka_bot_guard_refusals_total{guard="freeze"} 1.0' in metrics
+
+
+def test_a_settings_window_freezes_a_proposal_and_an_admin_override_lets_it_pass(
+    tmp_path: Path,
+) -> None:
+    now = datetime.now(UTC)
+    window = {
+        "envs": ["environments/prod*"],
+        "reason": "holidays",
+        "from": (now - timedelta(hours=1)).isoformat(),
+        "to": (now + timedelta(hours=1)).isoformat(),
+    }
+    with stack(tmp_path) as s:
+        s.start_bot(settings_file(tmp_path, {"admins": [OPS], "freezes": [window]}))
+        root, proposal = scale_prod(s, 4)
+        assert "Frozen: `environments/prod` is frozen until" in str(proposal.blocks)
+        assert "(holidays)" in str(proposal.blocks)
+        assert "holidays (settings file)" in command(s, "freezes", user=ALICE)
+
+        s.reply(root.ts, "override the freeze please", user=BOB)  # not an admin
+        s.wait_text(root.ts, "only an admin (<@U0OPS>) may override a freeze")
+        s.react(proposal.ts, "white_check_mark", user=BOB)
+        s.wait_text(root.ts, "It can be approved once the freeze ends")
+
+        s.reply(root.ts, "override customer outage, fix reviewed by SRE", user=OPS)
+        s.wait_text(root.ts, "overrode the freeze for proposal 1: customer outage")
+        s.react(proposal.ts, "white_check_mark", user=BOB)
+        s.wait_text(root.ts, "Opened pull request #1")
+        body = s.github.repos[REPO].pulls[1].body
+        assert "Freeze overridden by Slack user U0OPS: customer outage, fix reviewed by SRE" in body
+        [override] = events(s, "override")
+        assert override["user"] == OPS
+        assert override["details"]["frozen"] == ["environments/prod"]  # type: ignore[index]
