@@ -19,6 +19,7 @@ from fakes.slack_server import SlackMessage
 from tests.e2e.harness import ALICE, BOB, CHANNEL, Stack, stack
 from tests.e2e.test_teams import audit, settings_file
 from tests.scenarios.models import Call
+from tests.scenarios.project import commit_all, make_project
 
 PROD = "environments/prod/main.jsonnet"
 DEV = "environments/dev/main.jsonnet"
@@ -130,3 +131,101 @@ def test_a_settings_window_freezes_a_proposal_and_an_admin_override_lets_it_pass
         [override] = events(s, "override")
         assert override["user"] == OPS
         assert override["details"]["frozen"] == ["environments/prod"]  # type: ignore[index]
+
+
+CAPACITY = """\
+package main
+
+import rego.v1
+
+deny_capacity contains msg if {
+  input.kind == "Deployment"
+  input.spec.replicas > 5
+  msg := sprintf("%s: more than 5 replicas needs a capacity review", [input.metadata.name])
+}
+"""
+
+
+def _project_with_policy(root: Path) -> Path:
+    make_project(root)
+    (root / "policy").mkdir()
+    (root / "policy" / "capacity.rego").write_text(CAPACITY)
+    commit_all(root, "a capacity policy")
+    return root
+
+
+@pytest.mark.parametrize("redis", STORES)
+def test_a_failing_policy_blocks_approval_until_its_owner_waives_it(
+    tmp_path: Path, redis: bool
+) -> None:
+    owners = {"main.deny_capacity": [PLATFORM]}
+    with stack(tmp_path, redis=redis, project=_project_with_policy) as s:
+        s.start_bot(settings_file(tmp_path, {"admins": [OPS], "policy_owners": owners}))
+        root, proposal = scale_prod(s, 9)
+        blocks = str(proposal.blocks)
+        assert "more than 5 replicas needs a capacity review" in blocks
+        assert "Policy `main.deny_capacity` denies this change" in blocks
+
+        s.react(proposal.ts, "white_check_mark", user=BOB)
+        refused = s.wait_text(root.ts, "not opened: policy `main.deny_capacity` denies")
+        assert "<@U0PLAT> may reply `waive main.deny_capacity REASON [for 7d]`" in refused.text
+        assert s.github.repos[REPO].pulls == {}
+
+        s.reply(root.ts, "waive main.deny_capacity I say so", user=BOB)
+        s.wait_text(root.ts, "only the owners of `main.deny_capacity` (<@U0PLAT>) may waive it")
+        s.reply(root.ts, "waive main.deny_schema it is fine", user=PLATFORM)
+        s.wait_text(root.ts, "`main.deny_schema` cannot be waived")
+        s.reply(root.ts, "waive deny_capacity load test next week for 3d", user=PLATFORM)
+        waived = s.wait_text(root.ts, "waived `main.deny_capacity` for this thread until")
+        assert "Proposal 1 no longer needs it to pass" in waived.text
+
+        s.react(proposal.ts, "white_check_mark", user=BOB)
+        s.wait_text(root.ts, "Opened pull request #1")
+        body = s.github.repos[REPO].pulls[1].body
+        assert "Policy `main.deny_capacity` waived by Slack user U0PLAT until" in body
+        assert "load test next week" in body
+        [waiver] = events(s, "waiver")
+        assert waiver["user"] == PLATFORM
+        assert waiver["details"]["rule"] == "main.deny_capacity"  # type: ignore[index]
+
+
+@pytest.mark.parametrize("redis", STORES)
+def test_a_budget_crossed_inside_a_turn_lets_it_finish_and_refuses_the_next(
+    tmp_path: Path, redis: bool
+) -> None:
+    budget = {"budgets": [{"channels": [CHANNEL], "daily_usd": 1}], "admins": [OPS]}
+    with stack(tmp_path, redis=redis) as s:
+        s.start_bot(
+            {**settings_file(tmp_path, budget), "TANKA_BOT_PRICES": "claude-opus-4-6=15/75"}
+        )
+        # One turn spends $1.50 of the $1 budget: it passes 80% and 100% and still finishes.
+        root, proposal = scale_prod(s, 3, input_tokens=100_000, output_tokens=0)
+        warned = s.wait_text(root.ts, "Budget: the daily budget of <#C0DEPLOY>")
+        assert "(150%)" in warned.text
+        assert "new turns are refused until it resets" in warned.text
+        assert "Proposal 1" in proposal.text
+
+        calls = s.model.request_count()
+        s.reply(root.ts, "now dev too")
+        refused = s.wait_text(root.ts, "Not starting a turn")
+        tomorrow = (datetime.now(UTC) + timedelta(days=1)).strftime("%Y-%m-%d 00:00 UTC")
+        assert f"resets {tomorrow}" in refused.text
+        assert "$1.50 of $1.00" in refused.text
+        assert "`/tanka budget raise USD`" in refused.text
+        assert "<@U0OPS>" in refused.text
+        assert s.model.request_count() == calls  # refused before any model call
+
+        assert "$1.50 of $1.00 (150%)" in command(s, "budget", user=ALICE)
+        assert command(s, "budget raise 5", user=BOB).startswith("Only an admin")
+        assert "$1.50 of $6.00 (25%)" in command(s, "budget raise 5")
+
+        s.model.answer("Dev is unchanged.")
+        s.reply(root.ts, "now dev too")
+        s.wait_text(root.ts, "Dev is unchanged.")
+        assert len(events(s, "budget_warning")) == 1  # once per budget and period
+        [refusal] = events(s, "budget_refused")
+        assert round(refusal["details"]["spent_usd"], 2) == 1.5  # type: ignore[index]
+        [raised] = events(s, "budget_raised")
+        assert raised["user"] == OPS
+        _, metrics = s.bot.get("/metrics") if s.bot else (0, "")
+        assert 'tanka_bot_guard_refusals_total{guard="budget"} 1.0' in metrics
