@@ -94,7 +94,7 @@ def test_a_freeze_starts_and_ends_while_a_proposal_waits(tmp_path: Path, redis: 
 
         kinds = {e["event"]: e for e in audit(s)}
         assert kinds["freeze"]["user"] == OPS
-        assert kinds["freeze"]["details"]["reason"] == "incident 42"  # type: ignore[index]
+        assert kinds["freeze"]["details"]["reason"] == "incident 42"
         assert kinds["unfreeze"]["user"] == OPS
         _, metrics = s.bot.get("/metrics") if s.bot else (0, "")
         assert 'tanka_bot_guard_refusals_total{guard="freeze"} 1.0' in metrics
