@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from fakes import github_webhooks as hooks
 from fakes.slack_server import SlackMessage
 from tests.e2e.harness import ALICE, BOB, CHANNEL, Stack, stack
 from tests.e2e.test_teams import audit, settings_file
 from tests.scenarios.models import Call
-from tests.scenarios.project import commit_all, make_project
+from tests.scenarios.project import commit_all, git, make_project
 
 PROD = "environments/prod/main.jsonnet"
 DEV = "environments/dev/main.jsonnet"
@@ -229,3 +230,86 @@ def test_a_budget_crossed_inside_a_turn_lets_it_finish_and_refuses_the_next(
         assert raised["user"] == OPS
         _, metrics = s.bot.get("/metrics") if s.bot else (0, "")
         assert 'tanka_bot_guard_refusals_total{guard="budget"} 1.0' in metrics
+
+
+LIB = "lib/app.libsonnet"
+
+
+def _label_every_deployment(s: Stack) -> tuple[SlackMessage, SlackMessage]:
+    """A second session whose change renders differently in dev and prod (a library edit)."""
+    s.model.calls(
+        Call(
+            "l1",
+            "file_edit",
+            {
+                "path": LIB,
+                "old_text": "metadata: { name: name },",
+                "new_text": "metadata: { name: name, labels: { team: 'obs' } },",
+            },
+        )
+    )
+    s.model.answer("Every deployment is labelled.")
+    root = s.mention("label every deployment with team obs")
+    return root, s.proposal(root.ts)
+
+
+def _open_prod_pull_request(s: Stack) -> SlackMessage:
+    root, proposal = scale_prod(s, 3)
+    s.react(proposal.ts, "white_check_mark", user=BOB)
+    s.wait_text(root.ts, "Opened pull request #1")
+    return root
+
+
+@pytest.mark.parametrize("redis", STORES)
+def test_one_bot_pull_request_per_environment_and_the_waiting_thread_goes_on_after_the_merge(
+    tmp_path: Path, redis: bool
+) -> None:
+    with stack(tmp_path, redis=redis) as s:
+        s.start_bot()
+        first = _open_prod_pull_request(s)
+        if redis:  # a second replica sees the first one's hold
+            s.start_bot({"TANKA_BOT_WORKDIR": str(tmp_path / "replica-2")})
+        root, proposal = _label_every_deployment(s)
+        assert "Waiting: `environments/prod` is in pull request" in str(proposal.blocks)
+        s.react(proposal.ts, "white_check_mark", user=BOB)
+        refused = s.wait_text(root.ts, "opened from another thread: one bot pull request per")
+        assert "`environments/prod` is in pull request <" in refused.text
+        assert list(s.github.repos[REPO].pulls) == [1]
+        assert "`environments/prod`: <" in command(s, "status", user=ALICE)
+
+        # Pull request #1 merges: the base moves, and its webhook frees prod.
+        pull = s.github.repos[REPO].pulls[1]
+        git(
+            s.origin, "update-ref", "refs/heads/main", git(s.origin, "rev-parse", pull.head).strip()
+        )
+        pull.merged, pull.state = True, "closed"
+        repo = s.github.repos[REPO]
+        s.webhooks.send("pull_request", hooks.pull_request(repo, pull, action="closed", by="erin"))
+        s.wait_text(first.ts, "Pull request #1 was merged by *erin*")
+        s.wait_text(
+            root.ts, "Pull request #1, which held an environment of this thread, was merged"
+        )
+        again = s.proposal(root.ts, 2)
+        assert "Waiting" not in str(again.blocks)
+        s.react(proposal.ts, "white_check_mark", user=BOB)  # the old proposal's approval
+        s.wait_text(root.ts, "that is proposal 1, not the latest")
+        s.react(again.ts, "white_check_mark", user=BOB)
+        s.wait_text(root.ts, "Opened pull request #2")
+        [waiting] = events(s, "proposal_waiting")[:1]
+        assert waiting["details"]["pr"] == 1  # type: ignore[index]
+
+
+def test_a_lost_merge_webhook_is_recovered_by_the_periodic_check(tmp_path: Path) -> None:
+    with stack(tmp_path, redis=True) as s:
+        # A short session TTL makes the sweep (and the hold check with it) run every 10 s.
+        s.start_bot({"TANKA_BOT_SESSION_TTL": "40"})
+        _open_prod_pull_request(s)
+        root, proposal = _label_every_deployment(s)
+        s.react(proposal.ts, "white_check_mark", user=BOB)
+        s.wait_text(root.ts, "one bot pull request per environment")
+
+        s.github.repos[REPO].pulls[1].state = "closed"  # closed on GitHub; no webhook arrives
+        s.wait_text(root.ts, "was closed or merged (found by the periodic check)", timeout=60)
+        s.wait_text(root.ts, "Proposal 1 is unchanged on the newest base")
+        s.react(proposal.ts, "white_check_mark", user=BOB)
+        s.wait_text(root.ts, "Opened pull request #2")
