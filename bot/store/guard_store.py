@@ -315,11 +315,14 @@ class RedisGuardStore:
 
     def add_grant(self, thread: str, grant: Grant) -> None:
         key = self._key("grants", thread)
+        # The list lives as long as its longest grant: relative to the clock, so the store's
+        # clock and Redis's may differ. GT lengthens a TTL, NX sets the first one.
+        ttl = ttl_millis(max(grant.until - self._clock(), 1.0))
         with self._store.reachable():
             pipe = self._client.pipeline(transaction=True)
             pipe.rpush(key, _json(grant))
-            pipe.expireat(key, int(max(grant.until, self._clock() + 1)) + 1, gt=True)
-            pipe.expireat(key, int(max(grant.until, self._clock() + 1)) + 1, nx=True)
+            pipe.pexpire(key, ttl, gt=True)
+            pipe.pexpire(key, ttl, nx=True)
             pipe.execute()
 
     def grants(self, thread: str) -> list[Grant]:
