@@ -23,7 +23,8 @@ from bot.domain.proposal import Proposal
 from bot.domain.requests import Reaction
 from bot.domain.sessions import PullRequestRecord, Session
 from bot.errors import UserError
-from bot.handlers import ci, guard_gate, proposal_message
+from bot.handlers import ci, guard_gate, guard_stale, proposal_message
+from bot.handlers.guard_stale import Moved
 from bot.policy import rules as policy
 from bot.publish.pipeline import Published, PublishError, publish
 from bot.publish.pr_text import pr_body, pr_title
@@ -118,8 +119,11 @@ def pull_request_refusal(session: Session, record: Proposal) -> str | None:
 
 
 def approve(
-    svc: Services, session: Session, reaction: Reaction, mask: Callable[[str], str]
-) -> None:
+    svc: Services, session: Session, reaction: Reaction, mask: Callable[[str], str], *,
+    renew: Callable[[Proposal, Moved], None] | None = None,
+) -> None:  # fmt: skip
+    # `renew`: given, an approval of a proposal the base branch has overtaken does not count;
+    # `renew` renders it again on the new base (bot.handlers.guard_stale).
     key = session.key
     user = reaction.user
     number = 0
@@ -127,6 +131,8 @@ def approve(
     try:
         record = check_approval(svc, session, reaction)
         number = session.proposals.index(record) + 1
+        if renew is not None and _renewed(svc, session, record, renew):
+            return
         name = approvals_key(session, record)
         svc.store.add_member(name, user, svc.settings.session_ttl, at=reaction.at)
         standing = svc.store.members(name)
@@ -196,6 +202,20 @@ def approve(
         f"(approved by {names}; nothing was applied to any cluster)",
         thread_ts=key.thread_ts,
     )
+
+
+def _renewed(
+    svc: Services, session: Session, record: Proposal, renew: Callable[[Proposal, Moved], None]
+) -> bool:
+    """Whether the base moved under `record` so that it was proposed again (`renew`)."""
+    try:
+        move = guard_stale.moved(svc, session, record)
+    except guard_stale.NotChecked as exc:
+        raise Refused(str(exc)) from None
+    if move is None:
+        return False
+    renew(record, move)
+    return True
 
 
 def _mark_ended(svc: Services, session: Session) -> None:

@@ -313,3 +313,56 @@ def test_a_lost_merge_webhook_is_recovered_by_the_periodic_check(tmp_path: Path)
         s.wait_text(root.ts, "Proposal 1 is unchanged on the newest base")
         s.react(proposal.ts, "white_check_mark", user=BOB)
         s.wait_text(root.ts, "Opened pull request #2")
+
+
+def _scale_dev(s: Stack) -> tuple[SlackMessage, SlackMessage]:
+    s.model.calls(
+        Call("d1", "file_edit", {"path": DEV, "old_text": "replicas=1", "new_text": "replicas=3"})
+    )
+    s.model.answer("Dev runs 3.")
+    root = s.mention("scale grafana in dev to 3")
+    return root, s.proposal(root.ts)
+
+
+@pytest.mark.parametrize("redis", STORES)
+def test_an_approval_after_the_base_moved_under_what_it_renders_asks_again(
+    tmp_path: Path, redis: bool
+) -> None:
+    with stack(tmp_path, redis=redis) as s:
+        s.start_bot()
+        # A move that changes nothing dev reads: the approval stands.
+        root, proposal = _scale_dev(s)
+        _move_main(s, "lib/obsolete.libsonnet", "{}", "{ unused: true }")
+        s.react(proposal.ts, "white_check_mark", user=BOB)
+        s.wait_text(root.ts, "Opened pull request #1")
+
+        # A move of the library prod reads: the approval does not count, prod is proposed again.
+        root, proposal = scale_prod(s, 4)
+        head = _move_main(
+            s,
+            LIB,
+            "spec: { replicas: replicas },",
+            "spec: { replicas: replicas, revisionHistoryLimit: 3 },",
+        )
+        s.react(proposal.ts, "white_check_mark", user=BOB)
+        stale = s.wait_text(root.ts, "your approval of proposal 1 does not count")
+        assert f"`main` moved to `{head[:7]}`" in stale.text
+        assert "`environments/prod`" in stale.text
+        again = s.proposal(root.ts, 2)
+        assert list(s.github.repos[REPO].pulls) == [1]
+        s.react(again.ts, "white_check_mark", user=BOB)
+        s.wait_text(root.ts, "Opened pull request #2")
+        [event] = events(s, "proposal_stale")
+        assert event["details"]["head"] == head  # type: ignore[index]
+        assert event["details"]["environments"] == ["environments/prod"]  # type: ignore[index]
+
+
+def _move_main(s: Stack, path: str, old: str, new: str) -> str:
+    """Someone else's commit on the origin's main; its id."""
+    work = s.tmp / f"other-{len(list(s.tmp.glob('other-*')))}"
+    git(s.tmp, "clone", "--quiet", str(s.origin), str(work))
+    file = work / path
+    file.write_text(file.read_text().replace(old, new))
+    git(work, "commit", "--quiet", "-am", f"{path}: {new}")
+    git(work, "push", "--quiet", "origin", "HEAD:main")
+    return git(work, "rev-parse", "HEAD").strip()
