@@ -47,7 +47,7 @@ def refusal(svc: Services, session: Session, record: Proposal, user: str) -> gat
             asked(session, record), s.guards, s.teams.admins, svc.guards, svc.clock()
         )
         if found is not None and found.guard == "hold":
-            _wait(svc, session, record, user)
+            _wait(svc, session, record, user, session.proposals.index(record) + 1)
     except StoreUnavailable as exc:
         found = gate.Refusal(
             "store",
@@ -58,11 +58,13 @@ def refusal(svc: Services, session: Session, record: Proposal, user: str) -> gat
     return found
 
 
-def _wait(svc: Services, session: Session, record: Proposal, user: str) -> None:
+def _wait(svc: Services, session: Session, record: Proposal, user: str, number: int) -> None:
+    """The thread waits on each pull request holding `record`'s environments (proposal
+    `number`: the one being posted, or approved)."""
     key = session.key
     held = holds.conflicts(svc.guards.holds(), guarded_envs(record), key.id)
-    for repo, number in sorted({(h.repo, h.number) for h in held}):
-        svc.guards.wait_on(repo, number, key.id, WAIT_TTL)
+    for repo, pr in sorted({(h.repo, h.number) for h in held}):
+        svc.guards.wait_on(repo, pr, key.id, WAIT_TTL)
         svc.audit.record(
             key.channel,
             key.thread_ts,
@@ -70,9 +72,9 @@ def _wait(svc: Services, session: Session, record: Proposal, user: str) -> None:
             "proposal_waiting",
             {
                 "repo": repo,
-                "pr": number,
-                "proposal_ts": record.ts,
-                "environments": sorted({h.env for h in held if h.number == number}),
+                "pr": pr,
+                "proposal": number,
+                "environments": sorted({h.env for h in held if h.number == pr}),
             },
         )
 
@@ -104,7 +106,7 @@ def proposal_note(svc: Services, session: Session, record: Proposal) -> str:
                 f":hourglass: Waiting: {holds.text(held)}. Approval waits until it is "
                 "merged or closed; then I rebase this thread and propose again."
             )
-            _wait(svc, session, record, session.requester)
+            _wait(svc, session, record, session.requester, len(session.proposals) + 1)
     except StoreUnavailable as exc:
         lines.append(
             f":warning: the guardrails could not be checked now ({exc}); approval "
