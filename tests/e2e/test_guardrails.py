@@ -10,12 +10,14 @@ and fixed windows are set around now.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from fakes import github_webhooks as hooks
+from fakes.slack_interactions import app_home_opened
 from fakes.slack_server import SlackMessage
 from tests.e2e.harness import ALICE, BOB, CHANNEL, Stack, stack
 from tests.e2e.test_teams import audit, settings_file
@@ -204,6 +206,12 @@ def test_a_budget_crossed_inside_a_turn_lets_it_finish_and_refuses_the_next(
         warned = s.wait_text(root.ts, "Budget: the daily budget of <#C0DEPLOY>")
         assert "(150%)" in warned.text
         assert "new turns are refused until it resets" in warned.text
+        s.sender.send(app_home_opened(user=OPS))  # the admins' Home tab says so too
+        homes = s.slack.wait_for(
+            lambda: [v for v in s.slack.views("home") if v.user == OPS] or None, 15
+        )
+        guardrails = json.dumps(homes[0].view)
+        assert ":warning: daily budget of <#C0DEPLOY>: $1.50 of $1.00 (150%)" in guardrails
         assert "Proposal 1" in proposal.text
 
         calls = s.model.request_count()
