@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from bot.domain.prices import turn_cost
-from bot.domain.sessions import Session
+from bot.domain.sessions import Session, SessionCorrupt
 from bot.guards import budgets
 from bot.guards.people import admins_text
 from bot.guards.windows import iso
@@ -68,12 +68,28 @@ def admitted(svc: Services, session: Session) -> bool:
 
 @contextmanager
 def metered(svc: Services, session: Session) -> Iterator[None]:
-    """Charge what the turn inside spends, even when it fails or is cancelled."""
-    before = (session.input_tokens, session.output_tokens)
+    """Charge what the turn inside spends, even when it fails or is cancelled: the growth of
+    the conversation's usage, cache reads and writes included (as the turn's token line
+    prices them)."""
+    before = _tokens(session)
     try:
         yield
     finally:
-        charge(svc, session, session.input_tokens - before[0], session.output_tokens - before[1])
+        after = _tokens(session)
+        charge(svc, session, after[0] - before[0], after[1] - before[1])
+
+
+def _tokens(session: Session) -> tuple[int, int]:
+    """(input, output) tokens of the session's conversation so far; a record that cannot be
+    read counts as the session's own totals."""
+    try:
+        usage = session.load_conversation().usage
+    except SessionCorrupt:
+        return session.input_tokens, session.output_tokens
+    return (
+        usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens,
+        usage.output_tokens,
+    )
 
 
 def charge(svc: Services, session: Session, input_tokens: int, output_tokens: int) -> None:
