@@ -19,7 +19,9 @@ from bot.guards.windows import iso
 from bot.store.guard_store import MICROS, SpendRole
 
 WARN_AT = 0.8
-_KEEP = 40 * 86_400.0  # a counter outlives its month
+# A counter outlives its period by a little (a turn ending just after midnight is charged to
+# the new period; the old counter is only read until then).
+_KEEP = {"day": 2 * 86_400.0, "month": 33 * 86_400.0}
 
 
 def period_id(period: str, now: float) -> str:
@@ -97,14 +99,14 @@ def charge(
     for budget in covering(budgets, channel):
         name = counter(budget, now)
         if micros > 0:
-            store.add_spend(name, micros, _KEEP)
+            store.add_spend(name, micros, _KEEP[budget.period])
         found = usage(store, budget, now)
-        if found.share >= WARN_AT and store.once("warned:" + name, _KEEP):
+        if found.share >= WARN_AT and store.once("warned:" + name, _KEEP[budget.period]):
             due.append(found)
     return due
 
 
 def raise_limit(store: SpendRole, budget: Budget, usd: float, now: float) -> Usage:
     """Raise `budget` by `usd` for the current period only."""
-    store.add_spend("raise:" + counter(budget, now), round(usd * MICROS), _KEEP)
+    store.add_spend("raise:" + counter(budget, now), round(usd * MICROS), _KEEP[budget.period])
     return usage(store, budget, now)
