@@ -299,19 +299,13 @@ class RedisGuardStore:
         return [found] if found.until > self._clock() else []
 
     def freezes(self) -> list[FreezeRecord]:
-        key = self._key("freezes")
+        # Ended ones stay in the hash (one field per glob, so it stays small) until that glob
+        # is frozen or unfrozen again: dropping them here could drop a freeze set meanwhile.
         with self._store.reachable():
-            raw = cast("dict[bytes, bytes]", self._client.hgetall(key))
+            raw = cast("dict[bytes, bytes]", self._client.hgetall(self._key("freezes")))
         now = self._clock()
-        live: list[tuple[bytes, FreezeRecord]] = []
-        dead: list[tuple[bytes, FreezeRecord]] = []
-        for glob, text in raw.items():
-            record = _freeze(json.loads(text))
-            (live if record.until > now else dead).append((glob, record))
-        if dead:  # an ended freeze is dropped by whoever sees it first
-            with self._store.reachable():
-                self._client.hdel(key, *(g for g, _ in dead))
-        return sorted((r for _, r in live), key=lambda f: f.glob)
+        live = (_freeze(json.loads(text)) for text in raw.values())
+        return sorted((f for f in live if f.until > now), key=lambda f: f.glob)
 
     def add_grant(self, thread: str, grant: Grant) -> None:
         key = self._key("grants", thread)
