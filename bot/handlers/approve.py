@@ -23,8 +23,8 @@ from bot.domain.proposal import Proposal
 from bot.domain.requests import Reaction
 from bot.domain.sessions import PullRequestRecord, Session
 from bot.errors import UserError
+from bot.guards.staleness import Moved
 from bot.handlers import ci, guard_gate, guard_stale, proposal_message
-from bot.handlers.guard_stale import Moved
 from bot.policy import rules as policy
 from bot.publish.pipeline import Published, PublishError, publish
 from bot.publish.pr_text import pr_body, pr_title

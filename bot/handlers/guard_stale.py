@@ -11,11 +11,11 @@ its approval stands. Anything that cannot be checked refuses (fail closed).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from pathlib import Path
 
 from bot.domain.proposal import Proposal
 from bot.domain.sessions import Session
+from bot.guards import staleness
+from bot.guards.staleness import Moved
 from bot.handlers import rebase
 from bot.handlers.guard_gate import guarded_envs
 from bot.services import Services
@@ -27,23 +27,15 @@ from tools.tanka.errors import TankaError
 from tools.tanka.imports.changed import commit_move
 from tools.tanka.imports.importers import importers
 
-ENTRYPOINT = "main.jsonnet"
-
 
 class NotChecked(Exception):
     """Whether the base moved could not be checked; the approval is refused."""
 
 
-@dataclass(frozen=True, slots=True)
-class Moved:
-    head: str  # the base branch's newest commit
-    files: tuple[str, ...]  # what the move changed
-    envs: tuple[str, ...]  # the proposal's environments that read one of them
-
-
 def moved(svc: Services, session: Session, record: Proposal) -> Moved | None:
     """The base's move that makes `record` stale, or None. NotChecked when it cannot tell."""
     cache = svc.workspaces.cache
+    envs = guarded_envs(record)
     try:
         cache.fetch()  # the head as GitHub has it now, not as of the last scheduled refresh
         head = cache.commit_of(session.base_branch)
@@ -51,21 +43,18 @@ def moved(svc: Services, session: Session, record: Proposal) -> Moved | None:
             return None
         changes = commit_move(cache.path, record.base_commit, head).changes
         files = (*changes.added, *changes.modified, *changes.deleted)
-        envs = guarded_envs(record)
-        if envs is None:  # not known what it renders: render it again
-            return Moved(head, files, ())
-        root = svc.workspaces.open(session).root
-        here = [f for f in files if os.path.lexists(root / f)]
-        gone = [f for f in files if not os.path.lexists(root / f)]
-        readers = importers(root, here, gone, narrow=True)
+        readers: list[str] = []
+        if envs is not None:
+            root = svc.workspaces.open(session).root
+            here = [f for f in files if os.path.lexists(root / f)]
+            gone = [f for f in files if not os.path.lexists(root / f)]
+            top = os.path.realpath(root)
+            readers = [os.path.relpath(r, top) for r in importers(root, here, gone, narrow=True)]
     except (GitError, TankaError, ToolError, OSError, WorkspaceError) as exc:
         raise NotChecked(
             f"whether `{session.base_branch}` moved could not be checked ({exc}); try again"
         ) from None
-    top = Path(os.path.realpath(root))
-    read = {Path(os.path.relpath(r, top)).parent.as_posix() for r in readers}
-    touched = tuple(sorted(read.intersection(envs)))
-    return Moved(head, files, touched) if touched else None
+    return staleness.stale(head, record.base_commit, files, staleness.touched(envs, readers))
 
 
 def repropose(
