@@ -38,7 +38,7 @@ from bot.git.askpass import TokenCredentials
 from bot.inbound import slack_interactive
 from bot.inbound.alert_receiver import AlertReceiver
 from bot.inbound.github_receiver import WebhookReceiver
-from bot.inbound.http import HealthApp, Readiness
+from bot.inbound.http import SERVER_MAX_BODY, HealthApp, Readiness
 from bot.inbound.slack_envelope import EnvelopeGate
 from bot.inbound.slack_listeners import EVENT_TYPES, OnEvent, register
 from bot.inbound.slack_signature import SignatureGate
@@ -320,7 +320,9 @@ def serve(
     gc.freeze()
     app = wsgi_app(service, socket_mode=socket_mode, github=github_webhook(service),
                    alerts=alert_webhook(service))  # fmt: skip
-    server = create_server(app, host=host, port=port, threads=16, ident="tanka-bot")
+    # A body over the limit is answered 413 before it is read (bot.inbound.http.MAX_BODY).
+    server = create_server(app, host=host, port=port, threads=16, ident="tanka-bot",
+                           max_request_body_size=SERVER_MAX_BODY)  # fmt: skip
     socket_handler = None
     if socket_mode:
         from bot.inbound.slack_socket import CheckedSocketModeHandler  # noqa: PLC0415 - only the transport the settings choose is loaded

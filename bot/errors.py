@@ -12,6 +12,7 @@ errors live beside the code that raises them and subclass their root here:
      │    │    ├── RenderFailed            bot.eval.checks: an environment does not render
      │    │    ├── McpConfigError          bot.mcp.config (also a ValueError)
      │    │    ├── PayloadError            bot.inbound.github_webhook (also a ValueError)
+     │    │    ├── FrameTooLarge           bot.inbound.socket_frames (also an OSError)
      │    │    ├── Refused                 bot.handlers.approve: the approval does not count
      │    │    └── PublishError            bot.publish.errors (ProposalChanged, PushFailed, ...)
      │    └── ServiceUnavailable  something the bot depends on failed: try again later

@@ -22,15 +22,12 @@ from typing import Any
 
 from bot.domain.pr_events import GitHubEvent
 from bot.inbound.github_webhook import PayloadError, parse, replay_key, verify
-from bot.inbound.http import StartResponse, read_body, reply
+from bot.inbound.http import MAX_BODY, StartResponse, read_body, reply
 from bot.store.base import SessionStore, StoreUnavailable
 from bot.telemetry.metrics import Metrics
 
 log = logging.getLogger(__name__)
 
-# GitHub caps webhook payloads at 25 MB; the events the bot reads are far smaller, and a
-# check run's output (up to 65,535 characters per field) fits many times over.
-MAX_BODY = 5 << 20
 DELIVERY_TTL = 3 * 24 * 3600.0  # GitHub's "Redeliver" button is used within days, not weeks
 
 

@@ -18,7 +18,20 @@ log = logging.getLogger(__name__)
 
 StartResponse = Callable[..., Any]
 WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
-MAX_BODY = 1 << 20  # Slack's payloads are far smaller; anything bigger is not from Slack
+# The most the bot reads of one request, from anyone: an HTTP body on any route (Slack,
+# GitHub, Alertmanager) and a Socket Mode message. What these senders post is far smaller (the
+# largest, a GitHub check run, carries a summary and a text of at most 65,535 characters each).
+# It is waitress's own limit too (bot.app), so a larger body is refused before it is read, with
+# or without a Content-Length, and the socket drops a larger frame unread
+# (bot.inbound.slack_socket): without that, a client with no credentials could make the bot
+# buffer a GiB per connection on disk before any token or signature was checked.
+MAX_BODY = 1 << 20
+# waitress refuses a declared length >= its `max_request_body_size` and a chunked body once
+# that many bytes (chunk framing included) arrived: one above ours leaves a body of exactly
+# MAX_BODY bytes the app's to judge. waitress keeps a body in memory up to its
+# `inbuf_overflow` (512 KiB) and spills the rest to an unlinked temporary file, so a
+# connection holds at most MAX_BODY on disk (and one read of 8 KiB that crossed it).
+SERVER_MAX_BODY = MAX_BODY + 1
 
 
 class Ready(Protocol):

@@ -27,8 +27,8 @@ def report(threads: Threads, event: GitHubEvent) -> None:
         # rendered it learns them first, from the channel's repository (as a turn or an
         # approval does).
         here = threads.channels(key.channel) or svc
-        masked, _ = threads.masked(here, key, here.sessions.get(key))
-        with thread_context(key.id):
+        masked, mask = threads.masked(here, key, here.sessions.get(key))
+        with thread_context(key.id, mask.apply):
             news = {"event": type(event).__name__, "pr": item.pr.number}
             masked.audit.record(key.channel, key.thread_ts, "", "github_event", news)
             ci.handle(masked, key, item)

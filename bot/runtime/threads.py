@@ -112,7 +112,8 @@ class Threads:
 
     def guard(self, key: ThreadKey, job: Callable[[], None]) -> None:
         """Run a job for a thread; its errors become replies (bot.runtime.failures)."""
-        with thread_context(key.id):
+        mask, _ = self._masks.get(key)
+        with thread_context(key.id, mask.apply):
             try:
                 job()
             except Exception as exc:

@@ -72,7 +72,8 @@ class Metrics:
             buckets=(0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120), registry=r,
         )  # fmt: skip
         # Alertmanager's alert groups (bot.runtime.alerts) by outcome: session (one started),
-        # noted (news in an open session's thread), repeat, unrouted, rate_limited, ignored.
+        # noted (news in an open session's thread), notes_held (over the thread's hourly notes),
+        # repeat, unrouted, rate_limited, ignored.
         self.alert_groups = Counter(
             "tanka_bot_alert_groups_total", "Alertmanager notifications by outcome", ["outcome"],
             registry=r,
