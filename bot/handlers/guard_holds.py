@@ -10,12 +10,23 @@ from __future__ import annotations
 
 from bot.domain.sessions import Session
 from bot.handlers import rebase
+from bot.handlers.guard_gate import guarded_envs
 from bot.services import Services
 from tools.redaction import SecretMask
 
 
-def resume(svc: Services, session: Session, number: int, how: str, mask: SecretMask) -> None:
-    """`svc.chat` must already mask with `mask`; the caller saves `session`."""
+def resume(
+    svc: Services, session: Session, number: int, how: str, mask: SecretMask, *,
+    freed: tuple[str, ...] = (),
+) -> None:  # fmt: skip
+    """`svc.chat` must already mask with `mask`; the caller saves `session`. `freed`: the
+    environments the pull request held (empty: not known)."""
+    latest = session.latest_proposal
+    if latest is None or latest.approved_by:
+        return  # nothing waits here any more
+    wanted = guarded_envs(latest)
+    if freed and wanted is not None and not set(freed).intersection(wanted):
+        return  # a newer proposal no longer touches what it held
     before = len(session.proposals)
     rebase.post(
         svc,

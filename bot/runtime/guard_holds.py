@@ -30,10 +30,13 @@ def released(threads: Threads, repo: str, number: int, how: str) -> None:
         )
     for thread in svc.guards.take_waiters(repo, number):
         key = ThreadKey.parse(thread)
-        threads.submit(key, functools.partial(_resume, threads, key, number, how))
+        envs = tuple(h.env for h in freed)
+        threads.submit(key, functools.partial(_resume, threads, key, number, how, envs))
 
 
-def _resume(threads: Threads, key: ThreadKey, number: int, how: str) -> None:
+def _resume(
+    threads: Threads, key: ThreadKey, number: int, how: str, freed: tuple[str, ...]
+) -> None:
     svc = threads.channels(key.channel) or threads.svc
 
     def work() -> None:
@@ -42,7 +45,7 @@ def _resume(threads: Threads, key: ThreadKey, number: int, how: str) -> None:
             return
         masked, mask = threads.masked(svc, key, session)
         try:
-            guard_holds.resume(masked, session, number, how, mask)
+            guard_holds.resume(masked, session, number, how, mask, freed=freed)
         finally:  # a clean rebase has stored the new patch: the session must follow
             session.updated = svc.clock()
             svc.sessions.put(session)
