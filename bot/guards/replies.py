@@ -2,6 +2,9 @@
 
 - `override REASON`: an admin lets the thread's latest proposal pass a freeze;
 - `waive RULE REASON [for 7d]`: a policy owner lifts a failing Rego rule for the thread.
+
+A reason is said again in the thread and the pull request: Slack's broadcasts in it
+(`<!channel>`) are kept as text, so repeating it pings nobody.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bot.domain.alerts import quiet_broadcasts
 from bot.guards.durations import parse_duration
 
 DEFAULT_WAIVER = 7 * 86_400.0
@@ -49,7 +53,7 @@ def parse_reply(text: str) -> GuardReply | None:
         reason = (found.group("reason") or "").strip() if found else ""
         if not reason:
             return Unreadable("say why: `override REASON`")
-        return Override(reason)
+        return Override(quiet_broadcasts(reason))
     if first == "waive":
         return _waive(words)
     return None
@@ -71,7 +75,8 @@ def _waive(words: str) -> GuardReply:
             return Unreadable(str(exc))
         if seconds > LONGEST_WAIVER:
             return Unreadable("a waiver lasts 90 days at most; waive it again when it ends")
-    return Waive(normal_rule(found.group("rule")), found.group("reason").strip(), seconds)
+    reason = quiet_broadcasts(found.group("reason").strip())
+    return Waive(normal_rule(found.group("rule")), reason, seconds)
 
 
 def normal_rule(rule: str) -> str:

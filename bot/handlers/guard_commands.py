@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from bot.domain.alerts import quiet_broadcasts
 from bot.domain.commands import Budget, Freeze, Freezes, GuardAction, Unfreeze
 from bot.domain.prices import dollars
 from bot.domain.requests import SlashCommand
@@ -56,22 +57,24 @@ def _freeze(svc: Services, command: SlashCommand, action: Freeze) -> str:
             "can be longer)."
         )
     now = svc.clock()
-    record = FreezeRecord(action.glob, action.reason, command.user, now, now + seconds)
+    # Said again in the channel, in refusals and in lists: it pings nobody when repeated.
+    glob, reason = quiet_broadcasts(action.glob), quiet_broadcasts(action.reason)
+    record = FreezeRecord(glob, reason, command.user, now, now + seconds)
     svc.guards.put_freeze(record)
     svc.audit.record(
         command.channel,
         "",
         command.user,
         "freeze",
-        {"envs": action.glob, "until": iso(record.until), "reason": action.reason},
+        {"envs": glob, "until": iso(record.until), "reason": reason},
     )
     said = (
-        f":snowflake: <@{command.user}> froze `{action.glob}` for {describe(seconds)}, until "
-        f"{iso(record.until)}: {action.reason}. Proposals there cannot be approved until then "
+        f":snowflake: <@{command.user}> froze `{glob}` for {describe(seconds)}, until "
+        f"{iso(record.until)}: {reason}. Proposals there cannot be approved until then "
         "(or an admin's `override REASON` in their thread)."
     )
     svc.chat.post(command.channel, said)
-    return f"Frozen `{action.glob}` until {iso(record.until)}."
+    return f"Frozen `{glob}` until {iso(record.until)}."
 
 
 def _unfreeze(svc: Services, command: SlashCommand, action: Unfreeze) -> str:

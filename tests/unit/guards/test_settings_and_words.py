@@ -140,3 +140,10 @@ def test_guard_words() -> None:
     assert isinstance(parse_reply("waive main.deny_x ok for 200d"), Unreadable)
     assert parse_reply("scale prod to 3") is None
     assert parse_reply("overrides are fine") is None
+
+
+def test_a_reason_repeated_by_the_bot_pings_nobody() -> None:
+    assert parse_reply("override <!channel> outage") == Override("&lt;!channel&gt; outage")
+    waived = parse_reply("waive main.deny_x <!here> said so")
+    assert isinstance(waived, Waive)
+    assert waived.reason == "&lt;!here&gt; said so"
