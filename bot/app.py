@@ -50,6 +50,7 @@ from bot.inbound.slack_envelope import EnvelopeGate
 from bot.inbound.slack_listeners import EVENT_TYPES, OnEvent, register
 from bot.inbound.slack_signature import SignatureGate
 from bot.policy.groups import GroupCache
+from bot.runtime import guard_holds
 from bot.runtime.admission import Count
 from bot.runtime.dispatch import Dispatcher
 from bot.runtime.reaper import Reaper
@@ -58,6 +59,7 @@ from bot.runtime.scheduler import CacheMaintenance
 from bot.services import Channels, Services
 from bot.slack.client import SlackChatClient, web_client
 from bot.store import build_store
+from bot.store.guard_store import build_guard_store
 from bot.store.history_backend import build_history
 from bot.telemetry.audit import Audit, build_audit_store
 from bot.telemetry.history import Recorder
@@ -104,6 +106,10 @@ class Service:
         scheduler = BackgroundScheduler()
         scheduler.add_job(self.reaper.sweep, "interval", seconds=sweep_interval, id="session-sweep",
                           max_instances=1, coalesce=True)  # fmt: skip
+        # Holds of pull requests whose merge or close webhook was lost (bot.runtime.guard_holds).
+        scheduler.add_job(guard_holds.check, "interval", args=[self.runner.threads],
+                          seconds=sweep_interval, id="hold-check", max_instances=1,
+                          coalesce=True)  # fmt: skip
         scheduler.start()
         self.schedulers.append(scheduler)
 
@@ -223,6 +229,7 @@ def build_service(
         replica=f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}",
         lock_ttl=settings.lease_ttl,
         audit=audit,
+        guards=build_guard_store(store),
     )
     channels = Channels(svc, make_cache=make_cache, code_host=code_host_for)
     dispatcher = Dispatcher(settings.workers, backlog, on_depth=metrics.queued.set)

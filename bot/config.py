@@ -16,7 +16,7 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import (
     Field,
@@ -30,6 +30,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from bot.domain.prices import Price, parse_prices
 from bot.errors import ConfigError as ConfigError  # noqa: PLC0414 - re-exported: defined in bot.errors
+from bot.guards.config import GUARD_KEYS, GuardSettings, parse_guards
 from bot.mcp.config import McpConfig, McpConfigError, load_mcp_config
 from bot.policy.teams import TEAM_KEYS, Teams, parse_teams
 from bot.settings_file import read_yaml
@@ -115,6 +116,8 @@ class Settings(BaseSettings):
     # Teams (bot.policy.teams): channels, who may steer, approval rules; only the settings file
     # sets it.
     teams: Annotated[Teams, SkipValidation] = Field(default_factory=Teams)
+    # Guardrails (bot.guards): freezes, policy owners, budgets; only the settings file sets it.
+    guards: Annotated[GuardSettings, SkipValidation] = Field(default_factory=GuardSettings)
     prices: str | None = Field(None, alias="TANKA_BOT_PRICES")
     # The audit log keeps events this many seconds, and at most this many events.
     audit_retention: float = Field(90 * 86_400.0, alias="TANKA_BOT_AUDIT_RETENTION", gt=0)
@@ -325,25 +328,35 @@ def _secret_names() -> set[str]:
     }
 
 
-def _read_yaml(path: str) -> tuple[dict[str, Any], Teams, list[str]]:
-    """The file's settings, its teams part, and every problem with its keys (none raised)."""
+class _Structured(NamedTuple):
+    """The settings file's structured parts: teams and guards."""
+
+    teams: Teams
+    guards: GuardSettings
+
+
+def _read_yaml(path: str) -> tuple[dict[str, Any], _Structured, list[str]]:
+    """The file's settings, its structured parts, and every problem with its keys (none
+    raised)."""
     data, unreadable = read_yaml(path)
     if unreadable:
         raise ConfigError([f"TANKA_BOT_CONFIG: {unreadable}"])
     if data is None:
-        return {}, Teams(), []
+        return {}, _Structured(Teams(), GuardSettings()), []
     if not isinstance(data, dict):
         raise ConfigError([f"TANKA_BOT_CONFIG: {path} must hold a mapping of settings"])
     team_data = {str(k): v for k, v in data.items() if str(k) in TEAM_KEYS}
     teams, team_problems = parse_teams(team_data)
-    problems = [f"TANKA_BOT_CONFIG: {p}" for p in team_problems]
-    rest = {str(k): v for k, v in data.items() if str(k) not in TEAM_KEYS}
+    guards, guard_problems = parse_guards({str(k): v for k, v in data.items() if k in GUARD_KEYS})
+    problems = [f"TANKA_BOT_CONFIG: {p}" for p in team_problems + guard_problems]
+    rest = {str(k): v for k, v in data.items() if str(k) not in TEAM_KEYS + GUARD_KEYS}
     known = _alias_names()
     problems += [
         f"TANKA_BOT_CONFIG: unknown key {k!r} in {path}; see the README"
         for k in sorted(k for k in rest if k.upper() not in known)
     ]
-    return {k.upper(): v for k, v in rest.items() if k.upper() in known}, teams, problems
+    values = {k.upper(): v for k, v in rest.items() if k.upper() in known}
+    return values, _Structured(teams, guards), problems
 
 
 FILE_SUFFIX = "_FILE"
@@ -394,9 +407,9 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     env = dict(os.environ if environ is None else environ)
     values: dict[str, Any] = {}
     problems: list[str] = []
-    teams = Teams()
+    structured = _Structured(Teams(), GuardSettings())
     if env.get("TANKA_BOT_CONFIG"):
-        from_file, teams, problems = _read_yaml(env["TANKA_BOT_CONFIG"])
+        from_file, structured, problems = _read_yaml(env["TANKA_BOT_CONFIG"])
         values.update(from_file)
     known = _alias_names()
     values.update({k: v for k, v in env.items() if k in known and v != ""})
@@ -404,7 +417,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     values.update(from_files)
     problems += file_problems
     try:
-        settings = Settings(**values, teams=teams)
+        settings = Settings(**values, teams=structured.teams, guards=structured.guards)
     except ValidationError as exc:
         raise ConfigError(problems + [_describe(e) for e in exc.errors()]) from None
     if problems:

@@ -22,6 +22,7 @@ from bot.domain.ports import ChatClient
 from bot.policy.groups import GroupCache
 from bot.publish.pipeline import PullRequestHost
 from bot.store.base import Store
+from bot.store.guard_store import GuardStore, MemoryGuardStore
 from bot.store.sessions import Sessions
 from bot.telemetry.audit import Audit
 from bot.telemetry.metrics import Metrics
@@ -48,6 +49,8 @@ class Services:
     lock_ttl: float = 60.0  # a turn's lease; renewed while it runs, expires after a crash
     clock: Callable[[], float] = field(default=time.time)
     audit: Audit = field(default_factory=lambda: Audit(None))  # None: no log (unit tests)
+    # Freezes, waivers, holds, spend (bot.guards); bot.app builds it beside `store`.
+    guards: GuardStore = field(default_factory=MemoryGuardStore)
 
     @property
     def sessions(self) -> Sessions:

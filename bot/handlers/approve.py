@@ -23,7 +23,8 @@ from bot.domain.proposal import Proposal
 from bot.domain.requests import Reaction
 from bot.domain.sessions import PullRequestRecord, Session
 from bot.errors import UserError
-from bot.handlers import ci, proposal_message
+from bot.guards.staleness import Moved
+from bot.handlers import ci, guard_gate, guard_stale, proposal_message
 from bot.policy import rules as policy
 from bot.publish.pipeline import Published, PublishError, publish
 from bot.publish.pr_text import pr_body, pr_title
@@ -87,6 +88,9 @@ def check_approval(svc: Services, session: Session, reaction: Reaction) -> Propo
     )
     if why is not None:
         raise Refused(why)
+    guarded = guard_gate.refusal(svc, session, proposal, reaction.user)  # freezes, waivers, holds
+    if guarded is not None:
+        raise Refused(guarded.text)
     return proposal
 
 
@@ -115,8 +119,11 @@ def pull_request_refusal(session: Session, proposal: Proposal) -> str | None:
 
 
 def approve(
-    svc: Services, session: Session, reaction: Reaction, mask: Callable[[str], str]
-) -> None:
+    svc: Services, session: Session, reaction: Reaction, mask: Callable[[str], str], *,
+    renew: Callable[[Proposal, Moved], None] | None = None,
+) -> None:  # fmt: skip
+    # `renew`: given, an approval of a proposal the base branch has overtaken does not count;
+    # `renew` renders it again on the new base (bot.handlers.guard_stale).
     key = session.key
     user = reaction.user
     number = 0
@@ -124,6 +131,8 @@ def approve(
     try:
         proposal = check_approval(svc, session, reaction)
         number = session.proposals.index(proposal) + 1
+        if renew is not None and _renewed(svc, session, proposal, renew):
+            return
         name = approvals_key(session, proposal)
         svc.store.add_member(name, user, svc.settings.session_ttl, at=reaction.at)
         standing = svc.store.members(name)
@@ -170,6 +179,7 @@ def approve(
          "proposal": number, "diff_hash": proposal.diff_hash, "approvers": counted.approvers},
     )  # fmt: skip
     ci.link(svc, session, published.pr_number, published.pr_url, published.branch)  # news -> thread
+    guard_gate.claim(svc, session, proposal, published.pr_number, published.pr_url)
     verb = "Opened" if published.created else "Updated"
     # An update is a new commit on the same pull request: link that commit.
     commit = (
@@ -192,6 +202,20 @@ def approve(
         f"(approved by {names}; nothing was applied to any cluster)",
         thread_ts=key.thread_ts,
     )
+
+
+def _renewed(
+    svc: Services, session: Session, proposal: Proposal, renew: Callable[[Proposal, Moved], None]
+) -> bool:
+    """Whether the base moved under `proposal` so that it was proposed again (`renew`)."""
+    try:
+        move = guard_stale.moved(svc, session, proposal)
+    except guard_stale.NotChecked as exc:
+        raise Refused(str(exc)) from None
+    if move is None:
+        return False
+    renew(proposal, move)
+    return True
 
 
 def _mark_ended(svc: Services, session: Session) -> None:
@@ -262,6 +286,10 @@ def _publish(
     except WorkspaceError as exc:
         raise Refused(str(exc)) from None
     thread_url = svc.chat.permalink(session.channel, session.thread_ts)
+    try:
+        guards = guard_gate.pr_lines(svc, session, proposal)
+    except StoreUnavailable as exc:
+        raise Refused(f"the overrides and waivers could not be read ({exc}); try again") from None
     body = pr_body(
         summary=proposal.summary,
         files=proposal.files,
@@ -271,6 +299,7 @@ def _publish(
         thread_url=thread_url,
         request=session.request,
         review=proposal.review,
+        guards=guards,
     )
     try:
         return publish(

@@ -19,7 +19,7 @@ from bot.domain.prices import dollars, turn_cost
 from bot.domain.proposal import Proposal
 from bot.domain.sessions import Session
 from bot.git.checkout import Checkout
-from bot.handlers import proposal_message
+from bot.handlers import guard_gate, proposal_message
 from bot.handlers.progress import CONTEXT_WINDOWS, Progress
 from bot.policy import rules as policy
 from bot.publish.change import Change, proposed_change, review_input
@@ -183,6 +183,10 @@ def new_change(
         return None
 
 
+def _joined(*texts: str) -> str:
+    return "\n".join(t for t in texts if t)
+
+
 def teach_mask(svc: Services, session: Session, mask: SecretMask) -> None:
     """Teach a mask this replica has just made (after a restart, on another replica, or once
     the thread's mask was dropped) every Secret value the session can render, as a turn's first
@@ -262,7 +266,11 @@ def propose(
         envs=envs,
         rendered=rendered,
         emoji=svc.settings.approve_emoji,
-        approvals=policy.needs_text(needs, session.requester),
+        # The guardrails that refuse its approval now (freezes, failing policies, holds).
+        approvals=_joined(
+            policy.needs_text(needs, session.requester),
+            guard_gate.proposal_note(svc, session, proposal),
+        ),
     )
     for snippet in message.snippets:
         svc.chat.upload(key.channel, key.thread_ts, filename=snippet.filename,

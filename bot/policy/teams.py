@@ -48,8 +48,8 @@ class Teams:
     allowed_users: tuple[str, ...] | None = None  # None: anyone may steer
     approval_rules: tuple[ApprovalRule, ...] = field(default=())
     alert_routes: tuple[AlertRoute, ...] = field(default=())  # none: alerts start nothing
-    # Users and user groups who see every channel in the web view (and, with guardrails, may
-    # freeze, override, waive and raise budgets): read here, once, for everything that asks.
+    # Who may freeze, override, waive and raise budgets (bot.guards), and see every channel in
+    # the web view: user and user group ids. The one reading of the `admins` key.
     admins: tuple[str, ...] = field(default=())
 
     def channel(self, channel: str) -> ChannelConfig | None:

@@ -16,6 +16,8 @@ from bot.publish.proposal import make_proposal
 from tools.errors import ToolError
 from tools.redaction import SecretMask
 from tools.tanka.check import CheckOptions, CheckSetupError, check_environments
+from tools.tanka.check.findings import Checker, Level
+from tools.tanka.check.report import CheckReport
 from tools.tanka.diff.groups import group_envs, grouped_text
 from tools.tanka.diff.revision import RevisionDiff, RevisionDiffer, rendered_change
 from tools.tanka.errors import TankaError
@@ -54,23 +56,31 @@ def proposed_change(
         return proposal.model_copy(
             update={"note": f":warning: rendered diff not available: {exc}"}
         ), None
-    return proposal.model_copy(update={"checks": _checks(root, diff, checks)}), diff
+    found, denied = _checks(root, diff, checks)
+    return proposal.model_copy(update={"checks": found, "denied": denied}), diff
 
 
-def _checks(root: Path, diff: RevisionDiff, options: CheckOptions) -> str:
-    """Schema and policy findings for the environments that render differently."""
+def _checks(root: Path, diff: RevisionDiff, options: CheckOptions) -> tuple[str, tuple[str, ...]]:
+    """Schema and policy findings for the environments that render differently, and the policy
+    rules that denied (each blocks approval until waived: bot.guards.waivers)."""
     # Labels of inline environments end in " [name]"; the check takes the directory.
     envs = sorted({e.env.split(" [", 1)[0] for e in diff.envs if e.has_changes})
     if not envs:
-        return ""
+        return "", ()
     try:
         report = check_environments(root, envs, options, renders=diff.worktree)
     except CheckSetupError as exc:
-        return f":warning: checks not run: {exc}"
+        return f":warning: checks not run: {exc}", ()
     except (TankaError, ToolError, OSError) as exc:
-        return f":warning: checks failed: {exc}"
+        return f":warning: checks failed: {exc}", ()
     mark = ":x:" if report.failed else ":white_check_mark:"
-    return f"{mark} {report.text(limit=CHECK_TEXT_LIMIT)}"
+    return f"{mark} {report.text(limit=CHECK_TEXT_LIMIT)}", denied_rules(report)
+
+
+def denied_rules(report: CheckReport) -> tuple[str, ...]:
+    """The policy rules that denied (`deny`/`violation`): each blocks approval until waived."""
+    policy_errors = (f for f in report.findings if f.source == Checker.POLICY)
+    return tuple(sorted({f.rule for f in policy_errors if f.level == Level.ERROR and f.rule}))
 
 
 def review_input(request: str, proposal: Proposal, diff: RevisionDiff | None) -> ReviewInput:

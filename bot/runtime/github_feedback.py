@@ -14,6 +14,7 @@ from bot.domain.pr_events import (
     subject,
 )
 from bot.handlers import ci
+from bot.runtime import guard_holds
 from bot.runtime.threads import Threads
 from bot.telemetry.logs import thread_context
 
@@ -39,6 +40,9 @@ def report(threads: Threads, event: GitHubEvent) -> None:
             news = {"event": type(event).__name__, "pr": item.pr.number, **_state(item)}
             masked.audit.record(key.channel, key.thread_ts, "", "github_event", news)
             ci.handle(masked, key, item)
+        if isinstance(item, PullRequestClosed):  # what it held is free; its waiters go on
+            guard_holds.released(threads, item.pr.repo, item.pr.number,
+                                 "merged" if item.merged else "closed")  # fmt: skip
 
     try:
         for item in ci.pull_request_events(svc, event):

@@ -7,7 +7,7 @@ import logging
 
 from bot.domain.requests import Reaction
 from bot.domain.thread import ThreadKey
-from bot.handlers import steer
+from bot.handlers import guard_stale, steer
 from bot.handlers.approve import approve, withdraw
 from bot.runtime.failures import STORE_DOWN
 from bot.runtime.threads import Threads
@@ -59,7 +59,9 @@ def _approve(threads: Threads, key: ThreadKey, reaction: Reaction) -> None:
             threads.post(key, "This session has expired; mention me to start a new one.")
             return
         masked, mask = threads.masked(svc, key, session)
-        approve(masked, session, reaction, mask.apply)
+        approve(masked, session, reaction, mask.apply, renew=lambda record, move:
+                guard_stale.repropose(masked, session, record, move, user=reaction.user,
+                                      mask=mask))  # fmt: skip
         session.updated = svc.clock()
         masked.sessions.put(session)
 

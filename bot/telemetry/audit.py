@@ -39,6 +39,9 @@ EVENTS: Final = frozenset(
     {
         "session_started", "message", "refused", "tool_call", "proposal", "approval",
         "pr_opened", "pr_updated", "cancelled", "github_event",
+        # guardrails (bot.guards)
+        "freeze", "unfreeze", "override", "waiver", "budget_warning", "budget_refused",
+        "budget_raised", "proposal_waiting", "proposal_stale",
     }
 )  # fmt: skip
 TEXT_LIMIT = 4000  # characters of a message kept in the log

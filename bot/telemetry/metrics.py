@@ -79,6 +79,13 @@ class Metrics:
             registry=r,
         )  # fmt: skip
 
+        # Approvals and turns a guardrail refused (bot.guards.gate.GUARDS: freeze, waiver, hold,
+        # stale, budget).
+        self.guard_refusals = Counter(
+            "tanka_bot_guard_refusals_total", "Approvals and turns refused by a guardrail",
+            ["guard"], registry=r,
+        )  # fmt: skip
+
         # The work process's metrics (text), merged into `render`; None: no such process.
         self.more: Callable[[], bytes] | None = None
 
