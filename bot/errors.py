@@ -28,6 +28,7 @@ tools.errors, as tools/ never imports bot/):
      │         ├── AgentError              bot.agent.errors: the model (its `kind` says how)
      │         ├── McpFault                bot.mcp.hub: an MCP server
      │         ├── WorkspaceError          bot.workspace: a session's checkout (git, disk)
+     │         ├── NotChecked              bot.handlers.guard_stale: the base's move unknown
      │         └── PullRequestLocked       bot.handlers.ci: a PR's state stayed locked
      ├── Bug                      the bot's own state is wrong: logged with its traceback
      │    ├── SessionCorrupt               bot.domain.sessions (also a ValueError)

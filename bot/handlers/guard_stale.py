@@ -14,6 +14,7 @@ import os
 
 from bot.domain.proposal import Proposal
 from bot.domain.sessions import Session
+from bot.errors import ServiceUnavailable
 from bot.guards import staleness
 from bot.guards.staleness import Moved
 from bot.handlers import rebase
@@ -28,20 +29,23 @@ from tools.tanka.imports.changed import commit_move
 from tools.tanka.imports.importers import importers
 
 
-class NotChecked(Exception):
-    """Whether the base moved could not be checked; the approval is refused."""
+class NotChecked(ServiceUnavailable):
+    """Whether the base moved could not be checked (git or the store failed); the approval is
+    refused."""
+
+    dependency = "git"
 
 
-def moved(svc: Services, session: Session, record: Proposal) -> Moved | None:
-    """The base's move that makes `record` stale, or None. NotChecked when it cannot tell."""
+def moved(svc: Services, session: Session, proposal: Proposal) -> Moved | None:
+    """The base's move that makes `proposal` stale, or None. NotChecked when it cannot tell."""
     cache = svc.workspaces.cache
-    envs = guarded_envs(record)
+    envs = guarded_envs(proposal)
     try:
         cache.fetch()  # the head as GitHub has it now, not as of the last scheduled refresh
         head = cache.commit_of(session.base_branch)
-        if head == record.base_commit:
+        if head == proposal.base_commit:
             return None
-        changes = commit_move(cache.path, record.base_commit, head).changes
+        changes = commit_move(cache.path, proposal.base_commit, head).changes
         files = (*changes.added, *changes.modified, *changes.deleted)
         readers: list[str] = []
         if envs is not None:
@@ -54,16 +58,17 @@ def moved(svc: Services, session: Session, record: Proposal) -> Moved | None:
         raise NotChecked(
             f"whether `{session.base_branch}` moved could not be checked ({exc}); try again"
         ) from None
-    return staleness.stale(head, record.base_commit, files, staleness.touched(envs, readers))
+    return staleness.stale(head, proposal.base_commit, files, staleness.touched(envs, readers))
 
 
 def repropose(
-    svc: Services, session: Session, record: Proposal, move: Moved, *, user: str, mask: SecretMask
-) -> None:
+    svc: Services, session: Session, proposal: Proposal, move: Moved, *, user: str,
+    mask: SecretMask,
+) -> None:  # fmt: skip
     """Say why the approval does not count, then rebase and propose again (`svc.chat` masks
     with `mask`; the caller saves `session`)."""
     key = session.key
-    number = session.proposals.index(record) + 1
+    number = session.proposals.index(proposal) + 1
     svc.metrics.guard_refusals.labels("stale").inc()
     svc.audit.record(
         key.channel,
@@ -72,7 +77,7 @@ def repropose(
         "proposal_stale",
         {
             "proposal": number,
-            "base_commit": record.base_commit,
+            "base_commit": proposal.base_commit,
             "head": move.head,
             "files": list(move.files[:50]),
             "environments": list(move.envs),
