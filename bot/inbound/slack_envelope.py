@@ -53,8 +53,10 @@ _NESTED = ("event", "message", "previous_message", "item", "assistant_thread", "
            "function_data", "container")  # fmt: skip
 _LISTS_OF_OBJECTS = ("authorizations", "response_urls", "actions")
 # Of those, the ones Bolt reads as soon as the key is there, so null is as bad as a string (the
-# fuzz test found `{"event": null}`); Slack leaves them out rather than sending null.
+# fuzz test found `{"event": null}` and `{"response_urls": null}`); Slack leaves them out rather
+# than sending null. Bolt takes `response_urls` only when there is no `response_url`.
 _OBJECT_WHEN_PRESENT = ("event", "view")
+_LIST_WHEN_PRESENT = ("response_urls",)
 # Bolt follows `event` inside `event` for as long as the chain goes (looking for the team and
 # enterprise), reading each link as a top-level payload; Slack never nests one.
 MAX_EVENT_CHAIN = 8
@@ -122,9 +124,14 @@ def _shape(payload: Mapping[str, Any], where: str, *, depth: int = 0, chain: int
         inner = (depth, chain + 1) if name == "event" and depth > 0 else (depth + 1, chain)
         if found := _shape(value, f"{where}.{name}", depth=inner[0], chain=inner[1]):
             return found
+    return _lists(payload, where, depth)
+
+
+def _lists(payload: Mapping[str, Any], where: str, depth: int) -> str | None:
     for name in _LISTS_OF_OBJECTS:
         items = payload.get(name)
-        if items is None:
+        read_when_null = name in _LIST_WHEN_PRESENT and "response_url" not in payload
+        if items is None and not (read_when_null and name in payload):
             continue
         if not isinstance(items, list) or not all(isinstance(i, Mapping) for i in items):
             return f"{where}: {name} is not a list of objects"

@@ -34,6 +34,8 @@ FORM = "application/x-www-form-urlencoded"
          "the body: an event_callback without an event object that has a type"),
         (b'{"event":null}', JSON, "the body: event is not an object"),
         (b'{"type":"block_actions","view":null}', JSON, "the body: view is not an object"),
+        # found by the fuzz test: Bolt takes len() of response_urls when it is there at all
+        (b'{"response_urls":null}', JSON, "the body: response_urls is not a list of objects"),
         (b'{"type":"event_callback","event":{"type":5}}', JSON,
          "the body: an event_callback without an event object that has a type"),
         (b"payload=notjson", FORM, "the form's payload field is not JSON"),
@@ -60,6 +62,14 @@ FORM = "application/x-www-form-urlencoded"
 )  # fmt: skip
 def test_an_unreadable_body_says_what_is_wrong(body: bytes, content_type: str, reason: str) -> None:
     assert read_envelope(body, content_type) == Unreadable(reason)
+
+
+def test_null_response_urls_beside_a_response_url_is_read() -> None:
+    # Bolt reads response_url first and never looks at response_urls then.
+    body = (
+        b'{"type":"block_actions","response_url":"https://hooks.slack.test/x","response_urls":null}'
+    )
+    assert not isinstance(read_envelope(body, JSON), Unreadable)
 
 
 def test_what_slack_sends_is_read_as_bolt_reads_it() -> None:
