@@ -25,8 +25,6 @@ from bot.store.base import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
-DEDUPE_TTL = 3600.0  # Slack's retries end within minutes of the first delivery
-
 
 # The events the app subscribes to (slack-app-manifest.yaml), each taken by `on_event`.
 EVENT_TYPES = frozenset({"app_mention", "message", "reaction_added", "reaction_removed"})
@@ -51,7 +49,7 @@ def register(app: App, runner: Runner, svc: Services, *, bot_id: str = "") -> On
             _ignored(svc, event, parsed)
             return
         try:
-            runner.receive(parsed, lambda: _first_time(svc, body, parsed))
+            runner.receive(parsed, _dedupe_tokens(body, parsed))
         except Exception:  # a bug here must not turn Slack's delivery into a 5xx it retries
             svc.metrics.errors.labels("internal").inc()
             log.exception("could not take a %s event", event.get("type"))
@@ -131,9 +129,9 @@ def _ignored(svc: Services, event: Mapping[str, Any], ignored: Ignored) -> None:
         log.debug("ignored: %s", reason)
 
 
-def _first_time(svc: Services, body: Mapping[str, Any], parsed: object) -> bool:
-    """Whether this delivery is new: by Slack's event id, and for a message also by its channel
-    and ts (a mention arrives twice, as `app_mention` and `message`); one store round trip."""
+def _dedupe_tokens(body: Mapping[str, Any], parsed: object) -> list[str]:
+    """What makes this delivery the same as another: Slack's event id, and for a message also
+    its channel and ts (a mention arrives twice, as `app_mention` and `message`)."""
     tokens = []
     event_id = body.get("event_id")
     if isinstance(event_id, str) and event_id:
@@ -142,7 +140,7 @@ def _first_time(svc: Services, body: Mapping[str, Any], parsed: object) -> bool:
         key = message_dedupe_key(parsed)
         if key is not None:
             tokens.append(key)
-    return not tokens or svc.store.first_seen_all(tokens, DEDUPE_TTL)
+    return tokens
 
 
 def _answer_later(runner: Runner, channel: str, user: str, make: Callable[[], str]) -> None:

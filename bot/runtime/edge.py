@@ -9,7 +9,7 @@ request that is work, and never on the ack path.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TypeGuard
 
 from bot.domain.commands import is_cancel
@@ -22,17 +22,21 @@ from bot.store.base import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
+DEDUPE_TTL = 3600.0  # Slack's retries end within minutes of the first delivery
+
 
 def receive(
     threads: Threads, admission: Admission, recent: Recent, request: Inbound, *,
-    first_time: Callable[[], bool], handle: Callable[[Inbound], None],
+    dedupe: Sequence[str], handle: Callable[[Inbound], None],
 ) -> None:  # fmt: skip
-    """Admit `request` if it is work; `handle` runs it (a cancel, at once, off the ack path)."""
+    """Admit `request` if it is work and its delivery is new (`dedupe`: its tokens, the event id
+    and for a message its channel and ts, all marked in one store round trip, asked only of
+    work); `handle` runs it (a cancel, at once, off the ack path)."""
     svc = threads.svc
     verdict = triage(svc, request, recent)
     if verdict.work:
         try:
-            if not first_time():
+            if dedupe and not svc.store.first_seen_all(dedupe, DEDUPE_TTL):
                 svc.metrics.deduplicated.inc()
                 return
             if _cancel(threads, request):

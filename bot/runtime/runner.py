@@ -12,7 +12,7 @@ the one place errors become replies) is bot.runtime.threads.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from bot.domain.alerts import AlertNotification
 from bot.domain.commands import NewEnv
@@ -48,10 +48,10 @@ class Runner:
 
     # --- the edge (listener threads, before the ack): triage, then the work queue --------------
 
-    def receive(self, request: Inbound, first_time: Callable[[], bool]) -> None:
-        """Admit `request` if it is work (`first_time`: the dedupe, asked only then)."""
+    def receive(self, request: Inbound, dedupe: Sequence[str] = ()) -> None:
+        """Admit `request` if it is work and its delivery is new (`dedupe`: its tokens)."""
         edge.receive(self.threads, self.admission, self.recent, request,
-                     first_time=first_time, handle=self.handle)  # fmt: skip
+                     dedupe=dedupe, handle=self.handle)  # fmt: skip
 
     def run(self, work: Work) -> None:
         """One request from the work queue, in the consumer's own thread."""

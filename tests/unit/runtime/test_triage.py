@@ -143,8 +143,8 @@ def test_past_the_queue_limit_only_the_asker_hears_busy(
     runner = Runner(svc, Dispatcher(1, 4))  # its workers never start: the queue only fills
     asks = [Mention(CHANNEL, "U0ALICE", f"ask {i}", f"170000002{i}.000100", None) for i in range(3)]
     for ask in asks:
-        runner.receive(ask, lambda: True)
-    runner.receive(reply(OTHER), lambda: True)  # people talking: not work, never told anything
+        runner.receive(ask)
+    runner.receive(reply(OTHER))  # people talking: not work, never told anything
     chat = cast(RecordingChat, svc.chat)
     deadline = time.monotonic() + 10
     while len(chat.posts) < 2 and time.monotonic() < deadline:
@@ -161,10 +161,8 @@ def test_past_the_queue_limit_only_the_asker_hears_busy(
 def test_with_the_store_down_an_approval_on_the_bots_message_is_told_to_the_approver() -> None:
     svc = services(DownStore())
     runner = Runner(svc, Dispatcher(1, 4))
-    runner.receive(emoji("white_check_mark", BOT_MESSAGE, author=BOT), lambda: True)
-    runner.receive(
-        emoji("white_check_mark", "1700000002.000100", author="U0ALICE"), lambda: True
-    )  # a person's
+    runner.receive(emoji("white_check_mark", BOT_MESSAGE, author=BOT))
+    runner.receive(emoji("white_check_mark", "1700000002.000100", author="U0ALICE"))  # a person's
     chat = cast(RecordingChat, svc.chat)
     deadline = time.monotonic() + 10
     while not chat.calls and time.monotonic() < deadline:
