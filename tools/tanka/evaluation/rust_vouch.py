@@ -1,0 +1,133 @@
+"""Whether go-jsonnet would have produced the same text as jrsonnet: the checks behind the fallback.
+
+Both evaluators compute the same values; they differ in how some values become text. These checks
+answer "could this differ?" conservatively: a wrong "no" would be a wrong render, a wrong "yes"
+only costs a second evaluation with go-jsonnet. Used twice:
+* by the guarded std functions (rust_std.py), through the VOUCH native, on their arguments;
+* on the whole result (`output_differs`), for what no guard sees: `"" + 0.1` and `"%s" % x`
+  (operators jrsonnet does not route through std), text imported into a string by importstr
+  with a prelude in it, and nesting deeper than go-jsonnet manifests.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal
+from typing import Any, Literal
+
+VouchMode = Literal["text", "format", "json", "digits"]
+# go-jsonnet escapes these in JSON text (\u2028, \u2029, and DEL in escapeStringJson and YAML);
+# jrsonnet writes them raw.
+_ESCAPED_BY_GO = re.compile("[\x7f\u2028\u2029]")
+# A number as jrsonnet writes one inside text: a decimal fraction not part of a longer dotted
+# run (a version, an address), or a run of 16+ digits (an integer past 2**53).
+_NUMBER_TEXT = re.compile(r"(?<![\d.])\d+\.\d+(?![\d.])|(?<!\d)\d{16,}(?!\d)")
+_SAFE_INTEGER = 2.0**53
+# Left in the text of a file that `importstr` read after a prelude was added (importer.py,
+# rust_std.py): the evaluators saw different bytes.
+PRELUDE_MARK = "local __tk_"
+
+
+def go_number_text(value: float) -> str:
+    """go-jsonnet's std.toString of a number: `%.0f` when whole, else `%.17g`."""
+    if value == math.floor(value):
+        return f"{value:.0f}"
+    return f"{value:.17g}"
+
+
+def rust_number_text(value: float) -> str:
+    """jrsonnet's: the shortest decimal that reads back as `value`, never an exponent."""
+    if value == math.floor(value) and abs(value) < _SAFE_INTEGER:
+        return f"{value:.0f}"
+    plain = format(Decimal(repr(value)), "f")
+    return plain.removesuffix(".0") if "." in plain else plain
+
+
+def same_number_text(value: float) -> bool:
+    if value == math.floor(value):
+        return abs(value) < _SAFE_INTEGER
+    return go_number_text(value) == rust_number_text(value)
+
+
+def text_differs(text: str) -> bool:
+    """Whether `text` may hold something jrsonnet wrote differently from go-jsonnet: a raw
+    character go-jsonnet escapes, or a number in jrsonnet's spelling that go-jsonnet spells
+    otherwise (a literal "0.1" in the source reads the same: the check cannot tell them apart)."""
+    if _ESCAPED_BY_GO.search(text) or PRELUDE_MARK in text:
+        return True
+    for match in _NUMBER_TEXT.finditer(text):
+        token = match.group()
+        if go_number_text(float(token)) != token:
+            return True
+    return False
+
+
+def vouch(value: Any, mode: VouchMode, depth_limit: int) -> bool:
+    """Whether a guarded std function, given `value`, answers as go-jsonnet's does.
+
+    text: numbers written as both write them, no character go-jsonnet escapes;
+    format: also only whole numbers below 2**53 (std.format's %f, %g, %d round fractions
+    differently); json: manifestJson/Yaml write numbers alike, only the characters matter;
+    digits: a string (hashed or encoded) holding no number in jrsonnet's spelling.
+    """
+    if mode == "digits":
+        return not isinstance(value, str) or not text_differs(value)
+    return _walk(value, mode, depth_limit)
+
+
+def output_differs(value: Any, depth_limit: int) -> str | None:
+    """Why the evaluation's result may differ from go-jsonnet's, or None."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            if text_differs(item):
+                return f"a string may hold text go-jsonnet writes otherwise: {item[:60]!r}"
+        elif isinstance(item, dict):
+            if depth >= depth_limit:
+                return "nesting deeper than the stack go-jsonnet manifests with"
+            for key, field in item.items():
+                if text_differs(key):
+                    return f"a key may hold text go-jsonnet writes otherwise: {key[:60]!r}"
+                stack.append((field, depth + 1))
+        elif isinstance(item, list):
+            if depth >= depth_limit:
+                return "nesting deeper than the stack go-jsonnet manifests with"
+            stack.extend((element, depth + 1) for element in item)
+    return None
+
+
+def _walk(value: Any, mode: VouchMode, depth_limit: int) -> bool:
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth >= depth_limit:
+                return False
+            if isinstance(item, dict):
+                if any(_ESCAPED_BY_GO.search(key) for key in item):
+                    return False
+                item = item.values()
+            stack.extend((element, depth + 1) for element in item)
+        elif not _scalar_ok(item, mode):
+            return False
+    return True
+
+
+def _scalar_ok(item: Any, mode: VouchMode) -> bool:
+    if isinstance(item, bool) or item is None:
+        return True
+    if isinstance(item, int | float):
+        return _number_ok(float(item), mode)
+    if isinstance(item, str):
+        return _ESCAPED_BY_GO.search(item) is None
+    return False  # a function or anything unforeseen: let go-jsonnet decide
+
+
+def _number_ok(value: float, mode: VouchMode) -> bool:
+    if mode == "json":
+        return math.isfinite(value)
+    if mode == "format":
+        return value == math.floor(value) and abs(value) < _SAFE_INTEGER
+    return same_number_text(value)
