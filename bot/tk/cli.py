@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
         "importers": tk_tool.run_importers,
     }
     handler = getattr(args, "tk_handler", None) or handlers[args.tk_command]
-    with _user_errors():
+    with _user_errors(), flags.jsonnet_implementation(args):
         return handler(args)
 
 

@@ -13,6 +13,8 @@ As cmd/tk/flags.go defines them:
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -52,25 +54,45 @@ def add_workflow_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def add_implementation_flag(parser: argparse.ArgumentParser) -> None:
-    """tk's --jsonnet-implementation (workflow commands, env list, eval)."""
+    """tk's --jsonnet-implementation (workflow commands, env list, eval), with `rust` beside
+    `go`; unset, TANKA_BOT_JSONNET or the engine's default (rust) decides."""
     parser.add_argument(
         "--jsonnet-implementation",
-        default="go",
+        default=None,
         type=_implementation,
         metavar="IMPL",
-        help="only `go` (tk's default, what the engine is); `binary:<path>` is not supported",
+        help="`go` (tk's evaluator) or `rust` (jrsonnet, go-jsonnet answering wherever they "
+        "could differ: the same output); `binary:<path>` is not supported",
     )
 
 
 def _implementation(value: str) -> str:
-    """tk's --jsonnet-implementation: `go` is the engine itself; delegating to another binary
-    would run a program named on the command line, which this CLI does not do."""
-    if value != "go":
+    """tk's --jsonnet-implementation: `go` and `rust` are evaluators of the engine itself;
+    delegating to another binary would run a program named on the command line, which this CLI
+    does not do."""
+    if value not in ("go", "rust"):
         raise argparse.ArgumentTypeError(
-            f"{value!r} is not supported: the engine is go-jsonnet, so only 'go' is accepted; "
-            "drop the flag or pass --jsonnet-implementation=go"
+            f"{value!r} is not supported: the engine evaluates with 'go' (go-jsonnet) or 'rust' "
+            "(jrsonnet); drop the flag or pass --jsonnet-implementation=go"
         )
     return value
+
+
+@contextmanager
+def jsonnet_implementation(args: argparse.Namespace) -> Iterator[None]:
+    """Evaluate with the implementation the command line names, if it names one, while the
+    command runs."""
+    value: str | None = getattr(args, "jsonnet_implementation", None)
+    if value is None:
+        yield
+        return
+    from tools.tanka.evaluation.implementation import choose, parse  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
+
+    previous = choose(parse(value))
+    try:
+        yield
+    finally:
+        choose(previous)
 
 
 LOG_LEVELS = ("disabled", "fatal", "error", "warn", "info", "debug", "trace")

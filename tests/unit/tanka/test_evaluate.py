@@ -13,6 +13,9 @@ from tools.tanka.evaluation.evaluate import evaluate_file, str_code
 from tools.tanka.evaluation.pool import EvalPool, _Worker
 from tools.tanka.evaluation.worker import EvalRequest
 
+# Every test here runs on go-jsonnet and on jrsonnet (conftest.py).
+pytestmark = pytest.mark.usefixtures("evaluator")
+
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "tanka"
 
 

@@ -9,6 +9,7 @@ EvalMemoryError; either way the worker is replaced and the caller is unharmed.
 from __future__ import annotations
 
 import os
+from collections import Counter, deque
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -25,6 +26,11 @@ from tools.tanka.project import absolute, find_base, find_root, fs_dir
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MEMORY_MB = 2048
 DEFAULT_MAX_STACK = 500  # go-jsonnet's default; tk changes it only for --max-stack > 0
+# Which evaluator answered this process's evaluations ("go", "rust") and how many of the
+# "rust" requests go-jsonnet answered ("fallback"), with the latest reasons: benches print them,
+# conformance tests check that jrsonnet really answered.
+ANSWERED: Counter[str] = Counter()
+FALLBACKS: deque[str] = deque(maxlen=32)
 
 
 def str_code(value: str) -> str:
@@ -111,6 +117,10 @@ def evaluate_snippet(
         if record is not None:
             record.add(None)
         raise
+    ANSWERED[reply.evaluator] += 1
+    if reply.fallback is not None:
+        ANSWERED["fallback"] += 1
+        FALLBACKS.append(reply.fallback)
     if record is not None:
         record.add(reply.reads)
     if reply.error is not None:

@@ -30,11 +30,12 @@ def parse(value: str) -> Implementation:
     raise ValueError(f"{value!r} is not a Jsonnet implementation; use one of: go, rust")
 
 
-def choose(implementation: Implementation | None) -> None:
+def choose(implementation: Implementation | None) -> Implementation | None:
     """Use `implementation` for this process's evaluations from now on (None: back to the
-    environment variable or the default)."""
-    global _chosen  # noqa: PLW0603 - one evaluator per process, set once at start-up
-    _chosen = implementation
+    environment variable or the default); returns the choice it replaces."""
+    global _chosen
+    previous, _chosen = _chosen, implementation
+    return previous
 
 
 def chosen() -> Implementation:

@@ -53,12 +53,15 @@ def same_number_text(value: float) -> bool:
 def text_differs(text: str) -> bool:
     """Whether `text` may hold something jrsonnet wrote differently from go-jsonnet: a raw
     character go-jsonnet escapes, or a number in jrsonnet's spelling that go-jsonnet spells
-    otherwise (a literal "0.1" in the source reads the same: the check cannot tell them apart)."""
+    otherwise (a literal "0.1" in the source reads the same: the check cannot tell them apart,
+    and asks go-jsonnet)."""
     if _ESCAPED_BY_GO.search(text) or PRELUDE_MARK in text:
         return True
     for match in _NUMBER_TEXT.finditer(text):
         token = match.group()
-        if go_number_text(float(token)) != token:
+        value = float(token)
+        # Only jrsonnet's own spelling can have come from jrsonnet ("2.50" cannot).
+        if rust_number_text(value) == token and go_number_text(value) != token:
             return True
     return False
 
