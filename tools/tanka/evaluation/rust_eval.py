@@ -26,7 +26,12 @@ from typing import Any
 from tools.tanka.evaluation.go_std import GO_PARSE_YAML, go_parse_yaml
 from tools.tanka.evaluation.importer import Importer
 from tools.tanka.evaluation.rust_std import GUARD_NAME, GUARD_SOURCE, VOUCH, with_guard
-from tools.tanka.evaluation.rust_vouch import VouchMode, output_differs, vouch
+from tools.tanka.evaluation.rust_vouch import (
+    VouchMode,
+    output_differs,
+    output_text_differs,
+    vouch,
+)
 
 MAIN_MARKER = "<tanka-bot main>"
 # The wrapper's own name; it never appears in a result (jrsonnet's errors are not shown).
@@ -120,11 +125,19 @@ def evaluate_rust(
         return Fallback(f"jrsonnet: {_first_line(exc)}")
     if imports.not_text is not None:
         return Fallback(f"{os.path.basename(imports.not_text)} is not UTF-8 text")
+    return _result(output, depth_limit)
+
+
+def _result(output: str, depth_limit: int) -> RustResult | Fallback:
+    """jrsonnet's JSON text as a value, unless it may differ from go-jsonnet's."""
+    deep = output_text_differs(output, depth_limit)
+    if deep:
+        return Fallback("nesting deeper than the stack go-jsonnet manifests with")
     try:
         value = json.loads(output, parse_int=float, parse_constant=_no_constant)
     except ValueError as exc:
         return Fallback(f"jrsonnet's output is not JSON: {exc}")
-    differs = output_differs(value, depth_limit)
+    differs = None if deep is False else output_differs(value, depth_limit)
     if differs is not None:
         return Fallback(differs)
     return RustResult(value)

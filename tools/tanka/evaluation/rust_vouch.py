@@ -79,6 +79,21 @@ def vouch(value: Any, mode: VouchMode, depth_limit: int) -> bool:
     return _walk(value, mode, depth_limit)
 
 
+# Anything text_differs could flag, as it appears in jrsonnet's JSON output (where the three
+# characters may be escaped): a result without any needs no walk.
+_MAYBE = re.compile(r"[\x7f\u2028\u2029]|\\u(?:007[fF]|202[89])|\d\.\d|\d{16}|" + PRELUDE_MARK)
+
+
+def output_text_differs(output: str, depth_limit: int) -> bool | None:
+    """A first look at jrsonnet's JSON text: True when it nests deeper than `depth_limit`, False
+    when nothing in it could differ, None when the value must be walked (output_differs).
+    Cheaper than the walk by far; jrsonnet indents by 4 spaces a level, and a JSON string holds
+    no raw line break, so indentation is depth."""
+    if "\n" + " " * (4 * depth_limit) in output:
+        return True
+    return None if _MAYBE.search(output) else False
+
+
 def output_differs(value: Any, depth_limit: int) -> str | None:
     """Why the evaluation's result may differ from go-jsonnet's, or None."""
     stack: list[tuple[Any, int]] = [(value, 0)]
