@@ -305,3 +305,14 @@ def test_the_choice_of_evaluator(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize("expression", ["('' + 0.1) == '0.1'", "{ '0.1': 1 }['' + 0.1]"])
 def test_number_text_only_compared_is_not_seen(tmp_path: Path, expression: str) -> None:
     _both(tmp_path, expression)
+
+
+def test_deep_nesting_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    # 8,000 nested brackets overflow the 8 MB main-thread stack under jrsonnet (a crash):
+    # it runs on a larger stack, and go-jsonnet reports the depth.
+    go, rust = _both(tmp_path, "local x = " + "[" * 8000 + "]" * 8000 + "; std.length(x)")
+    assert go.value == 1.0
+    assert rust.evaluator == "rust"
+    go, rust = _both(tmp_path, "[" * 8000 + "]" * 8000)
+    assert go.error is not None
+    assert go.error.startswith("RUNTIME ERROR: max stack frames exceeded.")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +39,7 @@ MAIN_MARKER = "<tanka-bot main>"
 _WRAPPER = "<tanka-bot>"
 # See the module docstring: 500 frames for go-jsonnet are 71 for jrsonnet.
 STACK_SHARE = 7
+STACK_BYTES = 64 * 1024 * 1024
 
 NativeCallbacks = dict[str, tuple[tuple[str, ...], Callable[..., Any]]]
 
@@ -132,8 +134,8 @@ def evaluate_rust(
     main_path = f"{filename} (snippet)" if snippet else filename
     imports = _Imports(importer, (main_path, filename, main_text))
     natives = {**callbacks, **_vouch_native(depth_limit)}
-    try:
-        output = rjsonnet.evaluate_snippet(
+    def run() -> str:
+        output: str = rjsonnet.evaluate_snippet(
             _WRAPPER,
             f"import {json.dumps(MAIN_MARKER)}",
             ext_codes=ext_codes,
@@ -142,6 +144,10 @@ def evaluate_rust(
             import_callback=imports,
             native_callbacks=natives,
         )
+        return output
+
+    try:
+        output = _on_a_large_stack(run)
     except (KeyboardInterrupt, SystemExit, MemoryError):
         raise
     except BaseException as exc:  # jrsonnet's RuntimeError and pyo3's PanicException alike
@@ -164,6 +170,31 @@ def _result(output: str, depth_limit: int) -> RustResult | Fallback:
     if differs is not None:
         return Fallback(differs)
     return RustResult(value)
+
+
+def _on_a_large_stack(run: Callable[[], str]) -> str:
+    """run() in a thread with STACK_BYTES of stack: jrsonnet's parser and manifester recurse on
+    the machine stack, and the 8 MB of the main thread overflow (a crash, not an error) at about
+    5,000 nested brackets, where go-jsonnet reports its stack error; 64 MB take eight times that.
+    A worker that crashes all the same is replaced and go-jsonnet answers (evaluate.py)."""
+    outcome: list[str | BaseException] = []
+
+    def call() -> None:
+        try:
+            outcome.append(run())
+        except BaseException as exc:  # handed to the caller's thread
+            outcome.append(exc)
+
+    previous = threading.stack_size(STACK_BYTES)
+    try:
+        thread = threading.Thread(target=call, name="jrsonnet", daemon=True)
+        thread.start()  # RuntimeError when the memory cap leaves no room: go-jsonnet answers
+    finally:
+        threading.stack_size(previous)
+    thread.join()
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
 
 
 def _vouch_native(depth_limit: int) -> NativeCallbacks:
