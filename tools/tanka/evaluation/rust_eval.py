@@ -134,6 +134,7 @@ def evaluate_rust(
     main_path = f"{filename} (snippet)" if snippet else filename
     imports = _Imports(importer, (main_path, filename, main_text))
     natives = {**callbacks, **_vouch_native(depth_limit)}
+
     def run() -> str:
         output: str = rjsonnet.evaluate_snippet(
             _WRAPPER,
