@@ -24,6 +24,7 @@ _ESCAPED_BY_GO = re.compile("[\x7f\u2028\u2029]")
 # part of a longer dotted run: a version, an address) that is a decimal fraction or 16+ digits
 # (an integer past 2**53); see _numbers. (One pattern with look-arounds took 15x longer.)
 _DIGIT_RUN = re.compile(r"\d[\d.]*")
+_CANDIDATE = re.compile(r"\d\.\d|\d{16}")  # text without one holds no such number
 _SAFE_INTEGER = 2.0**53
 # Left in the text of a file that `importstr` read after a prelude was added (importer.py,
 # rust_std.py): the evaluators saw different bytes.
@@ -68,7 +69,9 @@ def text_differs(text: str) -> bool:
 
 def _numbers(text: str) -> list[str]:
     """Each whole run of digits and dots in `text` that reads as a fraction or as 16+ digits."""
-    found = []
+    found: list[str] = []
+    if _CANDIDATE.search(text) is None:
+        return found
     for match in _DIGIT_RUN.finditer(text):
         start, token = match.start(), match.group()
         if start and text[start - 1] == ".":
