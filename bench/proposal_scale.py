@@ -47,6 +47,9 @@ from bot.handlers import turn
 from fakes.scripted_provider import ScriptedProvider, call, reply, tools
 from fakes.slack_server import SlackServer
 from fakes.tanka_envs import MEMORY, write_project
+from tools.tanka.diff import revision
+from tools.tanka.evaluation.pool import EvalPool
+from tools.tanka.pipeline import render as render_module
 
 WORK = Path(__file__).parent / ".work" / "proposal_scale"
 CHANNEL = "C0SCALE"
@@ -63,14 +66,52 @@ PHASES = (
 )
 
 
+# Where the rendered diff's time goes (issue 38), timed where the service calls them: (owner,
+# attribute, label). Calls run in threads at once, so these add up thread-seconds.
+SLOW_PATHS: tuple[tuple[Any, str, str], ...] = (
+    (EvalPool, "run", "evaluation in a worker, with the transfer"),
+    (render_module, "process_loaded", "manifest extraction and processing"),
+    (revision, "manifest_yaml", "YAML emission"),
+    (revision, "diff_manifests", "the diff"),
+    (turn, "group_envs", "the grouping"),
+)
+_ORIGINALS: dict[tuple[int, str], Any] = {}
+
+
 def time_phases() -> dict[str, list[float]]:
     """Wrap the turn's steps so each call adds (wall seconds, CPU seconds of the service and
     its workers meanwhile)."""
     took: dict[str, list[float]] = {}
     for name, label in PHASES:
         took[label] = [0.0, 0.0]
-        setattr(turn, name, _timed(getattr(turn, name), took[label]))
+        setattr(turn, name, _timed(_original(turn, name), took[label]))
     return took
+
+
+def time_slow_paths() -> dict[str, list[float]]:
+    """Wrap the rendered diff's parts: each adds (thread-seconds, calls)."""
+    took: dict[str, list[float]] = {}
+    for owner, name, label in SLOW_PATHS:
+        took[label] = [0.0, 0.0]
+        setattr(owner, name, _counted(_original(owner, name), took[label]))
+    return took
+
+
+def _original(owner: Any, name: str) -> Any:
+    """`owner.name` as it was before any run wrapped it (each run wraps afresh)."""
+    return _ORIGINALS.setdefault((id(owner), name), getattr(owner, name))
+
+
+def _counted(action: Callable[..., Any], into: list[float]) -> Callable[..., Any]:
+    def run(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return action(*args, **kwargs)
+        finally:
+            into[0] += time.perf_counter() - start
+            into[1] += 1
+
+    return run
 
 
 def _timed(action: Callable[..., Any], into: list[float]) -> Callable[..., Any]:
@@ -193,6 +234,7 @@ def run(origin: Path, envs: int, implementation: str, *, warm: bool) -> dict[str
     cold: the base side renders in the request too."""
     answered: list[float] = []
     phases = time_phases()
+    slow = time_slow_paths()
     workers = WorkerPeaks()
 
     def agent(request: ModelRequest) -> ModelResponse:
@@ -224,6 +266,8 @@ def run(origin: Path, envs: int, implementation: str, *, warm: bool) -> dict[str
             if not service.maintenance.run_once():
                 sys.exit(f"maintenance failed: {service.maintenance.last_error}")
             figures["maintenance"] = time.perf_counter() - started
+            for spent in slow.values():  # from the mention on
+                spent[:] = [0.0, 0.0]
         root = slack.add_message(CHANNEL, f"<@U0BOT> {REQUEST}", user="U0BENCH")
         mentioned = time.perf_counter()
         service.runner.accept(Mention(CHANNEL, "U0BENCH", REQUEST, root.ts, None))
@@ -240,6 +284,7 @@ def run(origin: Path, envs: int, implementation: str, *, warm: bool) -> dict[str
     figures.update(
         answer=posted - answered[0], mention=posted - mentioned, cpu=used,
         phases={label: tuple(v) for label, v in phases.items()}, worker_mb=workers.largest_mb,
+        slow={label: tuple(v) for label, v in slow.items()},
         proposal=next(t for t in texts if "Proposal 1" in t),
     )  # fmt: skip
     return figures
@@ -273,6 +318,9 @@ def main() -> None:
                   f"{figures['cpu']:.1f} s")  # fmt: skip
             for label, (wall, cpu) in figures["phases"].items():
                 print(f"    {label + ':':<40} {wall:5.1f} s ({cpu:.1f} s CPU)")
+            print("  where the time goes, from the mention (thread-seconds, threads overlap):")
+            for label, (spent, calls) in figures["slow"].items():
+                print(f"    {label + ':':<44} {spent:6.1f} s in {calls:.0f} calls")
             print(f"  largest evaluation worker {figures['worker_mb']:.0f} MB")
     print("side by side (answer -> proposal; target: cold < 0.5x, warm < 0.25x the bare render):")
     for warm in (False, True):
