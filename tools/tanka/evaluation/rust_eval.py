@@ -136,7 +136,8 @@ def evaluate_rust(
     imports = _Imports(importer, (main_path, filename, main_text))
     natives = {**callbacks, **_vouch_native(depth_limit)}
 
-    def run() -> str:
+    allow_a_large_stack()
+    try:
         output: str = rjsonnet.evaluate_snippet(
             _WRAPPER,
             f"import {json.dumps(MAIN_MARKER)}",
@@ -146,11 +147,6 @@ def evaluate_rust(
             import_callback=imports,
             native_callbacks=natives,
         )
-        return output
-
-    _allow_a_large_stack()
-    try:
-        output = run()
     except (KeyboardInterrupt, SystemExit, MemoryError):
         raise
     except BaseException as exc:  # jrsonnet's RuntimeError and pyo3's PanicException alike
@@ -175,13 +171,15 @@ def _result(output: str, depth_limit: int) -> RustResult | Fallback:
     return RustResult(value)
 
 
-def _allow_a_large_stack() -> None:
+def allow_a_large_stack() -> None:
     """Let this process's main thread grow its stack to STACK_BYTES (RLIMIT_STACK, within the
     hard limit): jrsonnet's parser and manifester recurse on the machine stack, and 8 MB overflow
     (a crash, not an error) at about 5,000 nested brackets, where go-jsonnet reports its stack
     error; 64 MB take eight times that. The main thread's stack grows on demand up to the limit
     in force, so raising it now is enough (a thread with a stack of its own cost 0.25 ms an
-    evaluation). A worker that crashes all the same is replaced and go-jsonnet answers."""
+    evaluation); threads started later get as much (glibc sizes them by the limit), which is why
+    InProcessPool raises it before `tanka-bot tk` starts any. A worker that crashes all the same
+    is replaced and go-jsonnet answers."""
     soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
     if soft == resource.RLIM_INFINITY or soft >= STACK_BYTES:
         return
