@@ -40,7 +40,6 @@ NEEDS_GUARD = re.compile(rf"\b(?:{_NAMES})\b".encode())
 # Guarded functions: go-jsonnet's parameters (defaults included), the one vouched for, and the
 # vouch mode (rust_vouch.VouchMode): what must hold of it for both evaluators to agree.
 _VOUCHED: dict[str, tuple[str, str, str]] = {
-    "toString": ("a", "a", "text"),
     "format": ("str, vals", "vals", "format"),
     "escapeStringBash": ("str_", "str_", "text"),
     "escapeStringDollars": ("str_", "str_", "text"),
@@ -96,6 +95,11 @@ def _forwarded(params: str, wrapped: str, wrap: str) -> str:
 
 def _guard_source() -> str:
     fields = ["    thisFile:: file,\n"]
+    # std.toString of a string is the string, in both.
+    fields.append(
+        "    toString(a):: if __real.isString(a) then a\n"
+        "                  else __real.toString(vouched(a, 'text', 'std.toString')),\n"
+    )
     for name, (params, vouched, mode) in _VOUCHED.items():
         check = "vouchedText" if mode == "digits" else "vouched"
         args = _forwarded(params, vouched, f"{check}({{}}, '{mode}', 'std.{name}')")
@@ -105,8 +109,13 @@ def _guard_source() -> str:
         fields.append(f"    {name}({params}):: __real.{name}({args}),\n")
     return (
         "function(__real, file)\n"
+        # Whole numbers below 2**53, booleans and null read alike in every mode: no native call
+        # for them (std.toString(i) in a loop was most of the guard's cost).
+        "  local plain(v) = __real.isBoolean(v) || v == null || (__real.isNumber(v)\n"
+        "    && v == __real.floor(v) && __real.abs(v) < 9007199254740992);\n"
         "  local vouched(v, mode, what) =\n"
-        f"    if __real.native('{VOUCH}')(v, mode) then v else error '{FALLBACK_MARK}: ' + what;\n"
+        f"    if plain(v) || __real.native('{VOUCH}')(v, mode) then v\n"
+        f"    else error '{FALLBACK_MARK}: ' + what;\n"
         # Only strings are read as text; an array or object is not handed to Python whole.
         "  local vouchedText(v, mode, what) =\n"
         "    if __real.isString(v) then vouched(v, mode, what) else v;\n"
