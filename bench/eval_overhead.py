@@ -21,7 +21,7 @@ from bot.agent.messages import Message, ModelRequest, ModelResponse, StopReason,
 from bot.agent.prompts import system_prompt
 from bot.eval.command import DEFAULT_TASKS
 from bot.eval.repos import apply_patch
-from bot.eval.runner import Runner
+from bot.eval.runner import SuiteRunner
 from bot.eval.selfcheck import check_tasks
 from bot.eval.tasks import Task, load_suite
 from tools.catalog import default_registry
@@ -58,7 +58,7 @@ def main() -> None:
     tasks = load_suite(DEFAULT_TASKS)
     model = ReferenceModel(tasks)
     agent = Agent(model, default_registry(), system_prompt=system_prompt())
-    runner = Runner(agent, model.context, jobs=1)
+    runner = SuiteRunner(agent, model.context, jobs=1)
 
     started = time.perf_counter()
     results = runner.run(tasks)

@@ -28,9 +28,9 @@ from bot.domain.proposal import Proposal
 from bot.domain.sessions import Session
 from bot.handlers.home import AWAITING_READ, OWN_READ, view_for
 from bot.policy.rules import refusal, requirements
-from bot.store.base import SessionStore, StoreUnavailable
+from bot.store.base import StoreUnavailable
 from bot.store.memory import MemoryStore
-from bot.store.sessions import Sessions
+from bot.store.sessions import Sessions, SessionStore
 
 USER = "U0ALICE"
 

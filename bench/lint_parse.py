@@ -16,7 +16,7 @@ from typing import TypeVar
 from tools.tanka.source.jsonnet.analyzer import analyze
 from tools.tanka.source.jsonnet.desugarer import desugar
 from tools.tanka.source.jsonnet.lexer import lex
-from tools.tanka.source.jsonnet.linter import ImportFailure, Snippet, lint
+from tools.tanka.source.jsonnet.linter import ImportFailure, LintSnippet, lint
 from tools.tanka.source.jsonnet.parser import deep_recursion, snippet_to_raw_ast
 
 T = TypeVar("T")
@@ -96,7 +96,7 @@ def main() -> None:
     findings = timed(
         "lint (all of the above + imports, unused, loops)",
         rounds,
-        lambda: lint([Snippet("big.libsonnet", text)], _OnlyDocUtil(), use_type_checker=False),
+        lambda: lint([LintSnippet("big.libsonnet", text)], _OnlyDocUtil(), use_type_checker=False),
     )
     print(f"{len(findings)} findings")
 

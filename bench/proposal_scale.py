@@ -44,6 +44,7 @@ from bot.app import build_service
 from bot.config import load_settings
 from bot.domain.requests import Mention
 from bot.handlers import turn
+from bot.publish import change
 from fakes.scripted_provider import ScriptedProvider, call, reply, tools
 from fakes.slack_server import SlackServer
 from fakes.tanka_envs import MEMORY, write_project
@@ -58,11 +59,11 @@ REQUEST = "move to nginx 1.27, with more memory"
 MORE_MEMORY = "['384Mi', '768Mi', '1536Mi', '3Gi']"
 
 
-# The proposal's steps, timed where the turn calls them: (module attribute, label).
+# The proposal's steps, timed where they are called: (module, attribute, label).
 PHASES = (
-    ("rendered_change", "rendered diff (both sides, compared)"),
-    ("_checks", "checks (schemas, policies)"),
-    ("propose", "proposal built and posted"),
+    (change, "rendered_change", "rendered diff (both sides, compared)"),
+    (change, "_checks", "checks (schemas, policies)"),
+    (turn, "propose", "proposal built and posted"),
 )
 
 
@@ -73,7 +74,8 @@ SLOW_PATHS: tuple[tuple[Any, str, str], ...] = (
     (render_module, "process_loaded", "manifest extraction and processing"),
     (revision, "manifest_yaml", "YAML emission"),
     (revision, "diff_manifests", "the diff"),
-    (turn, "group_envs", "the grouping"),
+    (change, "group_envs", "the grouping (the proposal)"),
+    (turn, "group_envs", "the grouping (the turn)"),
 )
 _ORIGINALS: dict[tuple[int, str], Any] = {}
 
@@ -82,9 +84,9 @@ def time_phases() -> dict[str, list[float]]:
     """Wrap the turn's steps so each call adds (wall seconds, CPU seconds of the service and
     its workers meanwhile)."""
     took: dict[str, list[float]] = {}
-    for name, label in PHASES:
+    for module, name, label in PHASES:
         took[label] = [0.0, 0.0]
-        setattr(turn, name, _timed(_original(turn, name), took[label]))
+        setattr(module, name, _timed(_original(module, name), took[label]))
     return took
 
 
@@ -270,7 +272,7 @@ def run(origin: Path, envs: int, implementation: str, *, warm: bool) -> dict[str
                 spent[:] = [0.0, 0.0]
         root = slack.add_message(CHANNEL, f"<@U0BOT> {REQUEST}", user="U0BENCH")
         mentioned = time.perf_counter()
-        service.runner.accept(Mention(CHANNEL, "U0BENCH", REQUEST, root.ts, None))
+        service.runner.handle(Mention(CHANNEL, "U0BENCH", REQUEST, root.ts, None))
         posted = 0.0
         while not posted and time.perf_counter() < mentioned + 900:
             proposal = [m for m in slack.bot_messages(CHANNEL, root.ts) if "Proposal 1" in m.text]

@@ -142,7 +142,7 @@ def main() -> None:
             return len(finished) == threads
 
         for i, root in enumerate(roots):
-            service.runner.accept(Mention(CHANNEL, "U0BENCH", f"scale web {i}", root.ts, None))
+            service.runner.handle(Mention(CHANNEL, "U0BENCH", f"scale web {i}", root.ts, None))
         slack.wait_for(proposals, timeout=600)
         wall = time.perf_counter() - started
         service.stop(30)

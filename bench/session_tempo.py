@@ -136,7 +136,7 @@ def one_session(remote: str, workdir: str) -> dict[str, float]:
         ready = time.perf_counter() - booted
         root = slack.add_message(CHANNEL, "<@U0BOT> raise the replicas", user="U0BENCH")
         mentioned = time.perf_counter()
-        service.runner.accept(Mention(CHANNEL, "U0BENCH", "raise the replicas", root.ts, None))
+        service.runner.handle(Mention(CHANNEL, "U0BENCH", "raise the replicas", root.ts, None))
         posted = 0.0
         deadline = mentioned + 300
         while not posted and time.perf_counter() < deadline:

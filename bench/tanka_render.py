@@ -13,7 +13,7 @@
 Target (brief): ours within 1.3x of bare. The two are timed alternately, RUNS times each after a
 warm-up, so load from other processes hits both alike; minimum and median are printed.
 
-Our workers run Go's collector with eval_pool.GO_RUNTIME_ENV (GOGC=200), which bare does not
+Our workers run Go's collector with worker_process.GO_RUNTIME_ENV (GOGC=200), which bare does not
 get in this process; for a like-for-like view the bench also times bare in a subprocess with
 those settings (not alternated with ours) and prints that ratio too.
 
@@ -38,7 +38,7 @@ import _gojsonnet
 
 from tools.tanka.env.loader import EvalSettings, load_environment
 from tools.tanka.evaluation.implementation import Implementation, choose
-from tools.tanka.evaluation.pool import GO_RUNTIME_ENV
+from tools.tanka.evaluation.worker_process import GO_RUNTIME_ENV
 from tools.tanka.goyaml.emit import show_output
 from tools.tanka.pipeline.render import process_loaded, show
 

@@ -31,29 +31,40 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from bot.agent.agent import Agent
 from bot.agent.messages import LLMProvider
 from bot.agent.prompts import system_prompt
-from bot.compose import NoModelHere, budgets_from_settings, mcp_hub, with_mcp_tools
+from bot.compose import (
+    NoModelHere,
+    budgets_from_settings,
+    build_code_host,
+    build_provider,
+    mcp_hub,
+    with_mcp_tools,
+)
 from bot.config import ConfigError, Settings
 from bot.domain.thread import ThreadKey
 from bot.git.askpass import TokenCredentials
 from bot.inbound import slack_interactive
 from bot.inbound.alert_receiver import AlertReceiver
 from bot.inbound.github_receiver import WebhookReceiver
-from bot.inbound.http import HealthApp, Readiness
+from bot.inbound.http import SERVER_MAX_BODY, HealthApp, Readiness
 from bot.inbound.slack_envelope import EnvelopeGate
 from bot.inbound.slack_listeners import EVENT_TYPES, OnEvent, register
 from bot.inbound.slack_signature import SignatureGate
 from bot.policy.groups import GroupCache
+from bot.runtime import guard_holds
 from bot.runtime.admission import Count
-from bot.runtime.channels import Channels
 from bot.runtime.dispatch import Dispatcher
 from bot.runtime.reaper import Reaper
 from bot.runtime.runner import Runner
 from bot.runtime.scheduler import CacheMaintenance
-from bot.services import Services
+from bot.services import Channels, Services
 from bot.slack.client import SlackChatClient, web_client
 from bot.store import build_store
+from bot.store.guard_store import build_guard_store
+from bot.store.history_backend import build_history
 from bot.telemetry.audit import Audit, build_audit_store
+from bot.telemetry.history import Recorder
 from bot.telemetry.metrics import Metrics
+from bot.web.app import WebApp, build_web, upkeep
 from bot.workspace.repo_cache import RepoCache
 from bot.workspace.workspaces import Workspaces
 from tools.catalog import default_registry
@@ -95,6 +106,10 @@ class Service:
         scheduler = BackgroundScheduler()
         scheduler.add_job(self.reaper.sweep, "interval", seconds=sweep_interval, id="session-sweep",
                           max_instances=1, coalesce=True)  # fmt: skip
+        # Holds of pull requests whose merge or close webhook was lost (bot.runtime.guard_holds).
+        scheduler.add_job(guard_holds.check, "interval", args=[self.runner.threads],
+                          seconds=sweep_interval, id="hold-check", max_instances=1,
+                          coalesce=True)  # fmt: skip
         scheduler.start()
         self.schedulers.append(scheduler)
 
@@ -126,12 +141,6 @@ class Service:
         return finished
 
 
-def _provider(settings: Settings) -> LLMProvider:
-    from bot.compose import build_provider  # noqa: PLC0415 - the model SDKs load only for the configured provider
-
-    return build_provider(settings)
-
-
 def _identity(client: WebClient) -> tuple[str, str]:
     try:
         data = client.auth_test().data
@@ -154,8 +163,8 @@ def build_service(
     settings: Settings,
     *,
     socket_mode: bool = False,
-    provider_factory: Callable[[Settings], LLMProvider] = _provider,
-    queue: int = 64,
+    provider_factory: Callable[[Settings], LLMProvider] = build_provider,
+    backlog: int = 64,
     busy: Count | None = None,
     turns: bool = True,
 ) -> Service:
@@ -185,8 +194,6 @@ def build_service(
 
     def code_host_for(target: Settings) -> Callable[[], Any]:
         def code_host() -> Any:
-            from bot.github.code_host import build_code_host  # noqa: PLC0415 - PyGithub loads only when a GitHub token or App is configured
-
             return build_code_host(target)
 
         return code_host
@@ -196,6 +203,10 @@ def build_service(
         build_audit_store(redis_url, settings.workdir, retention=settings.audit_retention,
                           max_events=settings.audit_max_events),
         on_drop=metrics.audit_dropped.inc,
+        # The web view's history, recorded through the audit writer (bot.telemetry.history);
+        # only with the view: turned on later, it starts from the sessions stored (migrated).
+        history=(Recorder(build_history(store, days=settings.history_days))
+                 if settings.web_url else None),
     )  # fmt: skip
 
     svc = Services(
@@ -218,9 +229,10 @@ def build_service(
         replica=f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}",
         lock_ttl=settings.lease_ttl,
         audit=audit,
+        guards=build_guard_store(store),
     )
     channels = Channels(svc, make_cache=make_cache, code_host=code_host_for)
-    dispatcher = Dispatcher(settings.workers, queue, on_depth=metrics.queued.set)
+    dispatcher = Dispatcher(settings.workers, backlog, on_depth=metrics.queued.set)
     runner = Runner(svc, dispatcher, channels, busy=busy)
     bolt = App(
         client=client,
@@ -234,8 +246,8 @@ def build_service(
     )  # fmt: skip
     on_event = register(bolt, runner, svc, bot_id=bot_id)
     slack_interactive.register(bolt, runner, svc)  # buttons, the new-env modal, the shortcut
-    # One maintenance job per repository; the first serves readiness as before, the others
-    # (channels with their own repository) are checked too.
+    # One maintenance job per repository; the first (the default repository's) answers
+    # readiness, and the others (channels with their own repository) are checked too.
     jobs = [
         CacheMaintenance(c, base_branch=branch, prepare=_preparer(differ))
         for c, branch in channels.caches()
@@ -313,7 +325,9 @@ def serve(
     gc.freeze()
     app = wsgi_app(service, socket_mode=socket_mode, github=github_webhook(service),
                    alerts=alert_webhook(service))  # fmt: skip
-    server = create_server(app, host=host, port=port, threads=16, ident="tanka-bot")
+    # A body over the limit is answered 413 before it is read (bot.inbound.http.MAX_BODY).
+    server = create_server(app, host=host, port=port, threads=16, ident="tanka-bot",
+                           max_request_body_size=SERVER_MAX_BODY)  # fmt: skip
     socket_handler = None
     if socket_mode:
         from bot.inbound.slack_socket import CheckedSocketModeHandler  # noqa: PLC0415 - only the transport the settings choose is loaded
@@ -359,7 +373,21 @@ def wsgi_app(service: Service, *, socket_mode: bool, github: Any, alerts: Any = 
     the signature and envelope gates; `github` and `alerts` are the webhook apps or None."""
     slack = None if socket_mode else _verified(SlackRequestHandler(service.bolt), service)
     return HealthApp(service.readiness, service.svc.metrics, slack=slack, github=github,
-                     alerts=alerts)  # fmt: skip
+                     alerts=alerts, web=web_view(service))  # fmt: skip
+
+
+def web_view(service: Service) -> WebApp | None:
+    """The /ui/ app (bot.web), or None (404) when TANKA_BOT_WEB_URL is unset."""
+    settings, recorder = service.svc.settings, service.svc.audit.history
+    if recorder is None:  # no TANKA_BOT_WEB_URL: no history is kept, and /ui/ answers 404
+        return None
+    redis_url = settings.redis_url.get_secret_value() if settings.redis_url else None
+    reader = build_audit_store(redis_url, settings.workdir, retention=settings.audit_retention,
+                               max_events=settings.audit_max_events)  # fmt: skip
+    store = service.svc.store
+    return build_web(settings, store=store, history=recorder.history, audit=reader,
+                     slack=service.bolt.client, registry=service.svc.metrics.registry,
+                     maintain=lambda: upkeep(store, recorder))  # fmt: skip
 
 
 def github_webhook(service: Service) -> Any:
@@ -368,7 +396,7 @@ def github_webhook(service: Service) -> Any:
     if secret is None or not secret.get_secret_value():
         return None
     return WebhookReceiver(secret.get_secret_value(), service.svc.store, service.svc.metrics,
-                           service.runner.accept_github)  # fmt: skip
+                           service.runner.enqueue_github)  # fmt: skip
 
 
 def alert_webhook(service: Service) -> Any:
@@ -379,7 +407,9 @@ def alert_webhook(service: Service) -> Any:
             log.warning("alert_routes are set but TANKA_BOT_ALERTS_TOKEN is not: "
                         "/alerts/alertmanager answers 404 until it is")  # fmt: skip
         return None
-    return AlertReceiver(token.get_secret_value(), service.svc.metrics, service.runner.accept_alert)
+    return AlertReceiver(
+        token.get_secret_value(), service.svc.metrics, service.runner.enqueue_alert
+    )
 
 
 def _verified(handler: SlackRequestHandler, service: Service) -> Any:

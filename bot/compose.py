@@ -1,21 +1,29 @@
-"""The agent's parts built from Settings: composition shared by the front ends.
+"""What the front ends build from Settings alike: the agent's budgets and provider, its MCP
+tools, and the code host.
 
-The agent core (bot/agent/) never reads the settings; `tanka-bot chat` today, and the Slack app
-later, build its budgets and provider here.
+Nothing below the front ends reads the settings (an import-linter contract): the agent core and
+the adapters take values, and this module turns the settings into them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, TextIO
 
 from bot.agent.budget import Budgets
 from bot.agent.messages import LLMProvider, ModelRequest, ModelResponse
 from bot.config import ConfigError, Settings
+from bot.publish.pipeline import PullRequestHost
+from tools.catalog import default_registry
 from tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from pydantic import SecretStr
 
+    from bot.github.auth import Clock, TokenSource
+    from bot.github.code_host import GitHubCodeHost
     from bot.mcp.hub import CallObserver, McpHub
 
 
@@ -94,7 +102,67 @@ def mcp_hub(settings: Settings, *, on_call: CallObserver | None = None) -> McpHu
 def with_mcp_tools(registry: ToolRegistry, hub: McpHub | None) -> ToolRegistry:
     """`registry` offering the hub's tools too (`mcp__<server>__<tool>`), as listed each turn."""
     if hub is not None:
-        from bot.mcp.tools import McpTools  # noqa: PLC0415 - each provider's SDK loads only when it is the configured one
+        from bot.mcp.tools import McpTools  # noqa: PLC0415 - the MCP SDK loads only when servers are configured
 
         registry.add_source(McpTools(hub))
     return registry
+
+
+class ClosableHost(PullRequestHost, Protocol):
+    """A code host a terminal command opens and closes itself (GitHubCodeHost)."""
+
+    def close(self) -> None: ...
+
+
+def build_code_host(
+    settings: Settings, *, clock: Clock | None = None, write_interval: float | None = 1.0
+) -> GitHubCodeHost | None:
+    """The code host the settings describe, or None when no GitHub credentials are set.
+
+    A GitHub App (GITHUB_APP_ID) wins over GITHUB_TOKEN when both are set. Tests pass
+    write_interval=None to skip PyGithub's pause between writes.
+    """
+    if settings.github_token is None and settings.github_app_id is None:
+        return None
+    from bot.github import auth, code_host  # noqa: PLC0415 - PyGithub: 0.15 s of imports, for a configured GitHub only
+
+    owner, name = code_host.resolve_repo(settings.github_repo, settings.repo_url)
+    tokens: TokenSource
+    if settings.github_app_id is None:
+        token = settings.github_token.get_secret_value() if settings.github_token else ""
+        tokens = auth.StaticToken(token)
+    else:
+        key_text = settings.github_app_private_key
+        key = auth.read_private_key(
+            key_text.get_secret_value() if key_text else None,
+            settings.github_app_private_key_path,
+        )
+        credentials = auth.AppCredentials(
+            settings.github_app_id, key, settings.github_app_installation_id
+        )
+        tokens = auth.InstallationTokens(
+            credentials, repo=(owner, name), base_url=settings.github_api_url,
+            clock=clock or auth.utc_now,
+        )  # fmt: skip
+    return code_host.GitHubCodeHost(
+        owner=owner,
+        name=name,
+        tokens=tokens,
+        api_url=settings.github_api_url,
+        write_interval=write_interval,
+    )
+
+
+@dataclass
+class CommandDeps:
+    """What a terminal command (`chat`, `eval`) takes from the outside world; tests swap in a
+    scripted provider, a registry, a code host and streams."""
+
+    provider_factory: Callable[[Settings], LLMProvider] = build_provider
+    registry_factory: Callable[[], ToolRegistry] = default_registry
+    code_host_factory: Callable[[Settings], ClosableHost | None] = build_code_host  # chat's PRs
+    environ: Mapping[str, str] | None = None  # None: the process environment
+    stdin: TextIO | None = None  # None: sys.stdin at call time
+    stdout: TextIO | None = None  # None: sys.stdout at call time
+    stderr: TextIO | None = None  # None: sys.stderr at call time (eval's progress line)
+    cwd: Path | None = None  # None: the process's working directory

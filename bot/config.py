@@ -16,9 +16,8 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
-import yaml
 from pydantic import (
     Field,
     SecretStr,
@@ -31,8 +30,10 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from bot.domain.prices import Price, parse_prices
 from bot.errors import ConfigError as ConfigError  # noqa: PLC0414 - re-exported: defined in bot.errors
+from bot.guards.config import GUARD_KEYS, GuardSettings, parse_guards
 from bot.mcp.config import McpConfig, McpConfigError, load_mcp_config
 from bot.policy.teams import TEAM_KEYS, Teams, parse_teams
+from bot.settings_file import read_yaml
 from tools.context import DEFAULT_PROTECTED_PATHS
 from tools.tanka.evaluation.implementation import choose as choose_jsonnet
 
@@ -116,10 +117,19 @@ class Settings(BaseSettings):
     # Teams (bot.policy.teams): channels, who may steer, approval rules; only the settings file
     # sets it.
     teams: Annotated[Teams, SkipValidation] = Field(default_factory=Teams)
+    # Guardrails (bot.guards): freezes, policy owners, budgets; only the settings file sets it.
+    guards: Annotated[GuardSettings, SkipValidation] = Field(default_factory=GuardSettings)
     prices: str | None = Field(None, alias="TANKA_BOT_PRICES")
     # The audit log keeps events this many seconds, and at most this many events.
     audit_retention: float = Field(90 * 86_400.0, alias="TANKA_BOT_AUDIT_RETENTION", gt=0)
     audit_max_events: int = Field(1_000_000, alias="TANKA_BOT_AUDIT_MAX_EVENTS", ge=1000)
+    # The operator web view (bot/web/): off without TANKA_BOT_WEB_URL.
+    web_url: str | None = Field(None, alias="TANKA_BOT_WEB_URL")
+    oidc_issuer: str = Field("https://slack.com", alias="TANKA_BOT_OIDC_ISSUER")
+    oidc_client_id: str | None = Field(None, alias="TANKA_BOT_OIDC_CLIENT_ID")
+    oidc_client_secret: SecretStr | None = Field(None, alias="TANKA_BOT_OIDC_CLIENT_SECRET")
+    web_secret: SecretStr | None = Field(None, alias="TANKA_BOT_WEB_SECRET")
+    history_days: float = Field(90.0, alias="TANKA_BOT_HISTORY_DAYS", gt=0)
     # Sub-agents and external MCP tools (bot/mcp/, bot/agent/review.py).
     mcp_config: Path | None = Field(None, alias="TANKA_BOT_MCP_CONFIG")
     review: bool = Field(True, alias="TANKA_BOT_REVIEW")
@@ -186,14 +196,21 @@ class Settings(BaseSettings):
     def _check_kubernetes_version(cls, value: str | None) -> str | None:
         if not value:
             return None
-        from tools.tanka.check.schema import resolve_version, version_problem  # noqa: PLC0415 - the schema package loads only when a Kubernetes version is set
+        from tools.tanka.check.schema import resolve_version, version_problem  # noqa: PLC0415 - start-up: the schemas, 0.13 s and 100 modules, load only when a Kubernetes version is set
 
         problem = version_problem(value)
         if problem is not None:
             raise ValueError(problem)
         return resolve_version(value)
 
-    @field_validator("slack_api_url", "github_api_url")
+    @field_validator("web_url")
+    @classmethod
+    def _check_web_url(cls, value: str | None) -> str | None:
+        if value and not value.startswith(("http://", "https://")):
+            raise ValueError(f"must be the view's http(s) base URL (got {value!r})")
+        return value.rstrip("/") if value else None
+
+    @field_validator("slack_api_url", "github_api_url", "oidc_issuer")
     @classmethod
     def _check_url(cls, value: str) -> str:
         if not value.startswith(("http://", "https://")):
@@ -278,6 +295,23 @@ class Settings(BaseSettings):
                 "GITHUB_APP_PRIVATE_KEY: required with GITHUB_APP_ID; set the PEM text "
                 "or GITHUB_APP_PRIVATE_KEY_PATH"
             )
+        return problems + self.missing_for_web()
+
+    def missing_for_web(self) -> list[str]:
+        """Problems of the web view's settings (none when TANKA_BOT_WEB_URL is unset: no view)."""
+        if not self.web_url:
+            return []
+        problems = [
+            f"{name}: required with TANKA_BOT_WEB_URL; set {what}"
+            for name, value, what in (
+                ("TANKA_BOT_OIDC_CLIENT_ID", self.oidc_client_id, "the OIDC client id"),
+                ("TANKA_BOT_OIDC_CLIENT_SECRET", self.oidc_client_secret, "its secret"),
+                ("TANKA_BOT_WEB_SECRET", self.web_secret, "a random key of 32 bytes or more"),
+            )
+            if not value
+        ]
+        if self.web_secret is not None and len(self.web_secret.get_secret_value()) < 32:
+            problems.append("TANKA_BOT_WEB_SECRET: must be 32 bytes or more; make a longer key")
         return problems
 
     def require(self, problems: list[str]) -> Settings:
@@ -298,30 +332,35 @@ def _secret_names() -> set[str]:
     }
 
 
-def _read_yaml(path: str) -> tuple[dict[str, Any], Teams, list[str]]:
-    """The file's settings, its teams part, and every problem with its keys (none raised)."""
-    try:
-        text = Path(path).expanduser().read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError([f"TANKA_BOT_CONFIG: cannot read {path}: {exc.strerror}"]) from exc
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError([f"TANKA_BOT_CONFIG: {path} is not valid YAML: {exc}"]) from exc
+class _Structured(NamedTuple):
+    """The settings file's structured parts: teams and guards."""
+
+    teams: Teams
+    guards: GuardSettings
+
+
+def _read_yaml(path: str) -> tuple[dict[str, Any], _Structured, list[str]]:
+    """The file's settings, its structured parts, and every problem with its keys (none
+    raised)."""
+    data, unreadable = read_yaml(path)
+    if unreadable:
+        raise ConfigError([f"TANKA_BOT_CONFIG: {unreadable}"])
     if data is None:
-        return {}, Teams(), []
+        return {}, _Structured(Teams(), GuardSettings()), []
     if not isinstance(data, dict):
         raise ConfigError([f"TANKA_BOT_CONFIG: {path} must hold a mapping of settings"])
     team_data = {str(k): v for k, v in data.items() if str(k) in TEAM_KEYS}
     teams, team_problems = parse_teams(team_data)
-    problems = [f"TANKA_BOT_CONFIG: {p}" for p in team_problems]
-    rest = {str(k): v for k, v in data.items() if str(k) not in TEAM_KEYS}
+    guards, guard_problems = parse_guards({str(k): v for k, v in data.items() if k in GUARD_KEYS})
+    problems = [f"TANKA_BOT_CONFIG: {p}" for p in team_problems + guard_problems]
+    rest = {str(k): v for k, v in data.items() if str(k) not in TEAM_KEYS + GUARD_KEYS}
     known = _alias_names()
     problems += [
         f"TANKA_BOT_CONFIG: unknown key {k!r} in {path}; see the README"
         for k in sorted(k for k in rest if k.upper() not in known)
     ]
-    return {k.upper(): v for k, v in rest.items() if k.upper() in known}, teams, problems
+    values = {k.upper(): v for k, v in rest.items() if k.upper() in known}
+    return values, _Structured(teams, guards), problems
 
 
 FILE_SUFFIX = "_FILE"
@@ -372,9 +411,9 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     env = dict(os.environ if environ is None else environ)
     values: dict[str, Any] = {}
     problems: list[str] = []
-    teams = Teams()
+    structured = _Structured(Teams(), GuardSettings())
     if env.get("TANKA_BOT_CONFIG"):
-        from_file, teams, problems = _read_yaml(env["TANKA_BOT_CONFIG"])
+        from_file, structured, problems = _read_yaml(env["TANKA_BOT_CONFIG"])
         values.update(from_file)
     known = _alias_names()
     values.update({k: v for k, v in env.items() if k in known and v != ""})
@@ -382,7 +421,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     values.update(from_files)
     problems += file_problems
     try:
-        settings = Settings(**values, teams=teams)
+        settings = Settings(**values, teams=structured.teams, guards=structured.guards)
     except ValidationError as exc:
         raise ConfigError(problems + [_describe(e) for e in exc.errors()]) from None
     if problems:

@@ -1,7 +1,8 @@
-"""The service's error tree, and how a front end presents an expected failure.
+"""The error tree of bot/ and tools/, and how a front end presents an expected failure.
 
-Three roots. Every error the service raises on purpose sits under one of them; the specific
-errors live beside the code that raises them and subclass their root here:
+Four roots. Every error raised on purpose sits under one of them; the specific errors live
+beside the code that raises them and subclass their root (bot/'s two here, tools/'s two in
+tools.errors, as tools/ never imports bot/):
 
     Exception
      ├── BotError                 expected: str(exc) says what is wrong and how to fix it
@@ -12,6 +13,9 @@ errors live beside the code that raises them and subclass their root here:
      │    │    ├── RenderFailed            bot.eval.checks: an environment does not render
      │    │    ├── McpConfigError          bot.mcp.config (also a ValueError)
      │    │    ├── PayloadError            bot.inbound.github_webhook (also a ValueError)
+     │    │    ├── AlertPayloadError       bot.domain.alerts (also a ValueError)
+     │    │    ├── FrameTooLarge           bot.inbound.socket_frames (also an OSError)
+     │    │    ├── SigninRefused           bot.web.oidc: the web view's sign-in cannot complete
      │    │    ├── Refused                 bot.handlers.approve: the approval does not count
      │    │    └── PublishError            bot.publish.errors (ProposalChanged, PushFailed, ...)
      │    └── ServiceUnavailable  something the bot depends on failed: try again later
@@ -25,15 +29,39 @@ errors live beside the code that raises them and subclass their root here:
      │         ├── McpFault                bot.mcp.hub: an MCP server
      │         ├── WorkspaceError          bot.workspace: a session's checkout (git, disk)
      │         └── PullRequestLocked       bot.handlers.ci: a PR's state stayed locked
-     └── Bug                      the bot's own state is wrong: logged with its traceback
-          └── SessionCorrupt               bot.domain.sessions (also a ValueError)
-
-    ToolError (tools.errors)      the agent's tools' failures, reported to the model as they
-                                  are; tools/ never imports bot/, so it is a root of its own
+     ├── Bug                      the bot's own state is wrong: logged with its traceback
+     │    ├── SessionCorrupt               bot.domain.sessions (also a ValueError)
+     │    └── BadWork                      bot.runtime.work: a queued request that cannot be
+     │                                     read back (also a ValueError)
+     ├── ToolError (tools.errors) the agent's tools' failures, reported to the model as is
+     │    ├── GitError                     tools.gitrun
+     │    └── JbError                      tools.jb.errors
+     └── EngineError (tools.errors) the engines' failures; their callers catch each branch
+          ├── TankaError                   tools.tanka.errors: tk's own wording (PathNotFound,
+          │    │                           NoRoot, Spec, JsonnetError (EvalTimeout, EvalMemory,
+          │    │                           EvalCrashed), NativeError, ...), and beside the
+          │    │                           code: ManifestSchemaError, TemplateError,
+          │    │                           ChartfileError, SelectorError, VersionError,
+          │    │                           RevisionError, EnvPathError, CheckSetupError
+          ├── StaticError                  tools.tanka.source.jsonnet.errors: Jsonnet that does
+          │                                not parse or analyse (ParseError)
+          ├── FormatError                  tools.tanka.errors: the formatter's
+          │                                (FormatterUnavailable)
+          ├── ImportRefused                tools.tanka.evaluation.importer: an import outside
+          │                                the project
+          ├── ImportFailure                tools.tanka.source.jsonnet.linter: an import the
+          │                                linter cannot open
+          ├── ImportersError               tools.tanka.errors: the importers analysis's (also
+          │                                a ValueError)
+          ├── HelmLibraryError             tools.tanka.natives.helm_lib
+          ├── BadConfig                    tools.tanka.natives.kustomize_plugins: an inline
+          │                                kustomize config that is not YAML (a ValueError)
+          └── GoJsonError                  tools.tanka.gojson.decode (also a ValueError)
 
 Errors do not decide how they are shown. Two places do, by these roots: `describe` below for
 the CLI (message and exit code; None, so the traceback shows, for anything not a BotError) and
-bot.runtime.failures for a Slack thread (the reply and the metric's kind).
+bot.runtime.failures for a Slack thread (the reply and the metric's kind). The `tk` commands
+and the agent-tool adapters translate the engines' errors into these.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ and its metrics (merged into /metrics). A second pipe tells the serving process 
 message the work process indexes, so a reaction on it is still placed in its thread while Redis
 is down (bot.runtime.triage). If the serving process dies, this one exits at once: a
 replica is both or neither. Without Redis the queue lives in the serving process's memory, so
-everything runs there, as before.
+everything runs there: no other process could take work from it.
 """
 
 from __future__ import annotations
@@ -35,7 +35,9 @@ from typing import Protocol, cast
 
 from bot.config import ConfigError, Settings
 from bot.domain.thread import ThreadKey
+from bot.dumpable import not_dumpable
 from bot.runtime.admission import WORKER_NICE
+from bot.telemetry.logs import configure_service_logging
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +77,7 @@ class Start(Protocol):
 
 
 @dataclass(frozen=True)
-class Status:
+class HealthReport:
     """The work process's answer on the pipe."""
 
     problem: str | None  # why it is not ready, or None
@@ -113,7 +115,7 @@ class WorkProcess:
         self._stopping = threading.Event()
         self._last_exit: int | None = None
         # /readyz asks for the problem, then the notes: one round trip on the pipe serves both.
-        self._answered: tuple[float, Status] | None = None
+        self._answered: tuple[float, HealthReport] | None = None
 
     def start(self) -> None:
         self._spawn()
@@ -190,7 +192,7 @@ class WorkProcess:
                 return
             self._spawn()
 
-    def _ask(self) -> Status:
+    def _ask(self) -> HealthReport:
         with self._lock:
             last = self._answered
             if last is not None and time.monotonic() - last[0] < FRESH:
@@ -199,16 +201,16 @@ class WorkProcess:
             if status is None:  # alive, but slow to be scheduled (it yields the CPU to acks)
                 if last is not None and time.monotonic() - last[0] < SLOW_GRACE:
                     return last[1]  # its last word stands for a while: no readiness flap
-                return Status(f"work process: no answer within {ANSWER_WITHIN:.0f} s")
+                return HealthReport(f"work process: no answer within {ANSWER_WITHIN:.0f} s")
             self._answered = (time.monotonic(), status)
             return status
 
-    def _question(self) -> Status | None:
+    def _question(self) -> HealthReport | None:
         """One question on the pipe (the caller holds the lock); None when no answer came in
         time from a process that is alive."""
         process, pipe = self._process, self._pipe
         if process is None or pipe is None or not process.is_alive():
-            return Status(f"work process: not running (last exit code {self._last_exit}); "
+            return HealthReport(f"work process: not running (last exit code {self._last_exit}); "
                           "starting it again")  # fmt: skip
         question = next(self._questions)
         try:
@@ -217,9 +219,9 @@ class WorkProcess:
             while pipe.poll(max(0.0, deadline - time.monotonic())):
                 answer, status = pipe.recv()
                 if answer == question:  # an older answer, late, is skipped
-                    return cast("Status", status)
+                    return cast("HealthReport", status)
         except (OSError, EOFError) as exc:
-            return Status(f"work process: the pipe to it failed ({type(exc).__name__})")
+            return HealthReport(f"work process: the pipe to it failed ({type(exc).__name__})")
         return None
 
 
@@ -241,9 +243,6 @@ def _yield_to_serving() -> None:
 
 def run(launch: Launch, pipe: Connection, hints: Connection, busy: Synchronized[int]) -> None:
     """The work process's main: build the service, take the work queue, answer the pipe."""
-    from bot.dumpable import not_dumpable  # noqa: PLC0415 - the same guard as the serving process
-    from bot.telemetry.logs import configure_service_logging  # noqa: PLC0415 - idem
-
     not_dumpable()
     configure_service_logging(launch.log_level)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the serving process, which
@@ -291,7 +290,7 @@ def _answer(pipe: Connection, built: list[Working]) -> None:
         while True:
             question = pipe.recv()
             if not built:
-                pipe.send((question, Status("work process: starting")))
+                pipe.send((question, HealthReport("work process: starting")))
                 continue
             pipe.send((question, _status(built[0])))
     except (EOFError, OSError):
@@ -299,9 +298,9 @@ def _answer(pipe: Connection, built: list[Working]) -> None:
         os._exit(PARENT_GONE)
 
 
-def _status(service: Working) -> Status:
+def _status(service: Working) -> HealthReport:
     try:
-        return Status(service.problem(), service.notes(), service.metrics())
+        return HealthReport(service.problem(), service.notes(), service.metrics())
     except Exception as exc:  # never leave the question unanswered
         log.exception("could not answer the serving process")
-        return Status(f"work process: {type(exc).__name__}")
+        return HealthReport(f"work process: {type(exc).__name__}")

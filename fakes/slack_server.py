@@ -281,6 +281,7 @@ class SlackServer(ScriptedHTTPServer):
         # Free workspaces have no user groups: the API answers `plan_upgrade_required`.
         self.usergroups_need_upgrade = usergroups_need_upgrade
         self.users: dict[str, str] = dict(users or {})
+        self.emails: dict[str, str] = {}  # users.lookupByEmail: email -> user id
         self.users.setdefault(bot_user_id, bot_name)
         # None: any channel id exists and the bot is a member of it.
         self.channels: set[str] | None = set(channels) if channels is not None else None
@@ -875,6 +876,13 @@ class SlackServer(ScriptedHTTPServer):
             }
         }
 
+    def _lookup_by_email(self, args: JSONDict) -> JSONDict:
+        user = self.emails.get(str(args.get("email", "")).lower())
+        if user is None:
+            raise _ApiError("users_not_found")
+        return {"user": {"id": user, "team_id": self.team_id, "name": user.lower(),
+                         "profile": {"email": args.get("email")}}}  # fmt: skip
+
     def _get_upload_url(self, args: JSONDict) -> JSONDict:
         filename = args.get("filename")
         length = _int(args.get("length"), 0)
@@ -959,6 +967,7 @@ _METHODS: dict[str, _Handler] = {
     "assistant.threads.setStatus": SlackServer._set_status,
     "usergroups.users.list": SlackServer._usergroup_users,
     "users.info": SlackServer._users_info,
+    "users.lookupByEmail": SlackServer._lookup_by_email,
     "files.getUploadURLExternal": SlackServer._get_upload_url,
     "files.completeUploadExternal": SlackServer._complete_upload,
     "files.info": SlackServer._files_info,

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import socket
+import struct
 import threading
 import time
 from collections.abc import Mapping
@@ -158,6 +160,28 @@ class SocketModeServer:
                 accepts_response_payload=payload.get("type") == "view_submission",
             )
         )
+
+    def push_oversized(self, length: int) -> int:
+        """Start a text frame declaring `length` bytes of payload on the newest connection and
+        write payload until the client closes it; returns the payload bytes the socket took
+        (what the client read, plus what the two kernels' buffers held). The frame is written
+        raw, so the connection is unusable afterwards (as a client that drops it wants)."""
+        self.wait_connected()
+        with self._changed:
+            connection = self._open[-1]
+        raw = connection.socket
+        # A small send buffer, so what the socket took says how much the client accepted.
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 16)
+        piece = b"x" * (1 << 16)
+        sent = 0
+        with self._send_lock:
+            try:
+                raw.sendall(bytes([0x81, 127]) + struct.pack("!Q", length))
+                while sent < length:
+                    sent += raw.send(piece[: length - sent])
+            except OSError:
+                pass  # the client closed the connection: what it should do
+        return sent
 
     def disconnect(self, reason: str = "refresh_requested") -> None:
         """Ask the client to reconnect, as Slack does every few hours.

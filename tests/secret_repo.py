@@ -24,8 +24,8 @@ NEW_PASSWORD = "dummy-db-password-NEW-9Xw4"
 TOKEN = "dummy-api-token-Zk81"
 LOWER_KIND_VALUE = "dummy-lowercase-kind-Qp3"
 CERT_LINES = (
-    "MIIBdummyCertificateLineOneForTestsOnly0000000000",
-    "MIIBdummyCertificateLineTwoForTestsOnly1111111111",
+    "MIIBdummyKeyMaterialLineOneForTestsOnly0000000000",
+    "MIIBdummyKeyMaterialLineTwoForTestsOnly1111111111",
 )
 CERT = "\n".join(["-----BEGIN CERTIFICATE-----", *CERT_LINES, "-----END CERTIFICATE-----", ""])
 VISIBLE, NEW_VISIBLE = "plain-config-value", "plain-config-value-2"

@@ -162,7 +162,10 @@ def test_the_import_contracts_fail_on_a_planted_violation(tmp_path: Path) -> Non
     planted = {
         "bot/domain/thread.py": "from bot.runtime import runner\n",  # a layer importing up
         "tools/catalog.py": "import bot.config\n",  # tools/ importing bot/
-        "bot/handlers/admin.py": "import redis\n",  # an SDK outside its adapter
+        "bot/handlers/admin.py": "import redis\nimport bot.chat.changes\n",  # an SDK; a front end
+        "bot/handlers/home.py": "import bot.config\n",  # the settings below the wiring
+        "bot/tk/flags.py": "import bot.chat.ignores\n",  # a front end importing another
+        "bot/stray.py": "",  # a module the layers do not place
     }
     for rel, line in planted.items():
         with (tmp_path / rel).open("a") as f:
@@ -173,5 +176,11 @@ def test_the_import_contracts_fail_on_a_planted_violation(tmp_path: Path) -> Non
     assert "bot.domain.thread -> bot.runtime.runner" in broken.stdout
     assert "tools.catalog -> bot.config" in broken.stdout
     assert "bot.handlers.admin -> redis" in broken.stdout
+    assert "bot.handlers.admin -> bot.chat.changes" in broken.stdout
+    assert "bot.handlers.home -> bot.config" in broken.stdout
+    assert "bot.tk.flags -> bot.chat.ignores" in broken.stdout
+    assert "- bot.stray" in broken.stdout  # the layers are exhaustive
     assert "No cycles are allowed in bot." in broken.stdout  # domain -> runtime closes one
-    assert "Contracts: 5 kept, 4 broken." in broken.stdout  # the fakes/ contract is left out
+    # broken: layers, settings, Slack service, tk's front end, tools/, redis, cycles; the
+    # fakes/ contract is left out
+    assert "Contracts: 5 kept, 7 broken." in broken.stdout

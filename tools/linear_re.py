@@ -36,7 +36,7 @@ class Match(Protocol):
 class Pattern(Protocol):
     @property
     def pattern(self) -> str: ...
-    def search(self, text: str, pos: int = 0) -> Match | None: ...
+    def search(self, text: str | bytes, pos: int = 0) -> Match | None: ...
     def match(self, text: str, pos: int = 0) -> Match | None: ...
     def finditer(self, text: str) -> Iterator[Match]: ...
     def sub(self, repl: str | Callable[[Match], str], text: str, count: int = 0) -> str: ...
@@ -61,10 +61,14 @@ OPTIONS = _options()  # RE2's, for every compile in tools (tools.tanka.natives.r
 re2.compile("(?i)a", OPTIONS)
 
 
-def compile(pattern: str) -> Pattern:
+def compile(pattern: str, *, max_mem: int | None = None) -> Pattern:
     """`pattern` compiled by RE2 (flags inline: `(?i)`, `(?m)`, `(?s)`); re2.error when RE2
-    cannot match it in linear time."""
-    return cast(Pattern, re2.compile(pattern, OPTIONS))
+    cannot match it in linear time, or not within `max_mem` bytes (RE2's default: 8 MiB)."""
+    if max_mem is None:
+        return cast(Pattern, re2.compile(pattern, OPTIONS))
+    options = _options()
+    options.max_mem = max_mem
+    return cast(Pattern, re2.compile(pattern, options))
 
 
 def is_linear(pattern: object) -> bool:

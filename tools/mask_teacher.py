@@ -23,13 +23,11 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tools.errors import ToolError
 from tools.redaction.mask import SecretMask
-
-if TYPE_CHECKING:  # the Tanka engine loads on the first call
-    from tools.tanka.diff.revision import RevisionDiffer
+from tools.tanka.diff.revision import RevisionDiffer
+from tools.tanka.errors import TankaError
 
 log = logging.getLogger(__name__)
 
@@ -58,9 +56,6 @@ class MaskTeacher:
         with self._lock:
             if self._done:
                 return
-            from tools.tanka.diff.revision import RevisionDiffer  # noqa: PLC0415 - the engine loads when first needed
-            from tools.tanka.errors import TankaError  # noqa: PLC0415 - the engine loads when first needed
-
             try:
                 (self.differ or RevisionDiffer()).learn_secrets(self.root, self.base, self.mask)
             except (TankaError, ToolError, OSError) as exc:

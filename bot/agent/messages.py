@@ -7,8 +7,8 @@ else in the bot knows a wire format. Values are frozen so a history can be share
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Literal, Protocol
 
@@ -27,6 +27,7 @@ __all__ = [
     "ToolResult",
     "ToolSpec",
     "Usage",
+    "masked",
 ]
 
 Role = Literal["user", "assistant"]
@@ -144,3 +145,26 @@ class LLMProvider(Protocol):
     def model(self) -> str: ...
 
     def complete(self, request: ModelRequest) -> ModelResponse: ...
+
+
+def masked(messages: Sequence[Message], mask: Callable[[str], str]) -> tuple[Message, ...]:
+    """`messages` with `mask` applied to every text and tool result: what the model is sent.
+    Unchanged messages are the same objects, so a history without Secret values costs no copy."""
+    return tuple(_masked_message(m, mask) for m in messages)
+
+
+def _masked_message(message: Message, mask: Callable[[str], str]) -> Message:
+    parts = tuple(_masked_part(p, mask) for p in message.parts)
+    if all(new is old for new, old in zip(parts, message.parts, strict=True)):
+        return message
+    return Message(message.role, parts)
+
+
+def _masked_part(part: Part, mask: Callable[[str], str]) -> Part:
+    if isinstance(part, Text):
+        text = mask(part.text)
+        return part if text == part.text else replace(part, text=text)
+    if isinstance(part, ToolResult):
+        content = mask(part.content)
+        return part if content == part.content else replace(part, content=content)
+    return part  # the model's own calls: it wrote them

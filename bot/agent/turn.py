@@ -38,6 +38,7 @@ from bot.agent.messages import (
     Text,
     ToolCall,
     ToolResult,
+    masked,
 )
 from bot.agent.retry import RetryPolicy, call_with_retries
 from bot.agent.worker import run_abandonable
@@ -155,9 +156,12 @@ class Turn:
         s = self.settings
 
         def attempt() -> ModelResponse:
+            # Everything the model reads passes the session's mask here, whoever wrote it: the
+            # request, a reviewer's or an explorer's brief, a tool result, the history.
+            mask = self.ctx.secret_mask.apply
             request = ModelRequest(
-                system=s.system_prompt,
-                messages=(*self.history, *self.messages),
+                system=mask(s.system_prompt),
+                messages=masked((*self.history, *self.messages), mask),
                 tools=specs,
                 max_output_tokens=s.max_output_tokens,
                 timeout=self.budget.call_timeout(),

@@ -14,15 +14,16 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, TextIO
+from typing import TextIO
 
 from bot.agent.agent import TurnResult
 from bot.chat.repl import ChatSession
+from bot.compose import ClosableHost
 from bot.config import Settings
 from bot.domain.proposal import Proposal
 from bot.errors import BotError, UserError
 from bot.git.checkout import Identity
-from bot.publish.pipeline import PullRequestHost, publish
+from bot.publish.pipeline import publish
 from bot.publish.pr_text import branch_name, pr_body, pr_title
 from bot.publish.proposal import ProposalChanged, check_unchanged, make_proposal
 from tools.gitrun import Git, GitError
@@ -34,10 +35,6 @@ GITHUB_VARIABLES = (
     "GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY), and TANKA_BOT_GITHUB_REPO=owner/name when the "
     "remote is not a GitHub URL"
 )
-
-
-class ClosableHost(PullRequestHost, Protocol):
-    def close(self) -> None: ...
 
 
 HostFactory = Callable[[Settings], ClosableHost | None]

@@ -10,10 +10,10 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from bot.chat.command import ChatDeps
+    from bot.compose import CommandDeps
 
 
-def add_parser(sub: Any, deps: ChatDeps | None) -> None:
+def add_parser(sub: Any, deps: CommandDeps | None) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "chat",
         help="the agent in a terminal",
@@ -37,10 +37,10 @@ def add_parser(sub: Any, deps: ChatDeps | None) -> None:
 class _Handler:
     """Runs `chat` with `deps` (None: the real outside world), importing the command on call."""
 
-    def __init__(self, deps: ChatDeps | None) -> None:
+    def __init__(self, deps: CommandDeps | None) -> None:
         self.deps = deps
 
     def __call__(self, args: argparse.Namespace) -> int:
-        from bot.chat.command import ChatDeps, run_chat  # noqa: PLC0415 - `tanka-bot --help` stays fast: chat's modules load when chat runs
+        from bot.chat.command import run_chat  # noqa: PLC0415 - `tanka-bot --help` stays fast: chat's modules load when chat runs
 
-        return run_chat(args, self.deps or ChatDeps())
+        return run_chat(args, self.deps)

@@ -10,14 +10,14 @@ after a turn and the diffs printed next cost one render, not two.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 from tools.errors import ToolError
 from tools.git import working_diff, working_tree_id
 from tools.redaction import SecretMask
-
-if TYPE_CHECKING:  # the Tanka engine loads only when a change is rendered
-    from tools.tanka.diff.revision import RevisionDiffer
+from tools.tanka.diff.groups import group_envs, grouped_text
+from tools.tanka.diff.revision import RevisionDiffer, rendered_change
+from tools.tanka.errors import TankaError
 
 
 class ChatChanges:
@@ -68,10 +68,6 @@ class ChatChanges:
 
 
 def _render(root: Path, base: str, mask: SecretMask, differ: RevisionDiffer | None) -> str:
-    from tools.tanka.diff.groups import group_envs, grouped_text  # noqa: PLC0415 - the diff engine loads on the first change shown
-    from tools.tanka.diff.revision import RevisionDiffer, rendered_change  # noqa: PLC0415 - the diff engine loads on the first change shown
-    from tools.tanka.errors import TankaError  # noqa: PLC0415 - the diff engine loads on the first change shown
-
     try:
         diff = rendered_change(root, base, mask, differ=differ or RevisionDiffer())
     except (TankaError, ToolError, OSError) as exc:

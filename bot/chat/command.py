@@ -18,10 +18,9 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 from bot.agent.agent import Agent
 from bot.agent.conversation import Conversation
@@ -32,13 +31,18 @@ from bot.chat.changes import ChatChanges
 from bot.chat.ignores import check_global_ignores
 from bot.chat.masked import MaskedWriter
 from bot.chat.repl import ChatSession, LineReader, repl, report, run_in_foreground
-from bot.compose import budgets_from_settings, mcp_hub, with_mcp_tools
+from bot.compose import (
+    CommandDeps,
+    budgets_from_settings,
+    build_code_host,
+    mcp_hub,
+    with_mcp_tools,
+)
 from bot.config import Settings, load_settings
 from bot.errors import BotError, UserError
 from bot.git.askpass import TokenCredentials
 from bot.workspace.repo_cache import RepoCache
 from tools import linear_re
-from tools.catalog import default_registry
 from tools.context import PullRequestSource, ToolContext
 from tools.git import run_git
 from tools.gitrun import GitError
@@ -46,10 +50,8 @@ from tools.linear_re import SPACE
 from tools.mask_teacher import MaskTeacher
 from tools.redaction import SecretMask, scrub_credentials
 from tools.registry import ToolRegistry
-
-if TYPE_CHECKING:  # PyGithub, the publish step and Tanka load only when a chat needs them
-    from bot.chat.approve import ChatApproval, ClosableHost, HostFactory
-    from tools.tanka.diff.revision import RevisionDiffer
+from tools.tanka.base_tree import BaseTrees
+from tools.tanka.diff.revision import RevisionDiffer
 
 log = logging.getLogger(__name__)
 
@@ -57,32 +59,8 @@ log = logging.getLogger(__name__)
 _URL = linear_re.compile(rf"(?i)^([a-z][a-z0-9+.-]*://|[^/{SPACE[1:-1]}]+@[^/{SPACE[1:-1]}]+:)")
 
 
-def _build_provider(settings: Settings) -> LLMProvider:
-    from bot.compose import build_provider  # noqa: PLC0415 - SDKs load only when chat really runs
-
-    return build_provider(settings)
-
-
-def _build_code_host(settings: Settings) -> ClosableHost | None:
-    from bot.github.code_host import build_code_host  # noqa: PLC0415 - PyGithub loads only when /approve runs
-
-    return build_code_host(settings)
-
-
-@dataclass
-class ChatDeps:
-    """What `chat` takes from the outside world; tests swap in a scripted provider and streams."""
-
-    provider_factory: Callable[[Settings], LLMProvider] = _build_provider
-    registry_factory: Callable[[], ToolRegistry] = default_registry
-    environ: Mapping[str, str] | None = None  # None: the process environment
-    stdin: TextIO | None = None  # None: sys.stdin at call time
-    stdout: TextIO | None = None  # None: sys.stdout at call time
-    cwd: Path | None = None  # None: the process's working directory
-    code_host_factory: HostFactory = _build_code_host  # for /approve and --approve
-
-
-def run_chat(args: argparse.Namespace, deps: ChatDeps) -> int:
+def run_chat(args: argparse.Namespace, deps: CommandDeps | None = None) -> int:
+    deps = deps or CommandDeps()
     settings = _settings(args, deps.environ)
     if args.prompt is not None and not args.prompt.strip():
         raise UserError("the prompt is empty; say what to change, or omit it for the REPL")
@@ -168,9 +146,6 @@ def _session(
 
 def _differ(settings: Settings) -> RevisionDiffer:
     """One differ for the chat: the agent's tanka_diff and the printed diffs share its caches."""
-    from tools.tanka.base_tree import BaseTrees  # noqa: PLC0415 - the diff engine loads only when a change is rendered
-    from tools.tanka.diff.revision import RevisionDiffer  # noqa: PLC0415 - the diff engine loads only when a change is rendered
-
     # Base trees under the work directory, not /tmp: it may be small or shared.
     return RevisionDiffer(trees=BaseTrees(settings.workdir / "base-trees"))
 
@@ -184,7 +159,7 @@ def _settings(args: argparse.Namespace, environ: Mapping[str, str] | None) -> Se
 
 
 def _approval(
-    session: ChatSession, settings: Settings, deps: ChatDeps, remote_url: str | None
+    session: ChatSession, settings: Settings, deps: CommandDeps, remote_url: str | None
 ) -> ChatApproval:
     """Wire /approve into the session: the diffs it prints are the proposals it remembers."""
     ctx, out = session.ctx, session.out
@@ -278,8 +253,6 @@ def pull_request_source(settings: Settings, root: Path) -> PullRequestSource | N
         except GitError:
             origin = ""
         settings = settings.model_copy(update={"repo_url": origin or None})
-    from bot.github.code_host import build_code_host  # noqa: PLC0415 - the diff engine loads only when a change is rendered
-
     try:
         return build_code_host(settings)
     except BotError as exc:  # chat still works; only the PR list is unavailable

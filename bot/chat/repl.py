@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import TextIO
 
 from bot.agent.agent import Agent, TurnResult
@@ -167,7 +168,7 @@ class LineReader:
     def _interactive(self) -> bool:
         return self._stdin is sys.stdin and self._stdin.isatty() and self._out is sys.stdout
 
-    def _setup_readline(self) -> object | None:
+    def _setup_readline(self) -> ModuleType | None:
         try:
             import readline  # noqa: PLC0415 - readline is optional (absent on some platforms)
         except ImportError:  # not every Python build has it; plain input() still works
@@ -193,11 +194,9 @@ class LineReader:
     def close(self) -> None:
         if self._readline is None or self._history is None:
             return
-        import readline  # noqa: PLC0415 - readline is optional (absent on some platforms)
-
         with contextlib.suppress(OSError):
             self._history.parent.mkdir(parents=True, exist_ok=True)
-            readline.write_history_file(self._history)
+            self._readline.write_history_file(self._history)
 
 
 def _command(session: ChatSession, line: str) -> bool:

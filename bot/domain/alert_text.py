@@ -115,6 +115,14 @@ def over_budget_text(route_name: str, limit: int) -> str:
     )
 
 
+def notes_held_text(limit: int) -> str:
+    return (
+        f":no_entry: This thread had {limit} alert note{'s' if limit != 1 else ''} this hour, "
+        "its route's limit (max_notes_per_hour); further news of the alert group is held back "
+        "until the next hour."
+    )
+
+
 def _quoted(n: AlertNotification) -> str:
     data: dict[str, Any] = {
         "status": n.status,

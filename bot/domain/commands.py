@@ -35,7 +35,34 @@ class Status:
     pass
 
 
-SlashAction = NewEnv | Help | Envs | Status
+@dataclass(frozen=True, slots=True)
+class Freeze:
+    """`/tanka freeze ENV_GLOB DURATION REASON` (admins; bot.handlers.guard_commands)."""
+
+    glob: str
+    duration: str  # as typed: bot.guards.durations reads it
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Unfreeze:
+    glob: str
+
+
+@dataclass(frozen=True, slots=True)
+class Freezes:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """`/tanka budget`, or `/tanka budget raise USD` (admins) when `raise_usd` is set."""
+
+    raise_usd: float | None = None
+
+
+GuardAction = Freeze | Unfreeze | Freezes | Budget
+SlashAction = NewEnv | Help | Envs | Status | GuardAction
 
 
 def parse_slash(text: str) -> SlashAction:  # noqa: PLR0911 - one early return per rule reads best
@@ -59,7 +86,38 @@ def parse_slash(text: str) -> SlashAction:  # noqa: PLR0911 - one early return p
                 "digits, `-`, `_` or `.` (e.g. `staging` or `eu-west/staging`)"
             )
         return NewEnv(name, words[2].strip() if len(words) > 2 else "")
+    if verb in ("freeze", "unfreeze", "freezes", "budget"):
+        return _guard_action(verb, text)
     return Help(f"unknown subcommand `{words[0][:32]}`")
+
+
+def _guard_action(verb: str, text: str) -> SlashAction:  # noqa: PLR0911 - one return per form
+    words = text.split(maxsplit=3)
+    if verb == "freezes":
+        return Freezes()
+    if verb == "freeze":
+        if len(words) < 4:
+            return Help("write `/tanka freeze ENV_GLOB DURATION REASON`, e.g. "
+                        "`/tanka freeze environments/prod* 4h incident 42`")  # fmt: skip
+        return Freeze(words[1].rstrip("/"), words[2], words[3].strip())
+    if verb == "unfreeze":
+        if len(words) != 2:
+            return Help("write `/tanka unfreeze ENV_GLOB`, with the glob `/tanka freezes` shows")
+        return Unfreeze(words[1].rstrip("/"))
+    if len(words) == 1:
+        return Budget()
+    amount = _usd(words[2]) if len(words) == 3 and words[1].lower() == "raise" else None
+    if amount is None:
+        return Help("write `/tanka budget`, or `/tanka budget raise USD` (e.g. `raise 50`)")
+    return Budget(amount)
+
+
+def _usd(text: str) -> float | None:
+    try:
+        amount = float(text.strip().removeprefix("$"))
+    except ValueError:
+        return None
+    return amount if 0 < amount < 1_000_000 else None
 
 
 def is_cancel(text: str) -> bool:
@@ -91,6 +149,9 @@ HELP_TEXT = "\n".join(
         "• `/tanka new-env <name> [instructions]`: create an environment following the "
         "repository's conventions",
         "• `/tanka envs`: list the environments · `/tanka status`: this channel's active sessions",
+        "• `/tanka freezes`: what is frozen, until when · `/tanka budget`: this channel's model "
+        "spend · admins: `/tanka freeze ENV_GLOB DURATION REASON`, `/tanka unfreeze ENV_GLOB`, "
+        "`/tanka budget raise USD`, and `override REASON` in a frozen proposal's thread",
         "• In a session thread: press *Approve* on the latest proposal (or react with "
         ":{approve}:) to open a pull request; press *Cancel*, react with :{cancel}: or reply "
         "`cancel` to stop the running turn (edits are kept); reply `rebase` to move the change "

@@ -35,6 +35,9 @@ class Proposal(BaseModel):
     affected: tuple[str, ...] | None = None
     approved_by: tuple[str, ...] = ()  # set when it became a pull request (the store counts)
     review: str = ""  # the reviewer's findings as the proposal showed them (for the PR body)
+    # The policy rules that denied it (tk check's `main.deny...`): each blocks approval until
+    # waived (bot.guards.waivers). Stored: another replica may take the approval.
+    denied: tuple[str, ...] = ()
     # Shown, never stored.
     diff: str = Field(default="", exclude=True)  # the unified diff (base commit -> tree)
     checks: str = Field(default="", exclude=True)  # schema and policy findings (tk check)

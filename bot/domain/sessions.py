@@ -11,8 +11,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bot.agent.codec import conversation_from_dict, conversation_to_dict
-from bot.agent.conversation import Conversation
 from bot.domain.proposal import Proposal
 from bot.domain.thread import ThreadKey
 from bot.errors import Bug
@@ -106,17 +104,6 @@ class Session(BaseModel):
         self.pull_request = None
         first = self.past_pull_requests[0].branch
         self.branch = f"{first}-{len(self.past_pull_requests) + 1}"
-
-    def load_conversation(self) -> Conversation:
-        if not self.conversation:
-            return Conversation()
-        try:
-            return conversation_from_dict(self.conversation)
-        except ValueError as exc:
-            raise SessionCorrupt(f"conversation: {exc}") from None
-
-    def store_conversation(self, conversation: Conversation) -> None:
-        self.conversation = conversation_to_dict(conversation)
 
     def record_tool(self, tool: str, ok: bool, seconds: float) -> None:
         self.trace.append(TraceEntry(tool=tool, ok=ok, seconds=round(seconds, 3)))

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from bot.eval.command import EvalDeps
+    from bot.compose import CommandDeps
 
 
-def add_parser(sub: Any, deps: EvalDeps | None = None) -> None:
+def add_parser(sub: Any, deps: CommandDeps | None = None) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "eval",
         help="measure the agent on a suite of Tanka tasks",
@@ -39,7 +39,7 @@ def add_parser(sub: Any, deps: EvalDeps | None = None) -> None:
     parser.set_defaults(handler=lambda args: _run(args, deps))
 
 
-def _run(args: argparse.Namespace, deps: EvalDeps | None) -> int:
-    from bot.eval.command import EvalDeps, run_eval  # noqa: PLC0415 - `tanka-bot --help` stays fast: eval's modules load when eval runs
+def _run(args: argparse.Namespace, deps: CommandDeps | None) -> int:
+    from bot.eval.command import run_eval  # noqa: PLC0415 - `tanka-bot --help` stays fast: eval's modules load when eval runs
 
-    return run_eval(args, deps or EvalDeps())
+    return run_eval(args, deps)

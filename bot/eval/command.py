@@ -15,25 +15,21 @@ import argparse
 import functools
 import json
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
 from bot.agent.agent import Agent
-from bot.agent.messages import LLMProvider
 from bot.agent.prompts import system_prompt
-from bot.compose import budgets_from_settings
+from bot.compose import CommandDeps, budgets_from_settings
 from bot.config import Settings, load_settings
 from bot.errors import UserError
 from bot.eval.report import Report, to_json, to_markdown
-from bot.eval.runner import Runner, RunResult
+from bot.eval.runner import RunResult, SuiteRunner
 from bot.eval.selfcheck import TaskCheck, check_tasks
 from bot.eval.tasks import TaskFileError, load_suite, select
-from tools.catalog import default_registry
 from tools.context import ToolContext
 from tools.redaction import SecretMask
-from tools.registry import ToolRegistry
 from tools.tanka.base_tree import BaseTrees
 from tools.tanka.diff.revision import RevisionDiffer
 
@@ -41,24 +37,8 @@ from tools.tanka.diff.revision import RevisionDiffer
 DEFAULT_TASKS = Path(__file__).resolve().parents[2] / "evals"
 
 
-def _build_provider(settings: Settings) -> LLMProvider:
-    from bot.compose import build_provider  # noqa: PLC0415 - SDKs load only when a model is really asked
-
-    return build_provider(settings)
-
-
-@dataclass
-class EvalDeps:
-    """What `eval` takes from the outside world; tests swap in a scripted provider and streams."""
-
-    provider_factory: Callable[[Settings], LLMProvider] = _build_provider
-    registry_factory: Callable[[], ToolRegistry] = default_registry
-    environ: Mapping[str, str] | None = None  # None: the process environment
-    stdout: TextIO | None = None  # None: sys.stdout at call time
-    stderr: TextIO | None = None  # None: sys.stderr at call time (the progress line)
-
-
-def run_eval(args: argparse.Namespace, deps: EvalDeps) -> int:
+def run_eval(args: argparse.Namespace, deps: CommandDeps | None = None) -> int:
+    deps = deps or CommandDeps()
     if args.repeat < 1:
         raise TaskFileError([f"--repeat {args.repeat}: give 1 or more runs per task"])
     if args.jobs < 1:
@@ -85,7 +65,7 @@ def run_eval(args: argparse.Namespace, deps: EvalDeps) -> int:
             system_prompt=system_prompt(),
             budgets=budgets_from_settings(settings),
         )
-        runner = Runner(
+        runner = SuiteRunner(
             agent,
             functools.partial(_context, settings),
             workdir=workdir,

@@ -79,7 +79,7 @@ class Bases:
             return found
 
 
-class Runner:
+class SuiteRunner:
     def __init__(
         self,
         agent: Agent,

@@ -2,5 +2,5 @@
 errors, the owner/name of the repository, and keeping tokens out of logs.
 
 Outbound only (the webhook receiver is bot.inbound's). The only package that imports PyGithub;
-may import bot.config and bot.errors.
+takes its settings as values (bot.compose builds it from them); may import bot.errors.
 """

@@ -20,16 +20,10 @@ from github import Github, GithubException
 from github.CheckRun import CheckRun
 from github.PullRequest import PullRequest
 
-from bot.config import Settings
 from bot.github.auth import (
-    AppCredentials,
-    Clock,
     InstallationTokens,
     LiveTokenAuth,
-    StaticToken,
     TokenSource,
-    read_private_key,
-    utc_now,
 )
 from bot.github.errors import AlreadyExists, CodeHostError, RateLimited, Unavailable, translate
 from bot.github.logs import SecretFilter
@@ -40,7 +34,6 @@ __all__ = [
     "CheckRunInfo",
     "GitHubCodeHost",
     "PullRequestRef",
-    "build_code_host",
     "parse_repo_slug",
     "resolve_repo",
 ]
@@ -261,36 +254,3 @@ def _info(pr: PullRequest) -> PullRequestInfo:
         draft=bool(pr.draft),
         updated_at=pr.updated_at.isoformat() if pr.updated_at else "",
     )
-
-
-def build_code_host(
-    settings: Settings, *, clock: Clock = utc_now, write_interval: float | None = 1.0
-) -> GitHubCodeHost | None:
-    """The code host the settings describe, or None when no GitHub credentials are set.
-
-    A GitHub App (GITHUB_APP_ID) wins over GITHUB_TOKEN when both are set. Tests pass
-    write_interval=None to skip PyGithub's pause between writes.
-    """
-    if settings.github_token is None and settings.github_app_id is None:
-        return None
-    owner, name = resolve_repo(settings.github_repo, settings.repo_url)
-    tokens = _token_source(settings, (owner, name), clock)
-    return GitHubCodeHost(
-        owner=owner,
-        name=name,
-        tokens=tokens,
-        api_url=settings.github_api_url,
-        write_interval=write_interval,
-    )
-
-
-def _token_source(settings: Settings, repo: tuple[str, str], clock: Clock) -> TokenSource:
-    if settings.github_app_id is None:
-        token = settings.github_token.get_secret_value() if settings.github_token else ""
-        return StaticToken(token)
-    key_text = settings.github_app_private_key
-    key = read_private_key(
-        key_text.get_secret_value() if key_text else None, settings.github_app_private_key_path
-    )
-    credentials = AppCredentials(settings.github_app_id, key, settings.github_app_installation_id)
-    return InstallationTokens(credentials, repo=repo, base_url=settings.github_api_url, clock=clock)

@@ -23,7 +23,8 @@ from bot.domain.proposal import Proposal
 from bot.domain.requests import Reaction
 from bot.domain.sessions import PullRequestRecord, Session
 from bot.errors import UserError
-from bot.handlers import ci, proposal_message
+from bot.guards.staleness import Moved
+from bot.handlers import ci, guard_gate, guard_stale, proposal_message
 from bot.policy import rules as policy
 from bot.publish.pipeline import Published, PublishError, publish
 from bot.publish.pr_text import pr_body, pr_title
@@ -51,47 +52,50 @@ def _said_before(svc: Services, session: Session, reaction: Reaction, why: str) 
     token = f"refused:{session.key.id}:{reaction.item_ts}:{reaction.user}:{digest}"
     try:
         return not svc.store.first_seen(token, REFUSAL_QUIET)
-    except StoreUnavailable:  # cannot tell: say it in the thread, as always before
+    except StoreUnavailable:  # cannot tell: a refusal said twice beats one never said
         return False
 
 
-def approvals_key(session: Session, record: Proposal) -> str:
-    return _approvals_name(session, record.ts)
+def approvals_key(session: Session, proposal: Proposal) -> str:
+    return _approvals_name(session, proposal.ts)
 
 
 def _approvals_name(session: Session, ts: str) -> str:
     return f"approvals:{session.key.id}:{ts}"
 
 
-def requirements(svc: Services, record: Proposal) -> tuple[policy.Requirement, ...]:
+def requirements(svc: Services, proposal: Proposal) -> tuple[policy.ApprovalRequirement, ...]:
     s = svc.settings
     return policy.requirements(
-        record.affected, s.teams.approval_rules,
+        proposal.affected, s.teams.approval_rules,
         approvers=s.approvers, allow_self=s.allow_self_approval,
     )  # fmt: skip
 
 
 def check_approval(svc: Services, session: Session, reaction: Reaction) -> Proposal:
     """The proposal the reaction approves, or Refused saying why not."""
-    record = next((p for p in session.proposals if p.ts == reaction.item_ts), None)
+    proposal = next((p for p in session.proposals if p.ts == reaction.item_ts), None)
     latest = session.latest_proposal
-    if record is None or latest is None:
+    if proposal is None or latest is None:
         raise Refused("react on a proposal message (the one that ends with the approve line)")
-    if record is not latest:
+    if proposal is not latest:
         raise Refused(
-            f"that is proposal {session.proposals.index(record) + 1}, not the latest "
+            f"that is proposal {session.proposals.index(proposal) + 1}, not the latest "
             f"(proposal {len(session.proposals)}); react on the latest one"
         )
-    why = pull_request_refusal(session, record) or policy.refusal(
-        reaction.user, requirements(svc, record), session.requester, svc.groups.members
+    why = pull_request_refusal(session, proposal) or policy.refusal(
+        reaction.user, requirements(svc, proposal), session.requester, svc.groups.members
     )
     if why is not None:
         raise Refused(why)
-    return record
+    guarded = guard_gate.refusal(svc, session, proposal, reaction.user)  # freezes, waivers, holds
+    if guarded is not None:
+        raise Refused(guarded.text)
+    return proposal
 
 
-def pull_request_refusal(session: Session, record: Proposal) -> str | None:
-    """Why `record` cannot go into a pull request given the session's one, or None. Pure.
+def pull_request_refusal(session: Session, proposal: Proposal) -> str | None:
+    """Why `proposal` cannot go into a pull request given the session's one, or None. Pure.
 
     Open: a proposal already in it is not published twice. Merged: a proposal on the base
     commit the merged one was made from would carry the merged change again; `rebase` first.
@@ -101,10 +105,10 @@ def pull_request_refusal(session: Session, record: Proposal) -> str | None:
     pr = session.pull_request
     if pr is None:
         return None
-    if record.approved_by and pr.state == "open":
+    if proposal.approved_by and pr.state == "open":
         return f"this proposal is already in pull request #{pr.number}"
     if pr.state == "merged" and any(
-        p.approved_by and p.base_commit == record.base_commit for p in session.proposals
+        p.approved_by and p.base_commit == proposal.base_commit for p in session.proposals
     ):
         return (
             f"pull request #{pr.number} was merged, and this proposal is on the base it was "
@@ -115,16 +119,21 @@ def pull_request_refusal(session: Session, record: Proposal) -> str | None:
 
 
 def approve(
-    svc: Services, session: Session, reaction: Reaction, mask: Callable[[str], str]
-) -> None:
+    svc: Services, session: Session, reaction: Reaction, mask: Callable[[str], str], *,
+    renew: Callable[[Proposal, Moved], None] | None = None,
+) -> None:  # fmt: skip
+    # `renew`: given, an approval of a proposal the base branch has overtaken does not count;
+    # `renew` renders it again on the new base (bot.handlers.guard_stale).
     key = session.key
     user = reaction.user
     number = 0
     _mark_ended(svc, session)
     try:
-        record = check_approval(svc, session, reaction)
-        number = session.proposals.index(record) + 1
-        name = approvals_key(session, record)
+        proposal = check_approval(svc, session, reaction)
+        number = session.proposals.index(proposal) + 1
+        if renew is not None and _renewed(svc, session, proposal, renew):
+            return
+        name = approvals_key(session, proposal)
         svc.store.add_member(name, user, svc.settings.session_ttl, at=reaction.at)
         standing = svc.store.members(name)
         if user not in standing:  # a later removal of this reaction was handled first
@@ -132,7 +141,7 @@ def approve(
                 "you removed this reaction after adding it, so the approval does not count; "
                 "react again to approve"
             )
-        reqs = requirements(svc, record)
+        reqs = requirements(svc, proposal)
         counted = policy.tally(reqs, standing, session.requester, svc.groups.members)
         if not counted.complete:
             svc.metrics.approvals.labels("accepted").inc()
@@ -145,7 +154,7 @@ def approve(
             session.retire_pull_request()  # never push to a merged or closed pull request's branch
         else:
             retired = None
-        published = _publish(svc, session, record, counted.approvers, mask)
+        published = _publish(svc, session, proposal, counted.approvers, mask)
     except Refused as exc:
         svc.metrics.approvals.labels("refused").inc()
         svc.audit.record(key.channel, key.thread_ts, user, "approval",
@@ -159,17 +168,18 @@ def approve(
     svc.metrics.approvals.labels("accepted").inc()
     _audit(svc, session, user, "complete", counted=counted, number=number)
     svc.metrics.prs.labels("opened" if published.created else "updated").inc()
-    record = record.model_copy(update={"approved_by": counted.approvers})
-    session.proposals[number - 1] = record
+    proposal = proposal.model_copy(update={"approved_by": counted.approvers})
+    session.proposals[number - 1] = proposal
     session.pull_request = PullRequestRecord(
         number=published.pr_number, url=published.pr_url, branch=published.branch
     )
     svc.audit.record(
         key.channel, key.thread_ts, user, "pr_opened" if published.created else "pr_updated",
         {"number": published.pr_number, "url": published.pr_url, "branch": published.branch,
-         "proposal": number, "diff_hash": record.diff_hash, "approvers": counted.approvers},
+         "proposal": number, "diff_hash": proposal.diff_hash, "approvers": counted.approvers},
     )  # fmt: skip
     ci.link(svc, session, published.pr_number, published.pr_url, published.branch)  # news -> thread
+    guard_gate.claim(svc, session, proposal, published.pr_number, published.pr_url)
     verb = "Opened" if published.created else "Updated"
     # An update is a new commit on the same pull request: link that commit.
     commit = (
@@ -185,13 +195,27 @@ def approve(
     line = proposal_message.approved_line(
         number, counted.approvers, published.pr_number, published.pr_url
     )
-    proposal_message.resolve(svc, session, record, line)
+    proposal_message.resolve(svc, session, proposal, line)
     svc.chat.post(
         key.channel,
         f":rocket: {verb} pull request #{published.pr_number}: {published.pr_url}{commit}{why} "
         f"(approved by {names}; nothing was applied to any cluster)",
         thread_ts=key.thread_ts,
     )
+
+
+def _renewed(
+    svc: Services, session: Session, proposal: Proposal, renew: Callable[[Proposal, Moved], None]
+) -> bool:
+    """Whether the base moved under `proposal` so that it was proposed again (`renew`)."""
+    try:
+        move = guard_stale.moved(svc, session, proposal)
+    except guard_stale.NotChecked as exc:
+        raise Refused(str(exc)) from None
+    if move is None:
+        return False
+    renew(proposal, move)
+    return True
 
 
 def _mark_ended(svc: Services, session: Session) -> None:
@@ -214,18 +238,18 @@ def withdraw(
     # that add from counting when it is handled.
     name = _approvals_name(session, reaction.item_ts)
     counts = svc.store.remove_member(name, user, svc.settings.session_ttl, at=reaction.at)
-    record = next((p for p in session.proposals if p.ts == reaction.item_ts), None)
-    number = session.proposals.index(record) + 1 if record is not None else 0
-    if not counts or record is None:
+    proposal = next((p for p in session.proposals if p.ts == reaction.item_ts), None)
+    number = session.proposals.index(proposal) + 1 if proposal is not None else 0
+    if not counts or proposal is None:
         svc.audit.record(key.channel, key.thread_ts, user, "approval",
                          {"accepted": False, "withdrawn": True, "proposal": number,
                           "why": "withdrawn; it did not count"})  # fmt: skip
         return
     svc.metrics.approvals.labels("withdrawn").inc()
-    counted = policy.tally(requirements(svc, record), svc.store.members(name),
+    counted = policy.tally(requirements(svc, proposal), svc.store.members(name),
                            session.requester, svc.groups.members)  # fmt: skip
     _audit(svc, session, user, "withdrawn", counted=counted, number=number)
-    if record.approved_by and session.pull_request is not None:
+    if proposal.approved_by and session.pull_request is not None:
         text = (f"<@{user}> withdrew their approval of proposal {number}, but it is already in "
                 f"pull request #{session.pull_request.number}: close it there if it should not "
                 "merge.")  # fmt: skip
@@ -248,7 +272,7 @@ def _audit(
 
 
 def _publish(
-    svc: Services, session: Session, record: Proposal, approvers: tuple[str, ...],
+    svc: Services, session: Session, proposal: Proposal, approvers: tuple[str, ...],
     mask: Callable[[str], str],
 ) -> Published:  # fmt: skip
     code_host = svc.code_host()
@@ -262,20 +286,25 @@ def _publish(
     except WorkspaceError as exc:
         raise Refused(str(exc)) from None
     thread_url = svc.chat.permalink(session.channel, session.thread_ts)
+    try:
+        guards = guard_gate.pr_lines(svc, session, proposal)
+    except StoreUnavailable as exc:
+        raise Refused(f"the overrides and waivers could not be read ({exc}); try again") from None
     body = pr_body(
-        summary=record.summary,
-        files=record.files,
+        summary=proposal.summary,
+        files=proposal.files,
         requester=requester_label(session.requester),
         approver=", ".join(f"Slack user {a}" for a in approvers),
-        environments=record.envs,
+        environments=proposal.envs,
         thread_url=thread_url,
         request=session.request,
-        review=record.review,
+        review=proposal.review,
+        guards=guards,
     )
     try:
         return publish(
             checkout.root,
-            record,  # as shown and stored: the approval binds its base, tree and hash
+            proposal,  # as shown and stored: the approval binds its base, tree and hash
             code_host=code_host,
             base_branch=s.base_branch,
             branch=session.branch,

@@ -17,11 +17,11 @@ from collections.abc import Callable
 from bot.domain.alerts import mention
 from bot.domain.ports import ChatError
 from bot.domain.sessions import Session
-from bot.handlers import steer
+from bot.handlers import guard_commands, steer
 from bot.handlers.approve import pull_request_refusal, requirements
 from bot.policy import rules as policy
 from bot.services import Services
-from bot.slack.views import HOME_SESSIONS, HomeLine, View, first_line, home
+from bot.slack.views import HOME_SESSIONS, HomeLine, View, first_line, home, with_guardrails
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,8 @@ def build(
 
     own = [s for s in svc.sessions.by_requester(user, OWN_READ) if visible(s.channel)]
     waiting = [s for s in svc.sessions.awaiting(AWAITING_READ) if visible(s.channel)]
-    return view_for(own, [s for s in waiting if may_approve(s)], workspace_url)
+    view = view_for(own, [s for s in waiting if may_approve(s)], workspace_url)
+    return with_guardrails(view, guard_commands.home_text(svc, user, visible))
 
 
 def view_for(own: list[Session], approvable: list[Session], workspace_url: str) -> View:

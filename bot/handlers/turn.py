@@ -19,13 +19,13 @@ from bot.domain.prices import dollars, turn_cost
 from bot.domain.proposal import Proposal
 from bot.domain.sessions import Session
 from bot.git.checkout import Checkout
-from bot.handlers import proposal_message
+from bot.handlers import guard_gate, proposal_message
 from bot.handlers.progress import CONTEXT_WINDOWS, Progress
 from bot.policy import rules as policy
-from bot.publish.pr_text import pr_title
-from bot.publish.proposal import make_proposal
+from bot.publish.change import Change, proposed_change, review_input
 from bot.services import Services
 from bot.slack import blocks, interactive
+from bot.store.sessions import load_conversation, store_conversation
 from bot.workspace.workspaces import WorkspaceError
 from tools.context import ToolContext
 from tools.errors import ToolError
@@ -33,14 +33,12 @@ from tools.git import working_tree_id
 from tools.gitrun import GitError
 from tools.mask_teacher import MaskTeacher
 from tools.redaction import SecretMask
-from tools.tanka.check import CheckOptions, CheckSetupError, check_environments
+from tools.tanka.check import CheckOptions
 from tools.tanka.diff.groups import group_envs, grouped_summary, grouped_text
-from tools.tanka.diff.revision import RevisionDiff, rendered_change
+from tools.tanka.diff.revision import RevisionDiff
 from tools.tanka.errors import TankaError
 
 log = logging.getLogger(__name__)
-
-CHECK_TEXT_LIMIT = 1500
 
 
 def run_turn(
@@ -86,7 +84,7 @@ def run_turn(
         differ=svc.differ,  # one per service: base renders are shared by turns and proposals
         teach_mask=teacher,
     )
-    conversation = session.load_conversation()
+    conversation = load_conversation(session)
     window = CONTEXT_WINDOWS.get(provider.name, 128_000)
     history = trim_history(conversation.history, int(window * 0.6))
     started = time.monotonic()
@@ -100,7 +98,7 @@ def run_turn(
     seconds = time.monotonic() - started
     conversation.history = (*history, *result.messages)
     conversation.record((), result.usage)
-    session.store_conversation(conversation)
+    store_conversation(session, conversation)
     session.turns += 1
     session.input_tokens += result.usage.input_tokens + result.usage.cache_read_tokens
     session.output_tokens += result.usage.output_tokens
@@ -157,60 +155,36 @@ def _answer(svc: Services, session: Session, result: TurnResult, seconds: float)
     ts = svc.chat.post(key.channel, message.text, thread_ts=key.thread_ts,
                        blocks=[*message.blocks, blocks.context(usage)])  # fmt: skip
     svc.store.index_message(key.channel, ts, key, svc.settings.session_ttl)
+    # The web view's history: the answer and its cost, per turn.
+    svc.audit.keep("answer", key, str(session.turns), {
+        "turn": session.turns, "at": svc.clock(), "text": text, "input_tokens": tokens_in,
+        "output_tokens": u.output_tokens, "cost": cost, "model": svc.agent.provider.model,
+        "seconds": round(seconds, 3), "tool_calls": result.tool_calls,
+    })  # fmt: skip
 
 
 def new_change(
-    svc: Services,
-    session: Session,
-    checkout: Checkout,
-    mask: SecretMask,
-    tree: str | None = None,
-) -> tuple[Proposal, RevisionDiff | None] | None:
-    """The checkout's change when it is new (differs from the base and the last proposal),
-    with its checks, and its rendered diff beside it (None when it cannot be rendered: the
-    proposal's note says why). `tree`: the working tree's id, when the caller just read it."""
-    key = session.key
+    svc: Services, session: Session, checkout: Checkout, mask: SecretMask, tree: str | None = None
+) -> Change | None:
+    """The checkout's change when it is new (bot.publish.change.proposed_change), or None; a
+    change that cannot be read is said in the thread."""
+    options = CheckOptions(svc.settings.policy_dir, svc.settings.kubernetes_version)
     try:
-        proposal = make_proposal(
-            checkout.root, session.base_commit, title=pr_title(session.request), tree=tree
-        )
+        return proposed_change(
+            checkout.root, session.base_commit, request=session.request,
+            latest=session.latest_proposal, mask=mask, differ=svc.differ, checks=options,
+            tree=tree,
+        )  # fmt: skip
     except GitError as exc:
+        key = session.key
         svc.chat.post(
             key.channel, f":warning: could not read the changes: {exc}", thread_ts=key.thread_ts
         )
         return None
-    latest = session.latest_proposal
-    # The same diff on another base commit (after `rebase`) is a new proposal: an approval binds
-    # both (bot.publish.proposal).
-    if proposal.empty or (
-        latest is not None
-        and (latest.diff_hash, latest.base_commit) == (proposal.diff_hash, proposal.base_commit)
-    ):
-        return None
-    try:
-        diff = rendered_change(checkout.root, session.base_commit, mask, differ=svc.differ)
-    except (TankaError, ToolError, OSError) as exc:
-        return proposal.model_copy(
-            update={"note": f":warning: rendered diff not available: {exc}"}
-        ), None
-    return proposal.model_copy(update={"checks": _checks(svc, checkout, diff)}), diff
 
 
-def _checks(svc: Services, checkout: Checkout, diff: RevisionDiff) -> str:
-    """Schema and policy findings for the environments that render differently."""
-    # Labels of inline environments end in " [name]"; the check takes the directory.
-    envs = sorted({e.env.split(" [", 1)[0] for e in diff.envs if e.has_changes})
-    if not envs:
-        return ""
-    options = CheckOptions(svc.settings.policy_dir, svc.settings.kubernetes_version)
-    try:
-        report = check_environments(checkout.root, envs, options, renders=diff.worktree)
-    except CheckSetupError as exc:
-        return f":warning: checks not run: {exc}"
-    except (TankaError, ToolError, OSError) as exc:
-        return f":warning: checks failed: {exc}"
-    mark = ":x:" if report.failed else ":white_check_mark:"
-    return f"{mark} {report.text(limit=CHECK_TEXT_LIMIT)}"
+def _joined(*texts: str) -> str:
+    return "\n".join(t for t in texts if t)
 
 
 def teach_mask(svc: Services, session: Session, mask: SecretMask) -> None:
@@ -239,9 +213,9 @@ class _Changes:
         self.svc, self.session, self.checkout, self.mask = svc, session, checkout, mask
         self.request = request
         self._tree: str | None = None
-        self._change: tuple[Proposal, RevisionDiff | None] | None = None
+        self._change: Change | None = None
 
-    def current(self) -> tuple[Proposal, RevisionDiff | None] | None:
+    def current(self) -> Change | None:
         try:
             tree: str | None = working_tree_id(self.checkout.root)
         except ToolError:
@@ -252,17 +226,8 @@ class _Changes:
         return self._change
 
     def describe(self) -> ReviewInput | None:
-        change = self.current()
-        return review_input(self.request, *change) if change is not None else None
-
-
-def review_input(request: str, proposal: Proposal, diff: RevisionDiff | None) -> ReviewInput:
-    """What the reviewer sub-agent reads of a proposal (bot.agent sits below bot.domain): the
-    rendered diff grouped as the proposal shows it, so a change over thousands of generated
-    environments reads as its few distinct diffs, not as the first of thousands of copies cut
-    at the reviewer's limit (`tanka-bot chat` gives its reviewer the same text)."""
-    rendered = grouped_text(group_envs(diff.envs)) if diff is not None else proposal.note
-    return ReviewInput(request, proposal.diff, rendered, proposal.checks)
+        current = self.current()
+        return review_input(self.request, *current) if current is not None else None
 
 
 def propose(
@@ -294,13 +259,18 @@ def propose(
             "review": review.text() if review is not None else "",
         }
     )
+    rendered = grouped_text(groups) if diff is not None else ""
     message = blocks.proposal(
         proposal,
         number=len(session.proposals) + 1,
         envs=envs,
-        rendered=grouped_text(groups) if diff is not None else "",
+        rendered=rendered,
         emoji=svc.settings.approve_emoji,
-        approvals=policy.needs_text(needs, session.requester),
+        # The guardrails that refuse its approval now (freezes, failing policies, holds).
+        approvals=_joined(
+            policy.needs_text(needs, session.requester),
+            guard_gate.proposal_note(svc, session, proposal),
+        ),
     )
     for snippet in message.snippets:
         svc.chat.upload(key.channel, key.thread_ts, filename=snippet.filename,
@@ -320,6 +290,15 @@ def propose(
         "environments": list(proposal.envs), "affected": affected,
         "needs": [{"approvers": r.approvers, "min_approvals": r.min_approvals,
                    "allow_self": r.allow_self, "rule": r.label} for r in needs],
+    })  # fmt: skip
+    kept = session.proposals[-1]  # the web view's history: what the proposal showed
+    svc.audit.keep("proposal", key, str(len(session.proposals)), {
+        "number": len(session.proposals), "ts": ts, "created": kept.created,
+        "title": kept.title, "summary": kept.summary, "envs": list(kept.envs),
+        "files": list(kept.files), "diff": proposal.diff, "rendered": rendered,
+        "checks": proposal.checks, "note": proposal.note, "review": kept.review,
+        "diff_hash": kept.diff_hash, "base_commit": kept.base_commit,
+        "approvals": policy.needs_text(needs, session.requester),
     })  # fmt: skip
 
 

@@ -40,7 +40,7 @@ class AlertReceiver:
     """A WSGI app for the alerts path; HealthApp routes `POST /alerts/alertmanager` to it."""
 
     def __init__(
-        self, token: str, metrics: Metrics, hand_off: Callable[[AlertNotification], bool]
+        self, token: str, metrics: Metrics, hand_off: Callable[[AlertNotification], str | None]
     ) -> None:
         self.token = token.encode()
         self.metrics = metrics
@@ -65,7 +65,7 @@ class AlertReceiver:
             log.warning("refused an Alertmanager notification: %s", why)
             return reply(start, "400 Bad Request", f"{why}\n".encode())
         self.metrics.events.labels(f"alertmanager:{notification.status}").inc()
-        if not self.hand_off(notification):  # not queued: Alertmanager retries a 5xx
+        if self.hand_off(notification) is not None:  # not queued: Alertmanager retries a 5xx
             return reply(start, "503 Service Unavailable", b"busy; retry later\n")
         self.metrics.ack_seconds.observe(time.perf_counter() - started)
         return reply(start, "200 OK", b"taken\n")

@@ -22,15 +22,12 @@ from typing import Any
 
 from bot.domain.pr_events import GitHubEvent
 from bot.inbound.github_webhook import PayloadError, parse, replay_key, verify
-from bot.inbound.http import StartResponse, read_body, reply
-from bot.store.base import SessionStore, StoreUnavailable
+from bot.inbound.http import MAX_BODY, StartResponse, read_body, reply
+from bot.store.base import Dedupe, StoreUnavailable
 from bot.telemetry.metrics import Metrics
 
 log = logging.getLogger(__name__)
 
-# GitHub caps webhook payloads at 25 MB; the events the bot reads are far smaller, and a
-# check run's output (up to 65,535 characters per field) fits many times over.
-MAX_BODY = 5 << 20
 DELIVERY_TTL = 3 * 24 * 3600.0  # GitHub's "Redeliver" button is used within days, not weeks
 
 
@@ -40,9 +37,9 @@ class WebhookReceiver:
     def __init__(
         self,
         secret: str,
-        store: SessionStore,
+        store: Dedupe,
         metrics: Metrics,
-        hand_off: Callable[[GitHubEvent], None],
+        hand_off: Callable[[GitHubEvent], object],  # what it says of a drop is its own to log
     ) -> None:
         self.secret = secret.encode()
         self.store = store

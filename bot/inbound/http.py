@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from bot.runtime.scheduler import CacheMaintenance
-from bot.store.base import Store, StoreUnavailable
+from bot.store.base import Health, StoreUnavailable
 from bot.telemetry.metrics import Metrics
 from bot.workspace.repo_cache import RepoCache
 
@@ -18,7 +18,20 @@ log = logging.getLogger(__name__)
 
 StartResponse = Callable[..., Any]
 WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
-MAX_BODY = 1 << 20  # Slack's payloads are far smaller; anything bigger is not from Slack
+# The most the bot reads of one request, from anyone: an HTTP body on any route (Slack,
+# GitHub, Alertmanager) and a Socket Mode message. What these senders post is far smaller (the
+# largest, a GitHub check run, carries a summary and a text of at most 65,535 characters each).
+# It is waitress's own limit too (bot.app), so a larger body is refused before it is read, with
+# or without a Content-Length, and the socket drops a larger frame unread
+# (bot.inbound.slack_socket): without that, a client with no credentials could make the bot
+# buffer a GiB per connection on disk before any token or signature was checked.
+MAX_BODY = 1 << 20
+# waitress refuses a declared length >= its `max_request_body_size` and a chunked body once
+# that many bytes (chunk framing included) arrived: one above ours leaves a body of exactly
+# MAX_BODY bytes the app's to judge. waitress keeps a body in memory up to its
+# `inbuf_overflow` (512 KiB) and spills the rest to an unlinked temporary file, so a
+# connection holds at most MAX_BODY on disk (and one read of 8 KiB that crossed it).
+SERVER_MAX_BODY = MAX_BODY + 1
 
 
 class Ready(Protocol):
@@ -33,7 +46,7 @@ class Ready(Protocol):
 
 class Readiness:
     def __init__(
-        self, *, store: Store, cache: RepoCache, maintenance: CacheMaintenance,
+        self, *, store: Health, cache: RepoCache, maintenance: CacheMaintenance,
         more: Sequence[CacheMaintenance] = (),
     ) -> None:  # fmt: skip
         self.store = store
@@ -93,10 +106,12 @@ def read_body(environ: dict[str, Any], limit: int) -> bytes | None:
 class HealthApp:
     """Routes: POST /slack/events (when `slack` is given), POST /github/webhook (when `github`
     is given, else 404), POST /alerts/alertmanager (when `alerts` is given, else 404),
-    GET /healthz, /readyz, /metrics."""
+    GET /healthz, /readyz, /metrics, and /ui/ (when `web` is given, else 404)."""
 
     def __init__(self, readiness: Readiness, metrics: Metrics, *, slack: WSGIApp | None,
-                 github: WSGIApp | None = None, alerts: WSGIApp | None = None) -> None:  # fmt: skip
+                 github: WSGIApp | None = None, alerts: WSGIApp | None = None,
+                 web: WSGIApp | None = None) -> None:  # fmt: skip
+        self.web = web  # /ui/: the operator web view (bot.web), when TANKA_BOT_WEB_URL is set
         self.readiness = readiness
         self.metrics = metrics
         self.slack = slack
@@ -110,6 +125,10 @@ class HealthApp:
             if method != "POST":
                 return reply(start, "405 Method Not Allowed", b"POST only\n")
             return self.slack(environ, start)
+        if path == "/ui" or path.startswith("/ui/"):
+            if self.web is None:
+                return reply(start, "404 Not Found", b"not found\n")
+            return self.web(environ, start)
         # Webhooks exist only with their secret (GITHUB_WEBHOOK_SECRET, TANKA_BOT_ALERTS_TOKEN).
         hooks = {"/github/webhook": self.github, "/alerts/alertmanager": self.alerts}
         if path in hooks:

@@ -52,9 +52,9 @@ def _click(runner: Runner, svc: Services, click: Reaction) -> None:
         why = gate.channel_refusal(click.channel) or gate.user_refusal(click.user)
         if why is not None:
             runner.ephemeral(click.channel, click.user, f"Not cancelled: {why}")
-        runner.admission.soon(lambda: runner.accept(click))
+        runner.admission.soon(lambda: runner.handle(click))
         return
-    runner.queue_or_tell(click, click.channel, click.user)
+    runner.enqueue_or_tell(click, click.channel, click.user)
 
 
 def register(app: App, runner: Runner, svc: Services) -> None:
@@ -84,7 +84,7 @@ def register(app: App, runner: Runner, svc: Services) -> None:
         ack()  # closes the modal
         text = f"new-env {form.action.name} {form.action.instructions}".strip()
         command = SlashCommand(form.channel, form.user, "/tanka", text)
-        runner.queue_or_tell(NewEnvRequest(command, form.action), form.channel, form.user)
+        runner.enqueue_or_tell(NewEnvRequest(command, form.action), form.channel, form.user)
 
     app.view(NEW_ENV_CALLBACK)(on_submit)
 
@@ -105,7 +105,7 @@ def register(app: App, runner: Runner, svc: Services) -> None:
                 log.warning("could not answer the shortcut: %s", exc)
                 runner.ephemeral(ask.channel, ask.user, why)
             return
-        runner.queue_or_tell(_mention(ask), ask.channel, ask.user)  # steering applies there
+        runner.enqueue_or_tell(_mention(ask), ask.channel, ask.user)  # steering applies there
 
     app.shortcut(ASK_SHORTCUT)(on_ask)
     register_home(app, runner, svc)

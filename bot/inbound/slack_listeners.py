@@ -13,9 +13,9 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.domain.commands import Envs, Help, NewEnv, Status, parse_slash
-from bot.domain.requests import Mention, ThreadReply
-from bot.handlers import steer
+from bot.domain.commands import Envs, GuardAction, Help, NewEnv, SlashAction, Status, parse_slash
+from bot.domain.requests import Mention, SlashCommand, ThreadReply
+from bot.handlers import guard_commands, steer
 from bot.handlers.admin import environments_message, help_message, status_message
 from bot.inbound.slack_interactive import open_new_env_form
 from bot.inbound.slack_payloads import Ignored, message_dedupe_key, parse_command, parse_event
@@ -84,19 +84,31 @@ def register(app: App, runner: Runner, svc: Services, *, bot_id: str = "") -> On
         elif isinstance(action, Help):
             ack(text=help_message(svc, action.problem))
         elif isinstance(action, NewEnv):  # queued (durable) before the ack, which says so
-            not_queued = runner.accept_new_env(command, action)
+            not_queued = runner.enqueue_new_env(command, action)
             ack(text=not_queued or f"Starting a session to create environment `{action.name}`…")
         else:
             ack()
             runner.admission.soon(lambda: _answer_later(
                 runner, command.channel, command.user,
                 lambda: steer.refuse_command(svc, command)
-                or (environments_message(here) if isinstance(action, Envs)
-                    else status_message(here, command.channel))))  # fmt: skip
+                or _quick(here, command, action)))  # fmt: skip
         _ = Status  # every action is handled above
 
     app.command("/tanka")(on_command)
     return on_event
+
+
+def _quick(svc: Services, command: SlashCommand, action: SlashAction) -> str:
+    """The answer to a command that needs no agent: envs, status, and the guard commands."""
+    if isinstance(action, Envs):
+        return environments_message(svc)
+    if isinstance(action, Status):
+        return status_message(svc, command.channel) + guard_commands.status_text(
+            svc, command.channel
+        )
+    if isinstance(action, GuardAction):
+        return guard_commands.answer(svc, command, action)
+    return help_message(svc)
 
 
 def _ignored(svc: Services, event: Mapping[str, Any], ignored: Ignored) -> None:

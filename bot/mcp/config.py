@@ -20,10 +20,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from bot.errors import UserError
+from bot.settings_file import read_yaml
 
 SERVER_NAME = re.compile(r"^[a-z0-9_-]+$")
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -92,14 +92,9 @@ class McpConfig(BaseModel):
 
 def load_mcp_config(path: str | Path, environ: Mapping[str, str]) -> McpConfig:
     """Read, validate and expand the file; McpConfigError lists every problem by key."""
-    try:
-        text = Path(path).expanduser().read_text(encoding="utf-8")
-    except OSError as exc:
-        raise McpConfigError([f"cannot read {path}: {exc.strerror or exc}"]) from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise McpConfigError([f"{path} is not valid YAML: {exc}"]) from None
+    data, unreadable = read_yaml(path)
+    if unreadable:
+        raise McpConfigError([unreadable])
     if not isinstance(data, dict) or set(data) != {"servers"}:
         raise McpConfigError(["the file must hold one key, servers: a mapping of name to server"])
     servers = data["servers"]

@@ -5,6 +5,7 @@
         channel: C0DEPLOY1
         instructions: "If a memory change is warranted, propose it; otherwise say why not."
         max_sessions_per_hour: 6
+        max_notes_per_hour: 20   # notes in one open session's thread (alerts joining, resolved)
         name: oom    # optional: the requester is `alert:<name>` (default: the route's index)
 
 Matcher values are RE2 expressions anchored at both ends (as Alertmanager's own `=~` matchers
@@ -26,7 +27,11 @@ import re2  # type: ignore[import-untyped]
 from bot.domain.alerts import REQUESTER_PREFIX
 
 DEFAULT_MAX_PER_HOUR = 6
-_FIELDS = ("match", "channel", "instructions", "max_sessions_per_hour", "name")
+# Alertmanager notifies a group every group_interval (5 minutes by default): 12 an hour, each
+# with news at most. More is a flood (a token holder sending new fingerprints), held back.
+DEFAULT_MAX_NOTES_PER_HOUR = 20
+_FIELDS = ("match", "channel", "instructions", "max_sessions_per_hour", "max_notes_per_hour",
+           "name")  # fmt: skip
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 CHANNEL_ID = re.compile(r"^[CG][A-Z0-9]{2,}$")  # sessions run in channels, not DMs
 _LABEL = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -39,6 +44,7 @@ class AlertRoute:
     channel: str
     instructions: str
     max_sessions_per_hour: int = DEFAULT_MAX_PER_HOUR
+    max_notes_per_hour: int = DEFAULT_MAX_NOTES_PER_HOUR
 
     @property
     def requester(self) -> str:
@@ -92,14 +98,20 @@ def parse_alert_routes(
         if not isinstance(instructions, str) or not instructions.strip():
             problems.append(f"{where}.instructions: must say what the agent should do")
             instructions = ""
-        limit = value.get("max_sessions_per_hour", DEFAULT_MAX_PER_HOUR)
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            problems.append(
-                f"{where}.max_sessions_per_hour: must be a whole number >= 1 (got {limit!r})"
-            )
-            limit = DEFAULT_MAX_PER_HOUR
-        routes.append(AlertRoute(name, match, channel, instructions.strip(), limit))
+        limit = _per_hour(value, "max_sessions_per_hour", DEFAULT_MAX_PER_HOUR, where, problems)
+        notes = _per_hour(value, "max_notes_per_hour", DEFAULT_MAX_NOTES_PER_HOUR, where, problems)
+        routes.append(AlertRoute(name, match, channel, instructions.strip(), limit, notes))
     return tuple(routes)
+
+
+def _per_hour(
+    value: Mapping[str, Any], field: str, default: int, where: str, problems: list[str]
+) -> int:
+    limit = value.get(field, default)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        problems.append(f"{where}.{field}: must be a whole number >= 1 (got {limit!r})")
+        return default
+    return limit
 
 
 def _matchers(raw: object, where: str, problems: list[str]) -> dict[str, Any]:

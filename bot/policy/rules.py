@@ -84,7 +84,7 @@ class Steering:
 
 
 @dataclass(frozen=True, slots=True)
-class Requirement:
+class ApprovalRequirement:
     approvers: tuple[str, ...]  # empty: only the requester
     min_approvals: int
     allow_self: bool
@@ -128,7 +128,7 @@ def requirements(
     *,
     approvers: Sequence[str],
     allow_self: bool,
-) -> tuple[Requirement, ...]:
+) -> tuple[ApprovalRequirement, ...]:
     """What a proposal affecting `affected` environments needs (None: not known)."""
     found = []
     envs = sorted(set(affected or ()))
@@ -141,16 +141,16 @@ def requirements(
                 continue
         label = ", ".join(rule.envs)
         found.append(
-            Requirement(rule.approvers, rule.min_approvals, rule.allow_self, label, matched)
+            ApprovalRequirement(rule.approvers, rule.min_approvals, rule.allow_self, label, matched)
         )
     if found:
         return tuple(found)
-    return (Requirement(tuple(approvers), 1, allow_self, "", (), self_unlisted=True),)
+    return (ApprovalRequirement(tuple(approvers), 1, allow_self, "", (), self_unlisted=True),)
 
 
 @dataclass(frozen=True, slots=True)
 class Part:
-    requirement: Requirement
+    requirement: ApprovalRequirement
     counted: tuple[str, ...]
 
     @property
@@ -193,7 +193,7 @@ class Tally:
 
 
 def tally(
-    reqs: Sequence[Requirement], approvals: Sequence[str], requester: str, members: Members
+    reqs: Sequence[ApprovalRequirement], approvals: Sequence[str], requester: str, members: Members
 ) -> Tally:
     """Which recorded approvals count toward each requirement (a group that cannot be read
     now counts nobody: the approval waits rather than being guessed)."""
@@ -205,7 +205,9 @@ def tally(
     return Tally(parts, requester)
 
 
-def refusal(user: str, reqs: Sequence[Requirement], requester: str, members: Members) -> str | None:
+def refusal(
+    user: str, reqs: Sequence[ApprovalRequirement], requester: str, members: Members
+) -> str | None:
     """Why `user`'s approval counts toward none of `reqs`, or None when it counts."""
     unchecked = ""
     for req in reqs:
@@ -226,7 +228,7 @@ def refusal(user: str, reqs: Sequence[Requirement], requester: str, members: Mem
     return f"you are not one of the approvers this proposal needs ({names})"
 
 
-def who(req: Requirement, requester: str) -> str:
+def who(req: ApprovalRequirement, requester: str) -> str:
     if not req.approvers:
         return f"the requester ({mention(requester)})"
     names = ", ".join(f"<!subteam^{p}>" if p.startswith("S") else f"<@{p}>" for p in req.approvers)
@@ -235,11 +237,11 @@ def who(req: Requirement, requester: str) -> str:
     return names
 
 
-def _label(req: Requirement) -> str:
+def _label(req: ApprovalRequirement) -> str:
     return f" (`{req.label}`)" if req.label else ""
 
 
-def needs_text(reqs: Sequence[Requirement], requester: str) -> str:
+def needs_text(reqs: Sequence[ApprovalRequirement], requester: str) -> str:
     """What the proposal needs, for its message: `Needs 2 approvals from <!subteam^S0SRE> ...`."""
     lines = []
     for req in reqs:

@@ -16,7 +16,7 @@ from typing import Any
 
 from bot.policy.alert_routes import AlertRoute, parse_alert_routes
 
-TEAM_KEYS = ("channels", "allowed_users", "approval_rules", "alert_routes")
+TEAM_KEYS = ("channels", "allowed_users", "approval_rules", "alert_routes", "admins")
 
 CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]{2,}$")
 USER_ID = re.compile(r"^[UW][A-Z0-9]{2,}$")
@@ -48,6 +48,9 @@ class Teams:
     allowed_users: tuple[str, ...] | None = None  # None: anyone may steer
     approval_rules: tuple[ApprovalRule, ...] = field(default=())
     alert_routes: tuple[AlertRoute, ...] = field(default=())  # none: alerts start nothing
+    # Who may freeze, override, waive and raise budgets (bot.guards), and see every channel in
+    # the web view: user and user group ids. The one reading of the `admins` key.
+    admins: tuple[str, ...] = field(default=())
 
     def channel(self, channel: str) -> ChannelConfig | None:
         """The channel's settings; None when `channels` is set and does not list it."""
@@ -71,7 +74,12 @@ def parse_teams(data: Mapping[str, Any]) -> tuple[Teams, list[str]]:
         if "alert_routes" in data
         else ()
     )
-    return Teams(channels, allowed, rules, routes), problems
+    admins = (
+        _principals(data.get("admins"), "admins", problems, empty_ok=True)
+        if "admins" in data
+        else ()
+    )
+    return Teams(channels, allowed, rules, routes, admins), problems
 
 
 def _channels(raw: object, problems: list[str]) -> dict[str, ChannelConfig]:

@@ -102,6 +102,7 @@ def pr_body(
     thread_url: str | None = None,
     request: str = "",
     review: str = "",
+    guards: Sequence[str] = (),
 ) -> str:
     """The pull request description (GitHub Markdown), under BODY_LIMIT characters: a long
     request, review or summary is cut, with a pointer to the Slack thread. Those three are
@@ -120,6 +121,8 @@ def pr_body(
     if environments:
         lines += [f"**Environments affected ({len(environments)})**", "", *_bullets(environments)]
         lines.append("")
+    if guards:  # freezes overridden and policies waived (bot.guards): on the record
+        lines += ["**Guardrails**", "", *(quiet(g) for g in guards), ""]
     lines.append(f"Requested by {requester} · approved by {approver}")
     if thread_url:
         lines.append(f"Slack thread: {thread_url}")

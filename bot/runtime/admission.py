@@ -32,7 +32,7 @@ from bot.runtime import work as items
 from bot.runtime.later import Later
 from bot.runtime.lease import dead_mark, owner_lock
 from bot.runtime.work import BadWork, NewEnvRequest, Work
-from bot.store.base import Store, StoreUnavailable
+from bot.store.base import Blobs, Leases, StoreUnavailable, WorkQueue
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +44,10 @@ MAX_QUEUED = 500
 # A request still waiting this long (seconds) after it was queued is told so in its thread.
 QUEUED_NOTICE_AFTER = 3.0
 WORKER_NICE = 10  # how much lower the workers' CPU priority is than the listeners'
+
+
+class AdmissionStore(WorkQueue, Leases, Blobs, Protocol):
+    """The store's roles the work queue uses: the queue, each owner's lease, the dead marks."""
 
 
 class Count(Protocol):
@@ -83,7 +87,7 @@ class QueueFull(ServiceUnavailable):
 
 class Admission:
     def __init__(
-        self, store: Store, run: Callable[[Work], None], *, owner: str, workers: int,
+        self, store: AdmissionStore, run: Callable[[Work], None], *, owner: str, workers: int,
         lease_ttl: float, on_depth: Callable[[int], None] | None = None,
         busy: Count | None = None,
     ) -> None:  # fmt: skip

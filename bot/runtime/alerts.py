@@ -5,7 +5,9 @@ mentions take it. Per alert group (Alertmanager's `groupKey`), one replica at a 
 - matching no route: counted (`tanka_bot_alert_groups_total{outcome="unrouted"}`), ignored;
 - its session still open (the thread the group is bound to has a session): alerts that started
   firing or resolved since the last notification are noted in the thread, without a turn, and
-  a repeat notification with nothing new says nothing;
+  a repeat notification with nothing new says nothing. A thread takes at most the route's
+  `max_notes_per_hour` notes a clock hour (the same store budget as sessions); past it, news is
+  dropped (counted as `notes_held`) and the thread says so once that hour;
 - otherwise, firing and within the route's hourly budget: a root post in the route's channel
   naming the alert, a session whose requester is the route (`alert:<name>`: no person, so
   nobody approves their own alert, and its cost and audit trail belong to the route), and a
@@ -18,14 +20,21 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from bot.domain.alert_text import alert_request, news_text, over_budget_text, root_text, title
+from bot.domain.alert_text import (
+    alert_request,
+    news_text,
+    notes_held_text,
+    over_budget_text,
+    root_text,
+    title,
+)
 from bot.domain.alerts import AlertNotification
 from bot.domain.ports import ChatError
 from bot.domain.sessions import Session
 from bot.domain.thread import ThreadKey
 from bot.policy.alert_routes import AlertRoute, route_for
 from bot.publish.pr_text import branch_name
-from bot.runtime.queue import Pending
+from bot.runtime.pending import Pending
 from bot.runtime.threads import Threads
 from bot.services import Services
 from bot.store.alert_groups import AlertGroups
@@ -69,7 +78,7 @@ def _decide(threads: Threads, n: AlertNotification) -> Callable[[], None] | None
             return None
         key = groups.thread(n.group_key)
         if key is not None and svc.sessions.exists(key):
-            _note(threads, groups, key, n)
+            _note(threads, groups, key, n, route)
             return None
         if n.status == "resolved":
             svc.metrics.alert_groups.labels("ignored").inc()
@@ -84,7 +93,9 @@ def _decide(threads: Threads, n: AlertNotification) -> Callable[[], None] | None
         return _open(threads, groups, route, n)
 
 
-def _note(threads: Threads, groups: AlertGroups, key: ThreadKey, n: AlertNotification) -> None:
+def _note(
+    threads: Threads, groups: AlertGroups, key: ThreadKey, n: AlertNotification, route: AlertRoute
+) -> None:
     svc = threads.svc
     now = svc.clock()
     groups.bind(n.group_key, key, GROUP_TTL)  # keep the open session's group remembered
@@ -96,6 +107,11 @@ def _note(threads: Threads, groups: AlertGroups, key: ThreadKey, n: AlertNotific
     text = news_text(firing, resolved, group_resolved=group_resolved)
     if not text:
         svc.metrics.alert_groups.labels("repeat").inc()
+        return
+    if not groups.admit_note(key, route.max_notes_per_hour, now=now):
+        svc.metrics.alert_groups.labels("notes_held").inc()
+        if groups.held_note_due(key, now=now):
+            threads.post(key, notes_held_text(route.max_notes_per_hour))
         return
     svc.metrics.alert_groups.labels("noted").inc()
     threads.post(key, text)

@@ -1,8 +1,9 @@
 """A bounded pool for slow work: the Slack ack never waits, and a full pool says so.
 
-`submit` never blocks. It reports whether the job started at once, waits in the queue (the
-caller tells the thread it is queued), or was refused because the queue is full (the caller tells
-the thread to try again later). Nothing is dropped silently.
+`submit` never blocks. It reports whether the job started at once, waits in the backlog for a
+worker (the caller tells the thread it is queued), or was refused because the backlog is full
+(the caller tells the thread to try again later). Nothing is dropped silently. (The durable work
+queue is bot.runtime.admission's; a thread's waiting messages are bot.runtime.pending's.)
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from enum import StrEnum
 log = logging.getLogger(__name__)
 
 
-class Admission(StrEnum):
+class Submitted(StrEnum):
+    """What became of a submitted job."""
+
     STARTED = "started"
     QUEUED = "queued"
     FULL = "full"
@@ -24,22 +27,22 @@ class Admission(StrEnum):
 
 class Dispatcher:
     def __init__(
-        self, workers: int, queue: int, *, on_depth: Callable[[int], None] | None = None
+        self, workers: int, backlog: int, *, on_depth: Callable[[int], None] | None = None
     ) -> None:
         self.workers = workers
-        self.capacity = workers + queue
+        self.capacity = workers + backlog
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="turn")
         self._lock = threading.Lock()
         self._pending = 0  # submitted and not finished
         self._on_depth = on_depth or (lambda _depth: None)
         self._closed = False
 
-    def submit(self, job: Callable[[], None]) -> Admission:
+    def submit(self, job: Callable[[], None]) -> Submitted:
         with self._lock:
             if self._closed or self._pending >= self.capacity:
-                return Admission.FULL
+                return Submitted.FULL
             self._pending += 1
-            admission = Admission.STARTED if self._pending <= self.workers else Admission.QUEUED
+            admission = Submitted.STARTED if self._pending <= self.workers else Submitted.QUEUED
             self._on_depth(max(self._pending - self.workers, 0))
         try:
             self._pool.submit(self._run, job)
@@ -47,7 +50,7 @@ class Dispatcher:
             with self._lock:
                 self._pending -= 1
                 self._on_depth(max(self._pending - self.workers, 0))
-            return Admission.FULL
+            return Submitted.FULL
         return admission
 
     def _run(self, job: Callable[[], None]) -> None:

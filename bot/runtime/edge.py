@@ -17,7 +17,7 @@ from bot.domain.requests import Inbound, Mention, Reaction
 from bot.runtime.admission import Admission, QueueFull
 from bot.runtime.failures import STORE_DOWN
 from bot.runtime.threads import BUSY, QUEUED, Threads
-from bot.runtime.triage import Recent, Verdict, triage
+from bot.runtime.triage import Recent, Triaged, triage
 from bot.store.base import StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -25,9 +25,9 @@ log = logging.getLogger(__name__)
 
 def receive(
     threads: Threads, admission: Admission, recent: Recent, request: Inbound, *,
-    first_time: Callable[[], bool], accept: Callable[[Inbound], None],
+    first_time: Callable[[], bool], handle: Callable[[Inbound], None],
 ) -> None:  # fmt: skip
-    """Admit `request` if it is work; `accept` runs it (a cancel, at once, off the ack path)."""
+    """Admit `request` if it is work; `handle` runs it (a cancel, at once, off the ack path)."""
     svc = threads.svc
     verdict = triage(svc, request, recent)
     if verdict.work:
@@ -36,11 +36,11 @@ def receive(
                 svc.metrics.deduplicated.inc()
                 return
             if _cancel(threads, request):
-                admission.soon(lambda: accept(request))
+                admission.soon(lambda: handle(request))
                 return
             waiting = admission.admit(request)
         except StoreUnavailable as exc:
-            verdict = Verdict(verdict.key, "store_unavailable", str(exc))
+            verdict = Triaged(verdict.key, "store_unavailable", str(exc))
         except QueueFull as exc:
             svc.metrics.dropped.labels("queue_full").inc()
             log.warning("request not taken: %s", exc)

@@ -5,8 +5,16 @@ from __future__ import annotations
 
 import logging
 
-from bot.domain.pr_events import GitHubEvent, PullRequestEvent, subject
+from bot.domain.pr_events import (
+    CheckRunUpdate,
+    GitHubEvent,
+    PullRequestClosed,
+    PullRequestEvent,
+    ReviewSubmitted,
+    subject,
+)
 from bot.handlers import ci
+from bot.runtime import guard_holds
 from bot.runtime.threads import Threads
 from bot.telemetry.logs import thread_context
 
@@ -26,11 +34,15 @@ def report(threads: Threads, event: GitHubEvent) -> None:
         # rendered it learns them first, from the channel's repository (as a turn or an
         # approval does).
         here = threads.channels(key.channel) or svc
-        masked, _ = threads.masked(here, key, here.sessions.get(key))
-        with thread_context(key.id):
-            news = {"event": type(event).__name__, "pr": item.pr.number}
+        masked, mask = threads.masked(here, key, here.sessions.get(key))
+        with thread_context(key.id, mask.apply):
+            # The check's or review's state too: the web view shows CI from these events.
+            news = {"event": type(event).__name__, "pr": item.pr.number, **_state(item)}
             masked.audit.record(key.channel, key.thread_ts, "", "github_event", news)
             ci.handle(masked, key, item)
+        if isinstance(item, PullRequestClosed):  # what it held is free; its waiters go on
+            guard_holds.released(threads, item.pr.repo, item.pr.number,
+                                 "merged" if item.merged else "closed")  # fmt: skip
 
     try:
         for item in ci.pull_request_events(svc, event):
@@ -39,3 +51,14 @@ def report(threads: Threads, event: GitHubEvent) -> None:
         svc.metrics.errors.labels("github").inc()
         log.exception("GitHub event %s on %s not reported", type(event).__name__,
                       subject(event))  # fmt: skip
+
+
+def _state(item: PullRequestEvent) -> dict[str, object]:
+    if isinstance(item, CheckRunUpdate):
+        return {"check": item.name, "status": item.status, "conclusion": item.conclusion,
+                "url": item.url}  # fmt: skip
+    if isinstance(item, ReviewSubmitted):
+        return {"review": item.state, "reviewer": item.reviewer}
+    if isinstance(item, PullRequestClosed):
+        return {"merged": item.merged, "by": item.by}
+    return {}

@@ -16,10 +16,11 @@ import logging
 import threading
 import uuid
 from collections.abc import Callable
+from typing import Protocol
 
 from bot.agent.cancel import CancelToken
 from bot.domain.thread import ThreadKey
-from bot.store.base import Store, StoreUnavailable
+from bot.store.base import Blobs, Leases, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -44,8 +45,12 @@ def dead_mark(replica: str) -> str:
     return f"replica-dead:{replica}"
 
 
+class LeaseStore(Leases, Blobs, Protocol):
+    """The store's roles a thread's lease uses: the lock, and the cancel and dead marks."""
+
+
 class Lease:
-    def __init__(self, store: Store, key: ThreadKey, *, ttl: float, replica: str) -> None:
+    def __init__(self, store: LeaseStore, key: ThreadKey, *, ttl: float, replica: str) -> None:
         self.store = store
         self.key = key
         self.ttl = ttl
@@ -109,7 +114,7 @@ class Lease:
             log.warning("could not release the lease of %s: %s", self.key.id, exc)
 
 
-def request_cancel(store: Store, key: ThreadKey, local: Callable[[ThreadKey], bool]) -> bool:
+def request_cancel(store: LeaseStore, key: ThreadKey, local: Callable[[ThreadKey], bool]) -> bool:
     """Cancel the thread's running turn here or on whichever replica runs it; whether one runs."""
     if local(key):
         return True

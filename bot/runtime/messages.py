@@ -9,11 +9,12 @@ from bot.domain.commands import is_cancel, is_rebase
 from bot.domain.requests import Mention, ThreadReply
 from bot.domain.sessions import Session
 from bot.domain.thread import ThreadKey
-from bot.handlers import ci, rebase, steer
+from bot.guards.replies import GuardReply, Override, parse_reply
+from bot.handlers import ci, guard_budget, guard_words, rebase, steer
 from bot.handlers.turn import run_turn
 from bot.publish.pr_text import branch_name
 from bot.runtime.lease import Lease
-from bot.runtime.queue import Pending, prompt
+from bot.runtime.pending import Pending, prompt
 from bot.runtime.threads import Threads
 
 log = logging.getLogger(__name__)
@@ -24,7 +25,7 @@ CUT_OFF = (
 )
 
 
-def accept(threads: Threads, message: Mention | ThreadReply) -> None:
+def handle(threads: Threads, message: Mention | ThreadReply) -> None:
     key = message.key
     if steer.refuse_message(threads.svc, message):  # teams: who may steer, which channels
         return
@@ -33,6 +34,10 @@ def accept(threads: Threads, message: Mention | ThreadReply) -> None:
         return
     if is_rebase(message.text):
         threads.submit(key, lambda: _rebase(threads, message))
+        return
+    word = parse_reply(message.text)  # `override REASON`, `waive RULE REASON [for 7d]`
+    if word is not None:
+        threads.submit(key, lambda: _guard_word(threads, message, word))
         return
     threads.submit(key, lambda: _message(threads, message))
 
@@ -84,12 +89,14 @@ def turn(threads: Threads, key: ThreadKey, items: list[Pending], lease: Lease) -
     # After a failing CI run or a change request, the turn starts from what GitHub said.
     context = ci.fix_context(svc, session, mask.apply)
     try:
-        run_turn(masked, session, context + prompt(session, items), lease.token, mask)
+        if guard_budget.admitted(masked, session):  # before any model call
+            with guard_budget.metered(masked, session):
+                run_turn(masked, session, context + prompt(session, items), lease.token, mask)
     finally:
         session.state = "idle"
         session.answer_taken()
         session.updated = svc.clock()
-        svc.sessions.put(session)
+        masked.sessions.put(session)  # the history's copy masked by what the turn rendered
 
 
 def _rebase(threads: Threads, message: Mention | ThreadReply) -> None:
@@ -109,8 +116,25 @@ def _rebase(threads: Threads, message: Mention | ThreadReply) -> None:
             rebase.rebase(masked, session, message.user, mask)
         finally:  # a clean rebase has stored the new patch: the session must follow
             session.updated = svc.clock()
-            svc.sessions.put(session)
+            masked.sessions.put(session)
 
     if not threads.holding(svc, key, work):
         threads.post(key, f"<@{message.user}> a turn is running in this thread; reply "
                               "`rebase` again when it has finished.")  # fmt: skip
+
+
+def _guard_word(threads: Threads, message: Mention | ThreadReply, word: GuardReply) -> None:
+    """A guard word in a session thread (bot.handlers.guard_words). It changes no session, so
+    it needs no lease: an admin's override counts while a turn runs."""
+    key = message.key
+    svc = threads.channels(key.channel) or threads.svc
+    session = svc.sessions.get(key)
+    if session is None or (
+        isinstance(word, Override) and not guard_words.is_override_for(svc, session, message.user)
+    ):
+        _message(threads, message)  # an ordinary request ("override the image tag")
+        return
+    masked, _ = threads.masked(svc, key, session)
+    masked.audit.record(key.channel, key.thread_ts, message.user, "message",
+                        {"text": message.text})  # fmt: skip
+    guard_words.handle(masked, session, message.user, word)

@@ -7,7 +7,7 @@ import logging
 
 from bot.domain.requests import Reaction
 from bot.domain.thread import ThreadKey
-from bot.handlers import steer
+from bot.handlers import guard_stale, steer
 from bot.handlers.approve import approve, withdraw
 from bot.runtime.failures import STORE_DOWN
 from bot.runtime.threads import Threads
@@ -16,7 +16,7 @@ from bot.store.base import StoreUnavailable
 log = logging.getLogger(__name__)
 
 
-def accept(threads: Threads, reaction: Reaction) -> None:
+def handle(threads: Threads, reaction: Reaction) -> None:
     s = threads.svc.settings
     if reaction.name not in (s.approve_emoji, s.cancel_emoji):
         return
@@ -59,9 +59,11 @@ def _approve(threads: Threads, key: ThreadKey, reaction: Reaction) -> None:
             threads.post(key, "This session has expired; mention me to start a new one.")
             return
         masked, mask = threads.masked(svc, key, session)
-        approve(masked, session, reaction, mask.apply)
+        approve(masked, session, reaction, mask.apply, renew=lambda record, move:
+                guard_stale.repropose(masked, session, record, move, user=reaction.user,
+                                      mask=mask))  # fmt: skip
         session.updated = svc.clock()
-        svc.sessions.put(session)
+        masked.sessions.put(session)
 
     if not threads.holding(svc, key, work):
         svc.metrics.approvals.labels("refused").inc()

@@ -1,7 +1,8 @@
 """The runner: from a parsed request to work done in its thread.
 
-The inbound listeners hand it domain values before the ack, and it queues them (durable with
-Redis); the work queue's consumers run them. Each entry point lives in its own
+The inbound listeners hand it domain values before the ack, and it puts them on the work queue
+(durable with Redis: `receive` after triage, `enqueue*` for what needs none); the work queue's
+consumers `handle` them. Each entry point lives in its own
 module: messages (a mention or a reply: a turn, a cancel, `rebase`), reactions (approve,
 withdraw, cancel), slash (`/tanka new-env`), github_feedback (PR news) and alerts
 (Alertmanager's alert groups). What they share (the per-thread lease, the queue, the masks, and
@@ -50,19 +51,19 @@ class Runner:
     def receive(self, request: Inbound, first_time: Callable[[], bool]) -> None:
         """Admit `request` if it is work (`first_time`: the dedupe, asked only then)."""
         edge.receive(self.threads, self.admission, self.recent, request,
-                     first_time=first_time, accept=self.accept)  # fmt: skip
+                     first_time=first_time, handle=self.handle)  # fmt: skip
 
     def run(self, work: Work) -> None:
         """One request from the work queue, in the consumer's own thread."""
         with self.threads.inline():
-            self.accept(work)
+            self.handle(work)
 
-    def accept(self, work: Work) -> None:
+    def handle(self, work: Work) -> None:
         """Run one request (from the work queue, or a cancel at once off the ack path)."""
         if isinstance(work, Reaction):
-            reactions.accept(self.threads, work)
+            reactions.handle(self.threads, work)
         elif isinstance(work, Mention | ThreadReply):
-            messages.accept(self.threads, work)
+            messages.handle(self.threads, work)
         elif isinstance(work, NewEnvRequest):
             slash.new_env(self.threads, work.command, work.action)
         elif isinstance(work, AlertNotification):
@@ -72,7 +73,7 @@ class Runner:
 
     # --- entry points that need no triage: queued before the ack --------------------------------
 
-    def queue(self, work: Work) -> str | None:
+    def enqueue(self, work: Work) -> str | None:
         """Put a request the bot is sure is for it (a button, `/tanka new-env`, the form, a
         webhook) on the work queue: None once it is there (durable), else what to tell the
         asker (the store is down, the queue is full)."""
@@ -88,28 +89,33 @@ class Runner:
             return BUSY
         return None
 
-    def queue_or_tell(self, work: Work, channel: str, user: str) -> None:
-        """`queue`, and when it could not, `user` alone hears why (a click, a form, a shortcut:
+    def enqueue_or_tell(self, work: Work, channel: str, user: str) -> None:
+        """`enqueue`, and when it could not, `user` alone hears why (a click, a form, a shortcut:
         nothing in a thread waits for an answer)."""
-        not_queued = self.queue(work)
+        not_queued = self.enqueue(work)
         if not_queued is not None:
             self.ephemeral(channel, user, not_queued)
 
-    def accept_new_env(self, command: SlashCommand, action: NewEnv) -> str | None:
-        """`/tanka new-env`, typed or from the form: None once queued, else why not."""
-        return self.queue(NewEnvRequest(command, action))
+    # Each `enqueue_*` returns as `enqueue` does: None once queued, else why not.
 
-    def accept_github(self, event: GitHubEvent) -> None:
-        if self.queue(event) is not None:  # the delivery's id is recorded: said in the log
+    def enqueue_new_env(self, command: SlashCommand, action: NewEnv) -> str | None:
+        """`/tanka new-env`, typed or from the form."""
+        return self.enqueue(NewEnvRequest(command, action))
+
+    def enqueue_github(self, event: GitHubEvent) -> str | None:
+        """GitHub's news on a pull request; the delivery's id is recorded, so a drop is logged."""
+        not_queued = self.enqueue(event)
+        if not_queued is not None:
             log.warning("GitHub event %s on %s dropped", type(event).__name__, subject(event))
+        return not_queued
 
-    def accept_alert(self, notification: AlertNotification) -> bool:
-        """An Alertmanager notification; False when it could not be queued (answered 503,
-        and Alertmanager sends it again)."""
-        if self.queue(notification) is None:
-            return True
-        self.svc.metrics.alert_groups.labels("busy").inc()
-        return False
+    def enqueue_alert(self, notification: AlertNotification) -> str | None:
+        """An Alertmanager notification; one not queued is answered 503, and Alertmanager
+        sends it again."""
+        not_queued = self.enqueue(notification)
+        if not_queued is not None:
+            self.svc.metrics.alert_groups.labels("busy").inc()
+        return not_queued
 
     def wake(self, key: ThreadKey) -> None:
         """Run the thread's queued messages (for the sweep, when nobody else will)."""

@@ -9,7 +9,7 @@ from bot.domain.ports import ChatError
 from bot.domain.requests import SlashCommand
 from bot.domain.thread import ThreadKey
 from bot.handlers import steer
-from bot.runtime.queue import Pending
+from bot.runtime.pending import Pending
 from bot.runtime.threads import Threads
 
 log = logging.getLogger(__name__)

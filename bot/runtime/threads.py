@@ -1,8 +1,9 @@
-"""What every entry point of the runner shares: a thread's lease, queue, mask and replies.
+"""What every entry point of the runner shares: a thread's lease, pending messages, mask and
+replies.
 
 One turn at a time per thread, across replicas (the lease); messages that arrive meanwhile wait
-in the thread's queue (bot.runtime.queue) for the next turn; `guard` is the one place where a
-job's errors become replies in the thread. The bot answers every request in its thread, even if
+for the next turn (bot.runtime.pending); `guard` is the one place where a job's errors become
+replies in the thread. The bot answers every request in its thread, even if
 only to say why it cannot help.
 """
 
@@ -20,11 +21,11 @@ from bot.domain.requests import Reaction
 from bot.domain.sessions import Session
 from bot.domain.thread import ThreadKey
 from bot.handlers.turn import teach_mask
-from bot.runtime.dispatch import Admission, Dispatcher
+from bot.runtime.dispatch import Dispatcher, Submitted
 from bot.runtime.failures import STORE_DOWN, failure
 from bot.runtime.lease import Lease, request_cancel
 from bot.runtime.masks import ThreadMasks
-from bot.runtime.queue import Pending
+from bot.runtime.pending import Pending
 from bot.services import Services
 from bot.slack.masking import MaskingChat
 from bot.store.base import StoreUnavailable
@@ -105,14 +106,15 @@ class Threads:
             self.guard(key, job)
             return
         admission = self.dispatcher.submit(lambda: self.guard(key, job))
-        if admission is Admission.QUEUED:
+        if admission is Submitted.QUEUED:
             self.post(key, QUEUED)
-        elif admission is Admission.FULL:
+        elif admission is Submitted.FULL:
             self.post(key, BUSY)
 
     def guard(self, key: ThreadKey, job: Callable[[], None]) -> None:
         """Run a job for a thread; its errors become replies (bot.runtime.failures)."""
-        with thread_context(key.id):
+        mask, _ = self._masks.get(key)
+        with thread_context(key.id, mask.apply):
             try:
                 job()
             except Exception as exc:

@@ -26,7 +26,7 @@ RECENT = 10_000  # session threads remembered in memory, for when the store is d
 
 
 @dataclass(frozen=True, slots=True)
-class Verdict:
+class Triaged:
     key: ThreadKey | None  # the bot's thread this request is for; None when not known
     dropped: str = ""  # why it is not work ("" when it is)
     store_down: str = ""  # the store's error, when that is why it could not be admitted
@@ -56,44 +56,44 @@ class Recent:
             return key.id in self._keys
 
 
-def triage(svc: Services, request: Mention | ThreadReply | Reaction, recent: Recent) -> Verdict:
+def triage(svc: Services, request: Mention | ThreadReply | Reaction, recent: Recent) -> Triaged:
     if isinstance(request, Mention):
         recent.add(request.key)
-        return Verdict(request.key)
+        return Triaged(request.key)
     if isinstance(request, ThreadReply):
         return _reply(svc, request, recent)
     return _reaction(svc, request)
 
 
-def _reply(svc: Services, reply: ThreadReply, recent: Recent) -> Verdict:
+def _reply(svc: Services, reply: ThreadReply, recent: Recent) -> Triaged:
     try:
         session = svc.sessions.exists(reply.key)
     except StoreUnavailable as exc:
         known = reply.key if reply.key in recent else None
-        return Verdict(known, "store_unavailable", str(exc))
+        return Triaged(known, "store_unavailable", str(exc))
     if not session:
-        return Verdict(None, "reply_without_session")
+        return Triaged(None, "reply_without_session")
     recent.add(reply.key)
-    return Verdict(reply.key)
+    return Triaged(reply.key)
 
 
-def _reaction(svc: Services, reaction: Reaction) -> Verdict:
+def _reaction(svc: Services, reaction: Reaction) -> Triaged:
     s = svc.settings
     if reaction.name not in (s.approve_emoji, s.cancel_emoji):
-        return Verdict(None, "reaction_other_emoji")
+        return Triaged(None, "reaction_other_emoji")
     if not reaction.added and reaction.name != s.approve_emoji:
-        return Verdict(None, "reaction_removed")  # only a removed approval means something
+        return Triaged(None, "reaction_removed")  # only a removed approval means something
     if reaction.item_user and svc.bot_user_id and reaction.item_user != svc.bot_user_id:
         # Slack names the reacted message's author: a person's message is never the bot's, so
         # the index need not be asked (a round trip each, in a busy channel).
-        return Verdict(None, "reaction_not_on_bot_message")
+        return Triaged(None, "reaction_not_on_bot_message")
     try:
         key = svc.store.thread_of(reaction.channel, reaction.item_ts)
     except StoreUnavailable as exc:
-        return Verdict(None, "store_unavailable", str(exc))
+        return Triaged(None, "store_unavailable", str(exc))
     if key is not None:
-        return Verdict(key)
+        return Triaged(key)
     # The bot's message, not indexed yet (a reaction within moments of the post) or any more:
     # the runner looks its thread up. Its thread is not known here, so no notice.
     on_bot = bool(svc.bot_user_id) and reaction.item_user == svc.bot_user_id
-    return Verdict(None) if on_bot else Verdict(None, "reaction_not_on_bot_message")
+    return Triaged(None) if on_bot else Triaged(None, "reaction_not_on_bot_message")

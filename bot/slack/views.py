@@ -130,3 +130,17 @@ def home(
             "channels you are a member of are shown."}]},
     ]  # fmt: skip
     return {"type": "home", "blocks": blocks}
+
+
+def with_guardrails(view: View, text: str) -> View:
+    """The Home tab with a "Guardrails" section (freezes, holds, budgets: bot.guards) before
+    its footer; the view unchanged when `text` is empty."""
+    if not text:
+        return view
+    blocks = list(view["blocks"])
+    section = [
+        {"type": "divider"},
+        {"type": "header", "text": _plain("Guardrails")},
+        {"type": "section", "text": {"type": "mrkdwn", "text": clip(text, SECTION_LIMIT, "\n…")}},
+    ]
+    return {**view, "blocks": [*blocks[:-1], *section, *blocks[-1:]]}

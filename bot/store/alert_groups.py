@@ -8,8 +8,10 @@
         groups.resolved(key, fingerprint, at=now)      # True: it was firing and now is not
     groups.admit(route, limit, now=now)                # the route's hourly session budget
     groups.note_due(route, now=now)                    # True once per route per hour
+    groups.admit_note(key, limit, now=now)             # the thread's hourly note budget
+    groups.held_note_due(key, now=now)                 # True once per thread per hour
 
-Everything is built from `SessionStore` and `Locker` primitives (blobs, marked sets, dedupe
+Everything is built from the store's roles (bot.store.base: blobs, marked sets, dedupe
 tokens, leases), so memory and Redis behave alike and several replicas share the same answers.
 Group keys are Alertmanager's text (any length, any characters): stored names use their SHA-256.
 """
@@ -24,15 +26,15 @@ from contextlib import contextmanager
 from typing import Protocol
 
 from bot.domain.thread import ThreadKey
-from bot.store.base import Locker, SessionStore
+from bot.store.base import Blobs, Dedupe, Leases, MarkedSets
 
 HOUR = 3600.0
 DECIDE_TTL = 30.0  # seconds a replica may hold a group while it posts the root message
 DECIDE_WAIT = 10.0
 
 
-class _Store(SessionStore, Locker, Protocol):
-    pass
+class AlertGroupStore(Blobs, MarkedSets, Dedupe, Leases, Protocol):
+    """The store's roles alert groups are built from."""
 
 
 def _digest(text: str) -> str:
@@ -40,7 +42,7 @@ def _digest(text: str) -> str:
 
 
 class AlertGroups:
-    def __init__(self, store: _Store, *, wait: float = DECIDE_WAIT) -> None:
+    def __init__(self, store: AlertGroupStore, *, wait: float = DECIDE_WAIT) -> None:
         self._store = store
         self._wait = wait
 
@@ -86,12 +88,25 @@ class AlertGroups:
     def admit(self, route: str, limit: int, *, now: float) -> bool:
         """Count a new session against the route's hour; False when the hour already had
         `limit`. Under a race the count errs towards refusing, never towards more sessions."""
-        bucket = f"alert-rate:{route}:{int(now // HOUR)}"
-        if len(self._store.members(bucket)) >= limit:
-            return False  # not counted: the set stays as small as the budget
-        self._store.add_member(bucket, uuid.uuid4().hex, 2 * HOUR, at=now)
-        return len(self._store.members(bucket)) <= limit
+        return self._within_hour(f"alert-rate:{route}", limit, now)
 
     def note_due(self, route: str, *, now: float) -> bool:
         """True once per route per clock hour: when to say in the channel that it is over."""
         return self._store.first_seen(f"alert-rate-note:{route}:{int(now // HOUR)}", 2 * HOUR)
+
+    def admit_note(self, key: ThreadKey, limit: int, *, now: float) -> bool:
+        """Count a note in the session thread of `key` against its hour, as `admit` counts
+        sessions: False when the hour already had `limit`."""
+        return self._within_hour(f"alert-notes:{key.id}", limit, now)
+
+    def held_note_due(self, key: ThreadKey, *, now: float) -> bool:
+        """True once per thread per clock hour: when to say in it that notes are held back."""
+        return self._store.first_seen(f"alert-notes-held:{key.id}:{int(now // HOUR)}", 2 * HOUR)
+
+    def _within_hour(self, name: str, limit: int, now: float) -> bool:
+        # A marked set per clock hour, one member per admission; it outlives its hour by one.
+        bucket = f"{name}:{int(now // HOUR)}"
+        if len(self._store.members(bucket)) >= limit:
+            return False  # not counted: the set stays as small as the budget
+        self._store.add_member(bucket, uuid.uuid4().hex, 2 * HOUR, at=now)
+        return len(self._store.members(bucket)) <= limit

@@ -1,8 +1,32 @@
 """The store contract: what the service keeps between events, whichever backend holds it.
 
-Two protocols, `SessionStore` and `Locker`, and one error, `StoreUnavailable`. Every
-implementation passes the same contract tests, so code written against these protocols behaves
-the same with one replica in memory and with several replicas sharing Redis.
+One protocol per role, and one error, `StoreUnavailable`:
+
+    SessionRecords   load, has_session, save, delete, sessions       a thread's session (JSON)
+    SessionCards     index_session, sessions_by, awaiting            the Home tab's index
+    ThreadIndex      index_message, thread_of, link_pull_request,    a message or a PR -> its
+                     thread_of_pull_request                          thread
+    Dedupe           first_seen, first_seen_all                      an event handled once
+    PendingMessages  push_pending, has_pending, drain_pending        a thread's next turn's input
+    WorkQueue        put_work, work_waiting, take_work, done_work,   the durable work queue
+                     return_work, work_owners                        (bot.runtime.admission)
+    MarkedSets       add_member, remove_member, members              latest-mark-wins sets
+    Blobs            put_blob, get_blob, delete_blob                 bytes by name (patches)
+    Leases           acquire, renew, release, holder, take_over      lease locks with owners
+    Health           ping                                            /readyz
+
+`Store` is every role plus `close`: what `build_store` returns and the composition root holds.
+A caller's type names the roles it uses (`Workspaces` takes `Blobs`, the GitHub receiver
+`Dedupe`), so its needs read from its signature and a test double implements only those.
+
+A new role (the web view's history, the guardrails' holds, freezes and budgets) is a protocol
+of its own in a module of its own beside this one (bot/store/history.py: `class
+History(Protocol)`), implemented by `MemoryStore` and `RedisStore`, added to `Store`'s bases,
+and covered by the contract tests (tests/unit/store/) for both backends. Its callers type their
+store by it. The backends take their clock (`clock=`) for every expiry and deadline.
+
+Every implementation passes the same contract tests, so code written against these protocols
+behaves the same with one replica in memory and with several replicas sharing Redis.
 """
 
 from __future__ import annotations
@@ -48,11 +72,9 @@ def mark_time(at: float) -> float:
     return float(at)
 
 
-class SessionStore(Protocol):
-    """Per-thread sessions and the small shared facts around them.
-
-    Sessions are opaque JSON text: serialising them belongs to whoever owns the session model.
-    """
+class SessionRecords(Protocol):
+    """Per-thread sessions as opaque JSON text: serialising them belongs to whoever owns the
+    session model (bot.store.sessions)."""
 
     def load(self, key: ThreadKey) -> str | None:
         """The session saved for `key`, or None."""
@@ -78,6 +100,11 @@ class SessionStore(Protocol):
         """
         ...
 
+
+class SessionCards(Protocol):
+    """The Home tab's index of sessions: a small card per session, by requester and by whether it
+    awaits an approval. `SessionRecords.delete` forgets a session's card too."""
+
     def index_session(
         self, key: ThreadKey, card: str, *, requester: str, awaiting: bool, updated: float
     ) -> None:
@@ -95,6 +122,10 @@ class SessionStore(Protocol):
         """The cards of the sessions whose latest proposal awaits an approval, newest first, at
         most `limit`: one query."""
         ...
+
+
+class ThreadIndex(Protocol):
+    """Which thread a Slack message or a pull request belongs to."""
 
     def index_message(self, channel: str, ts: str, key: ThreadKey, ttl: float) -> None:
         """Remember for `ttl` seconds that message `ts` in `channel` belongs to thread `key`.
@@ -119,6 +150,10 @@ class SessionStore(Protocol):
         """The thread linked to the pull request, or None (never linked, or expired)."""
         ...
 
+
+class Dedupe(Protocol):
+    """Tokens seen once: repeated deliveries of an event are dropped."""
+
     def first_seen(self, token: str, ttl: float) -> bool:
         """True exactly once per `token` within `ttl` seconds, across every user of the store.
 
@@ -131,6 +166,10 @@ class SessionStore(Protocol):
         """`first_seen` of each token in order, in one step (one round trip): True when every
         one is new; the tokens after the first repeat are left unmarked."""
         ...
+
+
+class PendingMessages(Protocol):
+    """Each thread's messages that arrived while a turn ran, for its next turn."""
 
     def push_pending(self, key: ThreadKey, item: str) -> None:
         """Queue `item` for the thread's next turn."""
@@ -147,6 +186,10 @@ class SessionStore(Protocol):
         never neither.
         """
         ...
+
+
+class WorkQueue(Protocol):
+    """The shared, durable queue of acknowledged requests not yet done."""
 
     def put_work(self, item: str, limit: int | None = None) -> int:
         """Append `item` (unique text) to the shared work queue; the queue's length after it.
@@ -179,6 +222,10 @@ class SessionStore(Protocol):
         """Every owner that took work and was not yet forgotten by `return_work`."""
         ...
 
+
+class MarkedSets(Protocol):
+    """Named sets whose latest mark per member wins, whatever order the marks arrive in."""
+
     def add_member(self, name: str, member: str, ttl: float, *, at: float) -> bool:
         """Mark `member` in the set `name` as of event time `at` (unix seconds); the set then
         expires `ttl` seconds after this write. True when it was not a member and now is.
@@ -203,6 +250,10 @@ class SessionStore(Protocol):
         there is none); a member removed and added again goes last."""
         ...
 
+
+class Blobs(Protocol):
+    """Bytes by name, with an optional expiry (a session's saved patch)."""
+
     def put_blob(self, name: str, data: bytes, ttl: float | None) -> None:
         """Store bytes under `name` (replacing any), expiring after `ttl` seconds or never."""
         ...
@@ -215,12 +266,16 @@ class SessionStore(Protocol):
         """Forget `name`; a missing blob is a no-op."""
         ...
 
+
+class Health(Protocol):
+    """Whether the backend is usable (/readyz)."""
+
     def ping(self) -> None:
         """Return if the backend is usable; raise StoreUnavailable otherwise."""
         ...
 
 
-class Locker(Protocol):
+class Leases(Protocol):
     """Lease locks: held by an owner token until released or until the lease expires.
 
     A holder that lives longer than its lease must `renew` it; a holder that crashed stops
@@ -256,8 +311,20 @@ class Locker(Protocol):
         ...
 
 
-class Store(SessionStore, Locker, Protocol):
-    """One backend serving both protocols, as `build_store` returns it."""
+class Store(
+    SessionRecords,
+    SessionCards,
+    ThreadIndex,
+    Dedupe,
+    PendingMessages,
+    WorkQueue,
+    MarkedSets,
+    Blobs,
+    Leases,
+    Health,
+    Protocol,
+):
+    """One backend serving every role, as `build_store` returns it."""
 
     def close(self) -> None:
         """Release connections; the store is not used afterwards."""

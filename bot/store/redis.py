@@ -135,8 +135,11 @@ return 0
 class RedisStore:
     """`Store` on Redis; thread-safe (redis-py's connection pool is)."""
 
-    def __init__(self, url: str, *, prefix: str = "tanka-bot:") -> None:
+    def __init__(
+        self, url: str, *, prefix: str = "tanka-bot:", clock: Callable[[], float] = time.time
+    ) -> None:
         self.client = _client(url)
+        self._clock = clock  # the local index's deadlines (Redis keeps its own expiry)
         self._url = url  # for the session mirror's own connection (follow_sessions)
         self._mirror: SessionMirror | None = None
         self._prefix = prefix
@@ -250,7 +253,7 @@ class RedisStore:
         px = ttl_millis(ttl)
         with self.reachable():
             self.client.set(self._message_key(channel, ts), key.id.encode(), px=px)
-        deadline = time.time() + px / 1000
+        deadline = self._clock() + px / 1000
         self.remember(channel, ts, key, deadline)
         if self.on_index is not None:
             self.on_index(channel, ts, key, deadline)
@@ -260,7 +263,7 @@ class RedisStore:
         # to on it) are found without a round trip, and found while Redis is down, so a
         # reaction on one can still be answered in its thread.
         with self._local_lock:
-            known = self._local.get((channel, ts), time.time())
+            known = self._local.get((channel, ts), self._clock())
         if known is not None:
             return known
         with self.reachable():
@@ -272,7 +275,7 @@ class RedisStore:
             return None
         key = ThreadKey.parse(cast("bytes", value).decode())
         if isinstance(pttl, int) and pttl > 0:
-            self.remember(channel, ts, key, time.time() + pttl / 1000)
+            self.remember(channel, ts, key, self._clock() + pttl / 1000)
         return key
 
     def remember(self, channel: str, ts: str, key: ThreadKey, deadline: float) -> None:
@@ -281,7 +284,7 @@ class RedisStore:
         with self._local_lock:
             self._local.set((channel, ts), key, deadline)
             if len(self._local) > LOCAL_INDEX:
-                self._local.sweep(time.time())
+                self._local.sweep(self._clock())
                 if len(self._local) > LOCAL_INDEX:  # all alive: forget the oldest half
                     for old in list(self._local)[: LOCAL_INDEX // 2]:
                         self._local.pop(old)

@@ -3,20 +3,32 @@
     svc.sessions.get(key)   # Session | None; SessionCorrupt when the record cannot be read
     svc.sessions.put(session)
 
-The store underneath keeps a session as opaque JSON text (bot.store.base.SessionStore);
-StoreUnavailable passes through unchanged.
+The store underneath keeps a session as opaque JSON text (bot.store.base.SessionRecords) and
+its Home tab card (SessionCards); StoreUnavailable passes through unchanged.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Protocol
+
+from bot.agent.codec import conversation_from_dict, conversation_to_dict
+from bot.agent.conversation import Conversation
 from bot.domain.sessions import Session, SessionCorrupt
 from bot.domain.thread import ThreadKey
-from bot.store.base import SessionStore
+from bot.store.base import SessionCards, SessionRecords
+
+
+class SessionStore(SessionRecords, SessionCards, Protocol):
+    """The store's roles the sessions use: their records and the Home tab's cards."""
 
 
 class Sessions:
-    def __init__(self, store: SessionStore) -> None:
+    def __init__(
+        self, store: SessionStore, on_put: Callable[[Session], None] = lambda session: None
+    ) -> None:
         self._store = store
+        self._on_put = on_put  # the web view's history files the session (bot.telemetry.audit)
 
     def get(self, key: ThreadKey) -> Session | None:
         raw = self._store.load(key)
@@ -35,6 +47,7 @@ class Sessions:
             session.key, card, requester=session.requester, updated=session.updated,
             awaiting=latest is not None and not latest.approved_by,
         )  # fmt: skip
+        self._on_put(session)
 
     def by_requester(self, user: str, limit: int) -> list[Session]:
         """The sessions `user` started, newest first, as cards: no conversation or trace
@@ -54,3 +67,18 @@ def _readable(rows: list[str]) -> list[Session]:
         except SessionCorrupt:
             continue  # the thread itself says so when used; a list skips it
     return found
+
+
+def load_conversation(session: Session) -> Conversation:
+    """The session's conversation with the model; SessionCorrupt when it cannot be read."""
+    if not session.conversation:
+        return Conversation()
+    try:
+        return conversation_from_dict(session.conversation)
+    except ValueError as exc:
+        raise SessionCorrupt(f"conversation: {exc}") from None
+
+
+def store_conversation(session: Session, conversation: Conversation) -> None:
+    """Keep `conversation` in the session (as JSON-ready values: the domain knows no agent)."""
+    session.conversation = conversation_to_dict(conversation)

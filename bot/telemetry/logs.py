@@ -1,7 +1,9 @@
 """Structured logs for the service: one JSON object a line, carrying the Slack thread key.
 
 The thread key travels in a context variable set by the runner, so every log line a turn causes
-(the agent, git, the engine) names its thread without passing it around.
+(the agent, git, the engine) names its thread without passing it around. The thread's SecretMask
+travels with it: a Jsonnet error or a git message that quotes a Secret value is masked in the
+log as in Slack.
 """
 
 from __future__ import annotations
@@ -9,19 +11,23 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
 _THREAD: contextvars.ContextVar[str | None] = contextvars.ContextVar("thread", default=None)
+_MASK: contextvars.ContextVar[Callable[[str], str] | None] = contextvars.ContextVar(
+    "mask", default=None
+)
 
 
 @contextmanager
-def thread_context(thread: str) -> Iterator[None]:
-    token = _THREAD.set(thread)
+def thread_context(thread: str, mask: Callable[[str], str] | None = None) -> Iterator[None]:
+    token, masked = _THREAD.set(thread), _MASK.set(mask)
     try:
         yield
     finally:
+        _MASK.reset(masked)
         _THREAD.reset(token)
 
 
@@ -38,6 +44,11 @@ class JsonFormatter(logging.Formatter):
             entry["thread"] = thread
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
+        mask = _MASK.get()
+        if mask is not None:
+            for field in ("message", "exception"):
+                if isinstance(entry.get(field), str):
+                    entry[field] = mask(str(entry[field]))
         return json.dumps(entry, ensure_ascii=False)
 
 

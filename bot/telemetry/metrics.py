@@ -72,10 +72,18 @@ class Metrics:
             buckets=(0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120), registry=r,
         )  # fmt: skip
         # Alertmanager's alert groups (bot.runtime.alerts) by outcome: session (one started),
-        # noted (news in an open session's thread), repeat, unrouted, rate_limited, ignored.
+        # noted (news in an open session's thread), notes_held (over the thread's hourly notes),
+        # repeat, unrouted, rate_limited, ignored.
         self.alert_groups = Counter(
             "tanka_bot_alert_groups_total", "Alertmanager notifications by outcome", ["outcome"],
             registry=r,
+        )  # fmt: skip
+
+        # Approvals and turns a guardrail refused (bot.guards.gate.GUARDS: freeze, waiver, hold,
+        # stale, budget).
+        self.guard_refusals = Counter(
+            "tanka_bot_guard_refusals_total", "Approvals and turns refused by a guardrail",
+            ["guard"], registry=r,
         )  # fmt: skip
 
         # The work process's metrics (text), merged into `render`; None: no such process.

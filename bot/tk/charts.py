@@ -11,26 +11,11 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
-
-def add_charts(tool_cmds: Any) -> None:
-    """`charts status` under `tk tool` (bot.tk.tool)."""
-    charts = tool_cmds.add_parser("charts", help="Helm charts vendored per chartfile.yaml")
-    sub = charts.add_subparsers(dest="charts_command", required=True, metavar="CHARTS_COMMAND")
-    status = sub.add_parser(
-        "status",
-        help="required charts against the vendored ones (offline; vendoring needs `tk`)",
-    )
-    status.add_argument(
-        "path", nargs="?", default=".", metavar="DIR", help="directory of chartfile.yaml"
-    )
-    status.set_defaults(tk_handler=run_status)
+from tools.tanka import chartfile as cf
 
 
 def run_status(args: argparse.Namespace) -> int:
-    from tools.tanka import chartfile as cf  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
-
     path = Path(args.path) / cf.FILENAME
     if not path.is_file():
         raise cf.ChartfileError(

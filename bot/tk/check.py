@@ -8,6 +8,7 @@ does not render, 2 a broken policy, setting or argument.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -81,3 +82,7 @@ def _root(cwd: Path, *, explicit: bool) -> Path:
 def _affected(root: Path, base_branch: str) -> list[str]:
     base = default_base(root, base_branch)
     return [str(root / rel) for rel in affected_now(root, base)]
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_check(env_paths=args.env_paths, output=args.output, cwd=Path.cwd())

@@ -1,7 +1,7 @@
-"""Helpers the `tanka-bot tk` commands share: evaluation settings, tk's error texts, git's root.
+"""Helpers the `tanka-bot tk` commands share: tk's error texts, git's root, and the engine's
+failures as one UserError each (bot.tk.cli wraps every command in `user_errors`).
 
-Light on purpose: `tanka-bot tk --help` imports it, so the engine loads inside the functions that
-evaluate, not here.
+Light: every tk command loads it, `fmt` too, so it imports the engine's errors only.
 """
 
 from __future__ import annotations
@@ -10,32 +10,25 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from bot.errors import UserError
-from tools.tanka.errors import NoBaseError, NoMatchingEnvError, NoRootError
-
-if TYPE_CHECKING:
-    from tools.tanka.env.loader import EvalSettings
+from tools.errors import ToolError
+from tools.tanka.errors import (
+    FormatError,
+    FormatterUnavailable,
+    ImportersError,
+    JsonnetError,
+    NoBaseError,
+    NoMatchingEnvError,
+    NoRootError,
+    ParallelError,
+    TankaError,
+)
 
 
 def one_line(text: str) -> str:
     """tk's multi-line texts (e.g. "Unable to identify the project root.\nTried ...") joined."""
     return " ".join(line.strip() for line in text.splitlines() if line.strip())
-
-
-def eval_settings(path: str, *, in_process: bool = True) -> EvalSettings:
-    """Imports confined to the git repository holding `path` rather than the Tanka project, since
-    vendored symlinks may point elsewhere in the repository (Tempo's do); outside git, the
-    project (the engine's default). Evaluation runs in this process (InProcessPool): a person
-    running tk on their own checkout needs no sandbox from it, as `tk` has none, and starting a
-    worker process would cost more than a whole evaluation of a small environment."""
-    # The engine loads the Jsonnet VM: only the commands that evaluate pay for it.
-    from tools.tanka.env.loader import EvalSettings  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
-    from tools.tanka.evaluation.pool import InProcessPool  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
-
-    top = git_toplevel(Path(path).absolute())
-    return EvalSettings(confine=top, pool=InProcessPool() if in_process else None)
 
 
 def git_toplevel(start: Path) -> Path | None:
@@ -62,3 +55,36 @@ def env_path_errors(env_path: str) -> Iterator[None]:
             f"{env_path}: no such directory, and no environment of that name below the "
             "current directory; give an environment directory (see `tanka-bot tk env list`)"
         ) from exc
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Expected engine failures become UserError: one message, no traceback."""
+    try:
+        yield
+    except Exception as exc:
+        error = user_error(exc)
+        if error is None:
+            raise
+        raise error from None
+
+
+def user_error(exc: Exception) -> UserError | None:
+    """The UserError an engine failure is shown as; None for anything else (a bug)."""
+    if isinstance(exc, UserError):
+        return exc
+    if isinstance(exc, NoMatchingEnvError):  # tk's text names tk's command; name ours
+        return UserError(
+            f"found no matching environments; run `tanka-bot tk env list {exc.path}` to view "
+            "available options"
+        )
+    if isinstance(exc, JsonnetError | ParallelError):
+        # The first line says what failed; the Jsonnet stack trace after it says where.
+        return UserError(str(exc).strip())
+    if isinstance(
+        exc, TankaError | ImportersError | FormatError | FormatterUnavailable | ToolError
+    ):
+        return UserError(one_line(str(exc)))
+    if isinstance(exc, OSError):
+        return UserError(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+    return None

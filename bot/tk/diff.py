@@ -49,7 +49,7 @@ def configured_base_branch(environ: Mapping[str, str] | None = None) -> str:
     loading pydantic-settings costs more than a diff of a small environment."""
     env = os.environ if environ is None else environ
     if env.get("TANKA_BOT_CONFIG"):
-        from bot.config import load_settings  # noqa: PLC0415 - tk start-up: ~0.25 s, only with a settings file
+        from bot.config import load_settings  # noqa: PLC0415 - tk start-up: pydantic-settings, 0.25 s, only with a settings file
 
         return load_settings(env).base_branch
     return env.get("TANKA_BOT_BASE_BRANCH") or DEFAULT_BASE_BRANCH
@@ -167,3 +167,13 @@ def exit_code(result: RevisionDiff) -> int:
 def _fixed(env: EnvDiff) -> bool:
     """Failed at the base only: the change made it render."""
     return not env.already_failing and (env.error or "").startswith("base: ")
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_diff(
+        base=args.base,
+        env_paths=args.env_paths,
+        cwd=Path.cwd(),
+        summary=args.summary,
+        options=options_of(args),
+    )

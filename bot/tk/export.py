@@ -25,74 +25,23 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
 
 from bot.errors import UserError
 from bot.tk import flags
-from bot.tk.common import eval_settings
+from bot.tk.arguments import DEFAULT_PARALLEL
+from tools.tanka.env.loader import EvalSettings
 from tools.tanka.errors import MultipleEnvsError
-from tools.tanka.export import DEFAULT_EXTENSION, DEFAULT_FORMAT
-
-if TYPE_CHECKING:
-    from tools.tanka.env.loader import EvalSettings
-
-DEFAULT_PARALLEL = 8  # tk's
-
-
-def add_parser(cmds: Any) -> None:
-    export = cmds.add_parser("export", help="write manifests to files, as tk export")
-    export.add_argument("out_dir", metavar="OUT_DIR")
-    export.add_argument("env_paths", nargs="+", metavar="PATH")
-    export.add_argument(
-        "--format", default=DEFAULT_FORMAT, help="file name template (tk's default)"
-    )
-    export.add_argument("--extension", default=DEFAULT_EXTENSION)
-    export.add_argument(
-        "-r", "--recursive", action="store_true", help="look recursively for environments"
-    )
-    export.add_argument(
-        "--merge-strategy", default="", help="'fail-on-conflicts' or 'replace-envs'"
-    )
-    export.add_argument("--merge", action="store_true", help=argparse.SUPPRESS)  # deprecated
-    export.add_argument(
-        "--merge-deleted-envs",
-        action="append",
-        default=[],
-        metavar="MAIN_FILE",
-        help="entrypoints deleted since the last export: their files are removed",
-    )
-    export.add_argument("--skip-manifest", action="store_true", help="write no manifest.json")
-    export.add_argument(
-        "-p", "--parallel", type=int, default=DEFAULT_PARALLEL, metavar="N",
-        help="with -r, environments evaluated at once on worker processes (default 8, at most "
-        "the CPUs; 1: one at a time in this process)",
-    )  # fmt: skip
-    export.add_argument(
-        "-c", "--cache-path", default="", metavar="DIR",
-        help="refused: tk's export cache can serve a stale render (see the README)",
-    )  # fmt: skip
-    export.add_argument(
-        "-e", "--cache-envs", action="append", default=[], metavar="REGEX",
-        help="which environments tk's cache covers; without --cache-path it does nothing",
-    )  # fmt: skip
-    export.add_argument(
-        "--mem-ballast-size-bytes", type=int, default=0, metavar="BYTES",
-        help="accepted and ignored: a Go garbage-collector knob of tk's with no equivalent here",
-    )  # fmt: skip
-    flags.add_workflow_flags(export)
-    flags.add_selector_flag(export)
-    flags.add_jsonnet_flags(export)
-    export.set_defaults(tk_handler=run)
+from tools.tanka.evaluation.pool import EvalPool
+from tools.tanka.export.run import (
+    MULTIPLE_ENVS_HINT,
+    ExportOptions,
+    export_environments,
+    merge_strategy,
+    select_environments,
+)
 
 
 def run(args: argparse.Namespace) -> int:
-    from tools.tanka.export.run import (  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
-        ExportOptions,
-        export_environments,
-        merge_strategy,
-        select_environments,
-    )
-
     options = ExportOptions(
         format=args.format,
         extension=args.extension,
@@ -106,13 +55,11 @@ def run(args: argparse.Namespace) -> int:
     )
     _check_cache_flags(args)
     parallel = min(args.parallel if args.parallel > 0 else DEFAULT_PARALLEL, os.cpu_count() or 1)
-    settings = flags.with_variables(eval_settings(args.env_paths[0]), args)
+    settings = flags.with_variables(flags.eval_settings(args.env_paths[0]), args)
     with _workers(settings, parallel if args.recursive else 1) as settings:
         try:
             envs = select_environments(args.env_paths, options, settings)
         except MultipleEnvsError:
-            from tools.tanka.export.run import MULTIPLE_ENVS_HINT  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
-
             print(MULTIPLE_ENVS_HINT, file=sys.stdout)
             raise
         export_environments(args.out_dir, envs, options, settings)
@@ -141,8 +88,6 @@ def _workers(settings: EvalSettings, parallel: int) -> Iterator[EvalSettings]:
     if parallel < 2:  # one at a time: the in-process evaluation
         yield settings
         return
-
-    from tools.tanka.evaluation.pool import EvalPool  # noqa: PLC0415 - tk start-up: the engine loads when a command runs
 
     pool = EvalPool(size=parallel)
     try:

@@ -16,7 +16,7 @@ from bot.domain.sessions import Session
 from bot.errors import ServiceUnavailable
 from bot.git.checkout import Checkout
 from bot.git.rebase import reapply
-from bot.store.base import Store
+from bot.store.base import Blobs
 from bot.workspace.repo_cache import RepoCache
 from tools.gitrun import GitError
 
@@ -46,7 +46,7 @@ class Rebased:
 
 
 class Workspaces:
-    def __init__(self, cache: RepoCache, store: Store, *, base_branch: str, ttl: float) -> None:
+    def __init__(self, cache: RepoCache, store: Blobs, *, base_branch: str, ttl: float) -> None:
         self.cache = cache
         self.store = store
         self.base_branch = base_branch

@@ -94,9 +94,10 @@ class Stack:
     _sender: SlackEventSender | None = None
 
     def start_bot(
-        self, extra: Mapping[str, str] | None = None, *, socket_mode: bool = False
-    ) -> Bot:
-        port = free_port()
+        self, extra: Mapping[str, str] | None = None, *, socket_mode: bool = False,
+        port: int | None = None,
+    ) -> Bot:  # fmt: skip
+        port = port or free_port()  # given: a setting names it (the web view's URL)
         log_path = self.tmp / f"bot-{len(self.bots)}.log"
         env = {**self.env, **(extra or {})}
         args = [sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port)]

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from tools.tanka.source.jsonnet import ast
 from tools.tanka.source.jsonnet.errors import StaticError
-from tools.tanka.source.jsonnet.linter import ImportFailure, Snippet, lint
+from tools.tanka.source.jsonnet.linter import ImportFailure, LintSnippet, lint
 from tools.tanka.source.jsonnet.parser import snippet_to_raw_ast
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -100,7 +100,7 @@ class NoFiles:
 @SETTINGS
 @given(texts)
 def test_lint_raises_nothing_and_every_finding_is_a_static_error(text: str) -> None:
-    for finding in lint([Snippet("f", text)], NoFiles(), use_type_checker=False):
+    for finding in lint([LintSnippet("f", text)], NoFiles(), use_type_checker=False):
         assert isinstance(finding, StaticError)
         assert finding.msg
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.chat import command as chat_module
 from bot.cli import main
+from bot.compose import CommandDeps
 from fakes.anthropic_server import FakeAnthropic
 from fakes.gemini_server import FakeGemini
 from tests.scenarios.models import AnthropicModel, GeminiModel, ScriptedModel
@@ -74,16 +74,16 @@ def _isolate(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def chat_deps() -> chat_module.ChatDeps:
+def chat_deps() -> CommandDeps:
     """The real outside world for `chat`; a scenario may replace a part (jb's registry)."""
-    return chat_module.ChatDeps()
+    return CommandDeps()
 
 
 @pytest.fixture
 def chat(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-    chat_deps: chat_module.ChatDeps,
+    chat_deps: CommandDeps,
 ) -> Chat:
     """Run `tanka-bot chat` on `repo` against `model`; its exit code, stdout and stderr.
 

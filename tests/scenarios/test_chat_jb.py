@@ -5,7 +5,7 @@ git's `url.file://<srv>/.insteadOf=https://` rule maps the canonical https remot
 real fetch path runs with no network. The default registry builds its jb tools with a plain
 `GitRunner()` whose config cannot be set from the environment (it deliberately ignores the
 user's and system's git config), so this scenario injects the registry through the chat's
-ChatDeps: every default tool, with the jb ones rebuilt by `make_tools(GitRunner(config=...))`.
+CommandDeps: every default tool, with the jb ones rebuilt by `make_tools(GitRunner(config=...))`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.chat import command as chat_module
+from bot.compose import CommandDeps
 from tests.scenarios.conftest import Chat
 from tests.scenarios.models import AnthropicModel, Call
 from tests.scenarios.project import DEV_MAIN, make_project
@@ -54,7 +54,7 @@ def _jb_sum(files: dict[str, str]) -> str:
 
 
 @pytest.fixture
-def upstream_commit(tmp_path: Path, chat_deps: chat_module.ChatDeps) -> str:
+def upstream_commit(tmp_path: Path, chat_deps: CommandDeps) -> str:
     """Publish the package (tag v1.2.0, then a newer master) and inject the jb registry."""
     server = Server(tmp_path)
     libs = server.repo(LIBS)

@@ -82,6 +82,26 @@ VALUE_SETS: dict[str, dict[str, Any]] = {
         "networkPolicy": {"enabled": True},
     },
     "persistence": {"persistence": {"enabled": True, "storageClass": "fast", "size": "20Gi"}},
+    "web-view": {
+        "slack": {"socketMode": True},
+        "secrets": {
+            **TOKENS,
+            "TANKA_BOT_OIDC_CLIENT_SECRET": "sentinel-oidc-secret",
+            "TANKA_BOT_WEB_SECRET": "sentinel-web-secret-of-32-bytes-or-more",
+        },
+        "config": {
+            **CONFIG,
+            "TANKA_BOT_WEB_URL": "https://bot.example.com",
+            "TANKA_BOT_OIDC_CLIENT_ID": "1234.5678",
+        },
+        "webView": {
+            "ingress": {
+                "enabled": True,
+                "host": "bot.example.com",
+                "tls": [{"secretName": "web-tls", "hosts": ["bot.example.com"]}],
+            }
+        },
+    },
 }
 
 FAILURES: dict[str, tuple[dict[str, Any], str]] = {
@@ -433,6 +453,17 @@ def test_ingress_exposes_only_slack_and_github_paths() -> None:
         }
     assert ingress["spec"]["ingressClassName"] == "nginx"
     assert ingress["spec"]["tls"][0]["secretName"] == "bot-tls"
+
+
+def test_the_web_views_ingress_exposes_only_ui_and_its_secrets_stay_secret() -> None:
+    objects = RENDERED["web-view"]
+    [ingress] = [o for o in objects if o["kind"] == "Ingress"]  # Socket Mode: only the view's
+    assert ingress["metadata"]["name"] == f"{c.RELEASE}-tanka-bot-web"
+    [path] = ingress["spec"]["rules"][0]["http"]["paths"]
+    assert (path["path"], path["pathType"]) == ("/ui/", "Prefix")
+    assert "Ingress" not in c.kinds(RENDERED["defaults"])
+    names = secret_files(objects)
+    assert {"TANKA_BOT_OIDC_CLIENT_SECRET", "TANKA_BOT_WEB_SECRET"} <= set(names)
 
 
 def test_socket_mode_passes_the_flag_and_needs_no_ingress() -> None:

@@ -58,6 +58,7 @@ METHOD_SCOPES: dict[str, str | None] = {
     "files_completeUploadExternal": "files:write",
     "files_info": "files:read",
     "users_info": "users:read",
+    "users_lookupByEmail": "users:read.email",
     "usergroups_users_list": "usergroups:read",
     "usergroups_list": "usergroups:read",
     "conversations_replies": "history",  # channels:history and groups:history

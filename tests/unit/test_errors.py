@@ -8,6 +8,7 @@ import pkgutil
 import pytest
 
 import bot
+import tools
 from bot.config import ConfigError
 from bot.domain.sessions import SessionCorrupt
 from bot.errors import BotError, Bug, UserError, describe
@@ -15,6 +16,7 @@ from bot.github.errors import NotFound
 from bot.publish.errors import PushFailed
 from bot.publish.proposal import CHANGED, ProposalChanged
 from bot.store.base import StoreUnavailable
+from tools.errors import EngineError, ToolError
 
 
 @pytest.mark.parametrize(
@@ -53,6 +55,25 @@ def test_every_error_the_service_defines_sits_under_one_of_its_roots() -> None:
     assert len(defined) > 30
     stray = [
         f"{c.__module__}.{c.__qualname__}" for c in defined if not issubclass(c, BotError | Bug)
+    ]
+    assert stray == []
+
+
+def test_every_public_error_the_tools_define_sits_under_one_of_their_roots() -> None:
+    # The tools' half of the tree in bot/errors.py: ToolError or EngineError (private classes
+    # such as a walk's stop signal are control flow, not errors).
+    for info in pkgutil.walk_packages(tools.__path__, "tools."):
+        importlib.import_module(info.name)
+    defined = [
+        c
+        for c in _subclasses(BaseException)
+        if c.__module__.startswith("tools.") and not c.__qualname__.startswith("_")
+    ]
+    assert len(defined) > 30
+    stray = [
+        f"{c.__module__}.{c.__qualname__}"
+        for c in defined
+        if not issubclass(c, ToolError | EngineError)
     ]
     assert stray == []
 

@@ -167,11 +167,10 @@ def test_results_and_errors_are_masked_with_the_sessions_secret_values(
 
 def test_masking_comes_before_truncation(registry: ToolRegistry, tmp_path: Path) -> None:
     # A value straddling the cut would leave its first part in the head if truncation came first.
+    # Any twelve of the value's letters in a row are a piece of it: the H's and M's all go, and
+    # what is left is short enough to need no cut. Cut first, the head would show H's.
     ctx = ToolContext(root=tmp_path, secret_mask=SecretMask(["H" * 10 + "M" * 10]))
-    head, _, tail = registry.execute(ctx, "long", {}).content.split("\n")
-    assert head == ("H" * (TRUNCATE_HEAD - 10) + REDACTED)[:TRUNCATE_HEAD]
-    assert "M" not in head
-    assert tail == "T" * TRUNCATE_TAIL
+    assert registry.execute(ctx, "long", {}).content == REDACTED + "T" * TRUNCATE_TAIL
 
 
 def test_the_mask_is_taught_before_the_first_call_runs(tmp_path: Path) -> None:

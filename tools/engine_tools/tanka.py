@@ -16,8 +16,9 @@ from tools import sandbox
 from tools.context import ToolContext
 from tools.errors import ToolError
 from tools.registry import Tool
-from tools.tanka.imports.importers import DELETED_PREFIX, ImportersError, importers
-from tools.tanka.source.formatter import FormatError, format_source
+from tools.tanka.errors import FormatError, ImportersError
+from tools.tanka.imports.importers import DELETED_PREFIX, importers
+from tools.tanka.source.formatter import format_source
 from tools.tanka.source.lint import format_diagnostics
 from tools.tanka.source.lint_child import lint_in_child
 

@@ -18,6 +18,7 @@ from tools.errors import ToolError
 from tools.registry import Tool
 from tools.tanka.check import CheckOptions, CheckSetupError, check_environments
 from tools.tanka.errors import TankaError
+from tools.tanka.imports.changed import affected_now
 
 
 class CheckInput(BaseModel):
@@ -68,8 +69,6 @@ def check_environment(ctx: ToolContext, params: CheckInput) -> str:
 
 
 def _affected(ctx: ToolContext) -> list[str]:
-    from tools.tanka.imports.changed import affected_now  # noqa: PLC0415 - the engine loads on the first call, not when the catalog is built
-
     trees = ctx.differ.trees if ctx.differ is not None else None  # the session's base trees
     try:
         return affected_now(ctx.root, ctx.base_commit or "HEAD", trees)

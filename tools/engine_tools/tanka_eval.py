@@ -17,6 +17,7 @@ from tools.context import ToolContext
 from tools.engine_tools.tanka_render import env_dir, eval_settings, tool_error
 from tools.registry import Tool
 from tools.tanka.errors import TankaError
+from tools.tanka.eval import eval_output, evaluate_path
 from tools.tanka.redact import is_secret, learn_secret_values, redact_deep
 
 
@@ -44,8 +45,6 @@ def _secrets(value: Any) -> Iterator[Mapping[str, Any]]:
 
 
 def evaluate(ctx: ToolContext, params: EvalInput) -> str:
-    from tools.tanka.eval import eval_output, evaluate_path  # noqa: PLC0415 - the engine loads on the first call, not when the catalog is built
-
     path = env_dir(ctx, params.path)
     settings = eval_settings(ctx)
     try:

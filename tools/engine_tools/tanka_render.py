@@ -22,6 +22,7 @@ from tools.tanka.diff.revision import RevisionDiffer
 from tools.tanka.env.loader import EvalSettings, list_environments
 from tools.tanka.env.spec import Environment
 from tools.tanka.errors import TankaError
+from tools.tanka.pipeline.render import show
 
 
 class FindInput(BaseModel):
@@ -86,8 +87,6 @@ def env_dir(ctx: ToolContext, given: str) -> Path:
 
 
 def show_environment(ctx: ToolContext, params: EnvInput) -> str:
-    from tools.tanka.pipeline.render import show  # noqa: PLC0415 - the engine loads on the first call, not when the catalog is built
-
     path = env_dir(ctx, params.env_path)
     try:
         text = show(path, redact=True, settings=eval_settings(ctx), mask=ctx.secret_mask)

@@ -37,7 +37,7 @@ class Download:
 
 
 @dataclass(slots=True)
-class Outcome:
+class InstallSummary:
     """What one install/update did: enough for a short, exact summary."""
 
     downloads: list[Download] = field(default_factory=list)
@@ -78,12 +78,12 @@ class Bundler:
             raise JbError(f"{spec.JSONNETFILE} already exists; use jb_install to add packages")
         self.jsonnetfile.write_bytes(spec.init_content())
 
-    def install(self, uris: Sequence[str] = ()) -> Outcome:
+    def install(self, uris: Sequence[str] = ()) -> InstallSummary:
         declared_bytes = self._read_declared()
         declared = spec.parse(declared_bytes)
         lock_bytes = self.lockfile.read_bytes() if self.lockfile.exists() else b""
         locks = dict(spec.parse(lock_bytes, filename=spec.LOCKFILE).dependencies)
-        outcome = Outcome(old_locks=dict(locks))
+        outcome = InstallSummary(old_locks=dict(locks))
         for uri in uris:
             dep = parse_uri(uri, self.project)
             current = declared.dependencies.get(dep.name)
@@ -98,7 +98,7 @@ class Bundler:
             files[self.jsonnetfile] = spec.dump(declared)
         return self._run(declared, locks, outcome, lock_bytes, files)
 
-    def update(self, uris: Sequence[str] = ()) -> Outcome:
+    def update(self, uris: Sequence[str] = ()) -> InstallSummary:
         declared = spec.parse(self._read_declared())
         if not self.lockfile.exists():
             raise JbError(
@@ -107,7 +107,7 @@ class Bundler:
             )
         lock_bytes = self.lockfile.read_bytes()
         locks = dict(spec.parse(lock_bytes, filename=spec.LOCKFILE).dependencies)
-        outcome = Outcome(old_locks=dict(locks))
+        outcome = InstallSummary(old_locks=dict(locks))
         for uri in uris:
             name = parse_uri(uri, self.project).name
             if locks.pop(name, None) is None:
@@ -122,10 +122,10 @@ class Bundler:
         self,
         declared: spec.JsonnetFile,
         locks: dict[str, Dependency],
-        outcome: Outcome,
+        outcome: InstallSummary,
         lock_bytes: bytes | None,
         files: dict[Path, bytes],
-    ) -> Outcome:
+    ) -> InstallSummary:
         remove_stale_stages(self.project)
         with Stage(self.project, self.vendor) as stage:
             resolved = _Resolver(self, stage, locks, outcome).run(declared)
@@ -178,7 +178,7 @@ class _Resolver:
     """jb's `ensure`: one level of dependencies at a time, sharing one lock map."""
 
     def __init__(
-        self, bundler: Bundler, stage: Stage, locks: dict[str, Dependency], outcome: Outcome
+        self, bundler: Bundler, stage: Stage, locks: dict[str, Dependency], outcome: InstallSummary
     ) -> None:
         self.bundler = bundler
         self.stage = stage

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from tools.jb import spec
 from tools.jb.deps import Dependency
-from tools.jb.install import VENDOR, Outcome
+from tools.jb.install import VENDOR, InstallSummary
 from tools.jb.sum import hash_dir
 
 SHORT_SHA = 12
@@ -17,7 +17,7 @@ def _short(version: str) -> str:
     return version[:SHORT_SHA] if is_sha else (version or "local")
 
 
-def describe_outcome(verb: str, where: str, outcome: Outcome) -> str:
+def describe_outcome(verb: str, where: str, outcome: InstallSummary) -> str:
     lines = [_headline(verb, where, outcome)]
     for dl in outcome.downloads:
         if dl.locked == "local":
@@ -37,7 +37,7 @@ def describe_outcome(verb: str, where: str, outcome: Outcome) -> str:
     return "\n".join(lines)
 
 
-def _headline(verb: str, where: str, outcome: Outcome) -> str:
+def _headline(verb: str, where: str, outcome: InstallSummary) -> str:
     files = " and ".join(outcome.files_written) or "no files"
     if not outcome.downloads and not outcome.files_written and not outcome.housekeeping.cleaned:
         count = len(outcome.new_locks)

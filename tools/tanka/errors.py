@@ -1,17 +1,21 @@
 """Errors of the Tanka engine. Messages are tk's own texts wherever tk has one.
 
-Every error derives from TankaError, so callers (the CLI, the agent tools) catch one class and
-show `str(exc)`: one message that says what is wrong, in the words a tk user already knows.
+TankaError's tree, so callers (the CLI, the agent tools) catch one class and show `str(exc)`:
+one message that says what is wrong, in the words a tk user already knows. Beside it, the
+importers analysis's and the formatter's errors, defined here so that what shows them (bot.tk's
+error boundary) need not load those engines.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tools.errors import EngineError
+
 DOCS_STRUCTURE = "https://tanka.dev/directory-structure"
 
 
-class TankaError(Exception):
+class TankaError(EngineError):
     """Base class: str(exc) is the text to show a user."""
 
 
@@ -95,10 +99,6 @@ class JsonnetError(TankaError):
     """Jsonnet evaluation failed: go-jsonnet's message, with file:line:col and stack trace."""
 
 
-class ImportRefusedError(JsonnetError):
-    """An import would read a file outside the project (absolute path, `..`, symlink)."""
-
-
 class EvalTimeoutError(JsonnetError):
     def __init__(self, what: str, seconds: float) -> None:
         super().__init__(
@@ -155,3 +155,15 @@ def go_quote(text: str) -> str:
             out.append(f"\\U{code:08x}")
     out.append('"')
     return "".join(out)
+
+
+class ImportersError(EngineError, ValueError):
+    """A bad argument to the importers analysis (e.g. a file that does not exist)."""
+
+
+class FormatError(EngineError):
+    """The source cannot be formatted; the message is go-jsonnet's `file:line:col message`."""
+
+
+class FormatterUnavailable(FormatError):
+    """Neither the gojsonnet shared library nor a jsonnetfmt binary could be used."""

@@ -12,7 +12,7 @@ from bot.inbound.alert_receiver import AlertReceiver, authorized
 from bot.inbound.http import MAX_BODY
 from bot.telemetry.metrics import Metrics
 from tests.unit.alerts.test_payload import fixture
-from tests.unit.service.test_http import Response, environ
+from tests.unit.inbound.test_http import Response, environ
 
 TOKEN = "am-unit-token"
 
@@ -27,9 +27,9 @@ def call(receiver: AlertReceiver, body: bytes, **headers: str) -> tuple[int, str
 def receiver(*, take: bool = True) -> tuple[AlertReceiver, list[AlertNotification]]:
     taken: list[AlertNotification] = []
 
-    def hand_off(n: AlertNotification) -> bool:
+    def hand_off(n: AlertNotification) -> str | None:
         taken.append(n)
-        return take
+        return None if take else "the work queue is full"
 
     return AlertReceiver(TOKEN, Metrics(), hand_off), taken
 

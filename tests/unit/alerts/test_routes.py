@@ -25,11 +25,12 @@ def load(tmp_path: Path, data: object, **env: str) -> Settings:
 
 def test_routes_match_anchored_and_the_first_match_wins(tmp_path: Path) -> None:
     catch_all = {"match": {"alertname": ".+"}, "channel": "C0OPS", "instructions": "look",
-                 "max_sessions_per_hour": 2, "name": "rest"}  # fmt: skip
+                 "max_sessions_per_hour": 2, "max_notes_per_hour": 3, "name": "rest"}  # fmt: skip
     routes = load(tmp_path, {"alert_routes": [ROUTE, catch_all]}).teams.alert_routes
     first, rest = routes
     assert (first.name, first.requester, first.max_sessions_per_hour) == ("0", "alert:0", 6)
     assert (rest.requester, rest.max_sessions_per_hour) == ("alert:rest", 2)
+    assert (first.max_notes_per_hour, rest.max_notes_per_hour) == (20, 3)
     oom = {"alertname": "KubeContainerOOMKilled", "namespace": "staging"}
     assert route_for(routes, oom) is first
     # anchored: "prod|staging" is ^(?:prod|staging)$, so neither prefix nor suffix matches
@@ -49,6 +50,7 @@ def test_bad_routes_stop_start_up_naming_each_route(tmp_path: Path) -> None:
             {**ROUTE, "channel": "#deploy", "max_sessions_per_hour": 0, "colour": "red"},
             {"match": {"alertname": "x"}, "channel": "C0DEPLOY"},
             {**ROUTE, "match": {"alertname": "(?P<n>x)\\1"}},  # backreferences: not RE2
+            {**ROUTE, "max_notes_per_hour": "many"},
         ],
     }
     with pytest.raises(ConfigError) as caught:
@@ -61,6 +63,7 @@ def test_bad_routes_stop_start_up_naming_each_route(tmp_path: Path) -> None:
     assert "alert_routes[2].colour: unknown route field" in text
     assert "alert_routes[3].instructions: must say what the agent should do" in text
     assert "alert_routes[4].match.alertname" in text
+    assert "alert_routes[5].max_notes_per_hour: must be a whole number >= 1 (got 'many')" in text
 
 
 def test_a_route_list_of_the_wrong_shape_is_named(tmp_path: Path) -> None:

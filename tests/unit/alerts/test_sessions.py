@@ -4,10 +4,13 @@ without a turn, a new session after the old one closed, the route as the request
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+import time
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, cast
 
+import pytest
 import yaml
 
 from bot.agent.agent import Agent
@@ -16,15 +19,18 @@ from bot.domain.alerts import AlertNotification, parse_notification
 from bot.domain.thread import ThreadKey
 from bot.policy.groups import GroupCache
 from bot.runtime import alerts
-from bot.runtime.dispatch import Admission, Dispatcher
+from bot.runtime.dispatch import Dispatcher, Submitted
 from bot.runtime.lease import Lease
-from bot.runtime.queue import Pending
+from bot.runtime.pending import Pending
 from bot.runtime.threads import Threads
 from bot.services import Services
+from bot.store.base import Store
 from bot.store.memory import MemoryStore
+from bot.store.redis import RedisStore
 from bot.telemetry.metrics import Metrics
 from bot.workspace.workspaces import Workspaces
 from fakes.chat import RecordingChat
+from tests.redis_server import RedisServer
 from tests.unit.alerts.test_payload import fixture
 from tools.tanka.diff.revision import RevisionDiffer
 
@@ -36,15 +42,18 @@ ROUTE = {"match": {"alertname": "KubeContainerOOMKilled"}, "channel": CHANNEL,
 class Inline:
     """A dispatcher that runs each job at once, on the caller's thread."""
 
-    def submit(self, job: Callable[[], None]) -> Admission:
+    def submit(self, job: Callable[[], None]) -> Submitted:
         job()
-        return Admission.STARTED
+        return Submitted.STARTED
 
 
 class Env:
-    def __init__(self, tmp: Path, route: dict[str, Any]) -> None:
+    def __init__(self, tmp: Path, route: dict[str, Any], store: Store | None = None) -> None:
         (tmp / "settings.yaml").write_text(yaml.safe_dump({"alert_routes": [route]}))
-        self.store = MemoryStore()
+        self.store = store or MemoryStore()
+        # A minute into the current clock hour, moved only by the test: hourly budgets see
+        # exactly the hours the test means.
+        self.now = (time.time() // 3600) * 3600 + 60
         self.chat = RecordingChat()
         self.metrics = Metrics()
         self.turns: list[tuple[ThreadKey, list[Pending]]] = []
@@ -53,6 +62,7 @@ class Env:
             store=self.store, chat=self.chat, workspaces=cast(Workspaces, None),
             agent=cast(Agent, None), differ=cast(RevisionDiffer, None), metrics=self.metrics,
             groups=GroupCache(self.chat.group_members), code_host=lambda: None, replica="r1",
+            clock=lambda: self.now,
         )  # fmt: skip
         self.svc = svc
         self.threads = Threads(svc, cast(Dispatcher, Inline()), None, self.turn)
@@ -141,3 +151,48 @@ def test_an_unrouted_group_is_counted_and_the_budget_is_noted_once(tmp_path: Pat
     assert len(roots) == 2
     assert "Alert route `oom` started 1 session this hour" in roots[1]
     assert env.outcomes() == {"unrouted": 1.0, "session": 1.0, "rate_limited": 2.0, "repeat": 1.0}
+
+
+@pytest.fixture(params=["memory", "redis"])
+def store(request: pytest.FixtureRequest) -> Iterator[Store]:
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    server: RedisServer = request.getfixturevalue("shared_redis")
+    redis_store = RedisStore(server.url, prefix=f"test-{uuid.uuid4().hex[:8]}:")
+    yield redis_store
+    redis_store.close()
+
+
+def flood(number: int) -> list[dict[str, Any]]:
+    """The group's alerts with one more that nobody has seen: news for the thread."""
+    alert = second_alert()
+    alert["labels"]["pod"] = f"flood-{number}"
+    alert["fingerprint"] = f"fp-flood-{number}"
+    alerts: list[dict[str, Any]] = fixture()["alerts"]
+    return [*alerts, alert]
+
+
+def test_notes_in_an_open_thread_are_bounded_per_hour(tmp_path: Path, store: Store) -> None:
+    env = Env(tmp_path, {**ROUTE, "max_notes_per_hour": 2}, store)
+    env.send(notification())
+    ((key, _),) = env.turns
+    for number in range(6):  # a token holder sending new fingerprints
+        env.send(notification(alerts=flood(number)))
+    in_thread = [text for _, text, thread in env.chat.posts if thread == key.thread_ts]
+    assert len(in_thread) == 3  # two notes, then one line saying the rest is held back
+    assert "`pod=flood-0`" in in_thread[0]
+    assert "`pod=flood-1`" in in_thread[1]
+    assert in_thread[2].startswith(":no_entry: This thread had 2 alert notes this hour")
+    assert "held back until the next hour" in in_thread[2]
+    assert env.outcomes() == {"session": 1.0, "noted": 2.0, "notes_held": 4.0}
+    assert b'tanka_bot_alert_groups_total{outcome="notes_held"} 4.0' in env.metrics.render()
+
+    env.now += 3600  # the next hour: news is noted again, once more held after the budget
+    for number in range(10, 14):
+        env.send(notification(alerts=flood(number)))
+    later = [text for _, text, thread in env.chat.posts if thread == key.thread_ts][3:]
+    assert ["`pod=flood-10`" in later[0], "`pod=flood-11`" in later[1]] == [True, True]
+    assert later[2].startswith(":no_entry: This thread had 2 alert notes")
+    assert len(later) == 3
+    assert len(env.turns) == 1  # notes never start a turn

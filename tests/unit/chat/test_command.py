@@ -17,8 +17,8 @@ from bot.agent.messages import LLMProvider, ModelRequest, ModelResponse, ToolCal
 from bot.chat import command as chat
 from bot.chat.repl import HELP
 from bot.cli import main
+from bot.compose import CommandDeps, build_code_host
 from bot.config import Settings
-from bot.github.code_host import build_code_host
 from fakes.github_server import FakeGitHub
 from fakes.scripted_provider import ScriptedProvider, Step, call, reply, tools
 from tests.git import git
@@ -50,7 +50,7 @@ class Harness:
         self.provider = ScriptedProvider(steps)
         self.out = io.StringIO()
         self.settings: list[Settings] = []
-        self.deps = chat.ChatDeps(
+        self.deps = CommandDeps(
             provider_factory=self._factory,
             registry_factory=lambda: ToolRegistry([*FILE_TOOLS, *GIT_TOOLS]),
             environ=ENV,
@@ -256,7 +256,7 @@ def test_github_pr_list_uses_the_checkouts_origin(
         github.add_repo("acme", "infra")
         github.add_pull("acme/infra", title="Scale loki in prod", head="loki-scale")
         h = Harness([tools(call("github_pr_list")), reply("One PR is open.")])
-        h.deps = chat.ChatDeps(
+        h.deps = CommandDeps(
             provider_factory=h._factory,
             registry_factory=lambda: ToolRegistry(GITHUB_TOOLS),
             environ={**ENV, "GITHUB_TOKEN": "ghs-dummy", "GITHUB_API_URL": github.url},

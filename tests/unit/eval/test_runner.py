@@ -13,7 +13,7 @@ from bot.agent.budget import Budgets
 from bot.agent.errors import AgentError, ErrorKind
 from bot.agent.messages import ModelRequest, ModelResponse
 from bot.agent.prompts import system_prompt
-from bot.eval.runner import Runner, RunResult, TaskResult
+from bot.eval.runner import RunResult, SuiteRunner, TaskResult
 from bot.eval.tasks import Task, load_suite
 from fakes.scripted_provider import ScriptedProvider, Step, call, last_results, reply, tools
 from tests.tree import digest_tree
@@ -73,7 +73,7 @@ def runner(
     jobs: int = 1,
     budgets: Budgets | None = None,
     seen: list[tuple[int, int, RunResult]] | None = None,
-) -> Runner:
+) -> SuiteRunner:
     agent = Agent(
         provider, default_registry(), system_prompt=system_prompt(), budgets=budgets or Budgets()
     )
@@ -84,7 +84,7 @@ def runner(
         if seen is not None:
             seen.append((done, total, run))
 
-    return Runner(
+    return SuiteRunner(
         agent,
         lambda root, base, folder: ToolContext(root=root, base_commit=base),
         workdir=work,

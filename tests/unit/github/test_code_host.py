@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
+from bot.compose import build_code_host
 from bot.config import Settings
 from bot.github.auth import InstallationTokens, StaticToken
-from bot.github.code_host import MAX_LISTED, GitHubCodeHost, build_code_host
+from bot.github.code_host import MAX_LISTED, GitHubCodeHost
 from bot.github.errors import (
     AuthError,
     CodeHostError,

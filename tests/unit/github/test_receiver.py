@@ -7,13 +7,13 @@ import json
 from typing import Any
 
 from bot.domain.pr_events import GitHubEvent, subject
-from bot.inbound.github_receiver import MAX_BODY, WebhookReceiver
+from bot.inbound.github_receiver import WebhookReceiver
 from bot.inbound.github_webhook import signature
-from bot.inbound.http import HealthApp
+from bot.inbound.http import MAX_BODY, HealthApp
 from bot.store.base import StoreUnavailable
 from bot.store.memory import MemoryStore
 from bot.telemetry.metrics import Metrics
-from tests.unit.service.test_http import Response, environ
+from tests.unit.inbound.test_http import Response, environ
 
 SECRET = "whsec-unit-test"
 PAYLOAD = {

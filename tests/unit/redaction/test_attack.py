@@ -56,7 +56,9 @@ def test_no_tool_result_shows_a_value_once_rendered(ctx: ToolContext) -> None:
     assert f"leaked: {REDACTED}" in shown
     assert f"leaked_b64: {REDACTED}" in shown
     assert "key: <redacted>" in shown  # the lower-case kind, by kind
-    assert f"  phrase: {REDACTED}\n  token: {REDACTED}\n" in shown  # folded by YAML, one run
+    # Folded by YAML, one run. Found by meaning, the run takes the "e" of "phrase" too: the
+    # passphrase itself holds "e dummy h" ("staple dummy horse"), so that "e" may be its.
+    assert f"  phras{REDACTED}\n  token: {REDACTED}\n" in shown
 
     diff = run(ctx, "tanka_diff", env_path=ENV)  # renders the base: the old password too
     assert leaks(diff) == []

@@ -93,18 +93,20 @@ def test_multi_line_value_whole_and_line_by_line_in_a_diff() -> None:
     assert mask.apply(added) == f"+    {REDACTED}\n-  short\n"  # the whole value, one run
     lines = CERT.splitlines()
     changed = f"     {lines[0]}\n-    {lines[1]}\n+    other\n     {lines[2]}\n"
+    # Its lines holding key material go, alone; the header line is in every certificate.
     assert mask.apply(changed) == (
-        f"     {REDACTED}\n-    {REDACTED}\n+    other\n     {REDACTED}\n"
+        f"     {lines[0]}\n-    {REDACTED}\n+    other\n     {REDACTED}\n"
     )
     assert mask.apply(f"ca: {CERT!r}") == f"ca: '{REDACTED}'"  # escaped, as in JSON or Python
     assert mask.apply(f"[{CERT}]") == f"[{REDACTED}\n]"  # the trailing newline stays
 
 
 def test_short_lines_of_a_multi_line_value_are_not_masked() -> None:
-    value = "user = admin-dummy\n}\nport = 5432\n"
+    value = "user = admin-dummy-7account\n}\nport = 5432\nmode = readonly-replica\n"
     mask = SecretMask([value])
-    assert MIN_LINE_LENGTH == 8
-    assert mask.apply("}\nport = 5432\nuser = admin-dummy") == f"}}\n{REDACTED}\n{REDACTED}"
+    assert MIN_LINE_LENGTH == 16
+    text = "}\nport = 5432\nuser = admin-dummy-7account\nmode = readonly-replica"
+    assert mask.apply(text) == f"}}\nport = 5432\n{REDACTED}\nmode = readonly-replica"
     assert mask.apply("a}b") == "a}b"
 
 
@@ -215,3 +217,18 @@ def test_a_value_folded_over_lines_is_masked_whole() -> None:
 def test_a_trailing_newline_does_not_swallow_the_next_line() -> None:
     mask = SecretMask([PASSWORD + "\n"])
     assert mask.apply(f"-  a: {PASSWORD}\n+  b: kept\n") == f"-  a: {REDACTED}\n+  b: kept\n"
+
+
+def test_a_document_is_masked_by_its_credentials_not_its_vocabulary() -> None:
+    # A URL, a JSON document and a config file: their passwords and keys go, wherever and
+    # however they are copied; the words every manifest holds stay.
+    docker = '{"auths": {"registry.example.com": {"username": "robot", "password": "R0b0tPass9"}}}'
+    url = "postgres://grafana:S3cr3tPassw0rd@db.prod.svc:5432/grafana"
+    config = "receiver: default\napi_key: k3y-9a8b7c6d5e\n"
+    mask = SecretMask([docker, url, config])
+    text = "password: x\nreceiver: default\nurl: db.prod.svc:5432/grafana\nuser: robot\n"
+    assert mask.apply(text) == text
+    assert mask.apply("pw: S 3 c r 3 t P a s s w 0 r d") == f"pw: {REDACTED}"
+    assert mask.apply("robot/R0B0TPASS9") == f"robot/{REDACTED}"
+    assert mask.apply("key=k3y-9a8b7c6d5e") == f"key={REDACTED}"
+    assert mask.apply(url) == REDACTED

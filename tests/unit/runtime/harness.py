@@ -22,11 +22,10 @@ import yaml
 
 from bot.agent.agent import Agent
 from bot.agent.prompts import system_prompt
-from bot.compose import budgets_from_settings
+from bot.compose import budgets_from_settings, build_code_host
 from bot.config import load_settings
 from bot.domain.requests import Mention, Reaction, ThreadReply
 from bot.domain.thread import ThreadKey
-from bot.github.code_host import build_code_host
 from bot.policy.groups import GroupCache
 from bot.runtime.dispatch import Dispatcher
 from bot.runtime.runner import Runner
@@ -71,14 +70,14 @@ class Rig:
     def mention(self, text: str, *, user: str = ALICE, ts: str | None = None) -> ThreadKey:
         """A new thread (at `ts`): `@tanka-bot text` by `user`; returns the thread's key."""
         message = Mention(CHANNEL, user, text, ts or self._next_ts(), None)
-        self.runner.accept(message)
+        self.runner.handle(message)
         return message.key
 
     def reply(self, key: ThreadKey, text: str, *, user: str = ALICE) -> None:
-        self.runner.accept(ThreadReply(CHANNEL, user, text, self._next_ts(), key.thread_ts))
+        self.runner.handle(ThreadReply(CHANNEL, user, text, self._next_ts(), key.thread_ts))
 
     def react(self, ts: str, *, user: str, name: str = "white_check_mark") -> None:
-        self.runner.accept(Reaction(CHANNEL, user, name, ts, True, time.time()))
+        self.runner.handle(Reaction(CHANNEL, user, name, ts, True, time.time()))
 
     def settle(self) -> None:
         """Wait until every submitted job has finished (the pool runs them on its threads)."""

@@ -90,7 +90,7 @@ def cut_off_by_a_dead_replica(bot: Rig, *, declared_dead: bool) -> ThreadKey:
     if declared_dead:  # what the admission keeper does once gone's owner lease ran out
         bot.svc.store.put_blob(dead_mark("gone-7-a1b2c3"), b"1", 120.0)
     bot.model.add(reply("Continued where it stopped."))
-    bot.runner.accept(ThreadReply(CHANNEL, ALICE, "and in prod", CUT_REPLY, key.thread_ts))
+    bot.runner.handle(ThreadReply(CHANNEL, ALICE, "and in prod", CUT_REPLY, key.thread_ts))
     bot.settle()
     return key
 
@@ -110,11 +110,11 @@ def test_a_request_delivered_again_after_its_turn_answered_it_runs_nothing(bot: 
     key = proposed(bot)
     bot.model.add(reply("Prod has 2 replicas."))
     again = ThreadReply(CHANNEL, ALICE, "how many in prod?", "1700000060.000001", key.thread_ts)
-    bot.runner.accept(again)
+    bot.runner.handle(again)
     bot.settle()
     posts, asked = len(bot.texts(key)), len(bot.model.requests)
     # The replica that ran it stopped before marking it done: the queue hands it out again.
-    bot.runner.accept(again)
+    bot.runner.handle(again)
     bot.settle()
     assert (len(bot.texts(key)), len(bot.model.requests)) == (posts, asked)
 
@@ -132,7 +132,7 @@ def test_a_turn_that_continues_a_cut_off_one_answers_its_requests_too(bot: Rig) 
     assert bot.said(key, "was cut off")
     asked = len(bot.model.requests)
     # ... so the cut-off turn's own request, queued again afterwards, is not run a second time.
-    bot.runner.accept(ThreadReply(CHANNEL, ALICE, "and in prod", CUT_REPLY, key.thread_ts))
+    bot.runner.handle(ThreadReply(CHANNEL, ALICE, "and in prod", CUT_REPLY, key.thread_ts))
     bot.settle()
     assert len(bot.model.requests) == asked
 
@@ -154,7 +154,7 @@ def test_a_mention_with_a_title_names_the_session_by_it(bot: Rig) -> None:
         None,
         "loki is out of memory",
     )
-    bot.runner.accept(shortcut)
+    bot.runner.handle(shortcut)
     bot.settle()
     session = bot.svc.sessions.get(shortcut.key)
     assert session is not None

@@ -16,7 +16,7 @@ from bot.domain.thread import ThreadKey
 from bot.policy.groups import GroupCache
 from bot.runtime.dispatch import Dispatcher
 from bot.runtime.lease import Lease
-from bot.runtime.queue import Pending
+from bot.runtime.pending import Pending
 from bot.runtime.threads import Threads
 from bot.services import Services
 from bot.store.memory import MemoryStore

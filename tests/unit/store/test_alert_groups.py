@@ -59,3 +59,17 @@ def test_the_over_budget_note_is_due_once_an_hour(backend: Backend) -> None:
     groups = AlertGroups(backend.store)
     assert [groups.note_due("oom", now=NOW + s) for s in (0, 1, 60)] == [True, False, False]
     assert AlertGroups(backend.replica()).note_due("oom", now=NOW + 3600)
+
+
+def test_a_threads_notes_are_budgeted_by_the_hour_and_the_held_line_is_due_once(
+    backend: Backend,
+) -> None:
+    groups, other = AlertGroups(backend.store), AlertGroups(backend.replica())
+    assert [groups.admit_note(A, 2, now=NOW + s) for s in (0, 1)] == [True, True]
+    assert not other.admit_note(A, 2, now=NOW + 2)  # every replica counts the same notes
+    assert groups.admit_note(B, 2, now=NOW + 2)  # each thread has its own
+    assert groups.admit("oom", 1, now=NOW)  # and sessions theirs
+    assert groups.admit_note(A, 2, now=NOW + 3600)  # the next hour
+    assert [groups.held_note_due(A, now=NOW + s) for s in (0, 1)] == [True, False]
+    assert other.held_note_due(B, now=NOW + 1)
+    assert other.held_note_due(A, now=NOW + 3600)

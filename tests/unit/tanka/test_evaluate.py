@@ -10,8 +10,9 @@ import pytest
 
 from tools.tanka.errors import EvalCrashedError, EvalMemoryError, EvalTimeoutError, JsonnetError
 from tools.tanka.evaluation.evaluate import evaluate_file, str_code
-from tools.tanka.evaluation.pool import EvalPool, _Worker
+from tools.tanka.evaluation.pool import EvalPool
 from tools.tanka.evaluation.worker import EvalRequest
+from tools.tanka.evaluation.worker_process import Worker
 
 # Every test here runs on go-jsonnet and on jrsonnet (conftest.py).
 pytestmark = pytest.mark.usefixtures("evaluator")
@@ -122,7 +123,7 @@ def test_parallel_evaluations_share_the_pool(tmp_path: Path, pool: EvalPool) -> 
 def test_a_worker_that_died_while_idle_is_a_crash_error_not_a_broken_pipe(
     tmp_path: Path,
 ) -> None:
-    worker = _Worker()
+    worker = Worker()
     try:
         worker.process.kill()  # e.g. the kernel's OOM killer, between two calls
         worker.process.wait()

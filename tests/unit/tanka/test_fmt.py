@@ -31,7 +31,8 @@ GOLDEN = (FIXTURES / "messy.fmt.golden").read_text()
 # error on stderr, naming the input `<stdin>` as the real CLI does.
 FAKE_JSONNETFMT = f"""#!{sys.executable}
 import sys
-from tools.tanka.source.formatter import FormatError, format_source
+from tools.tanka.errors import FormatError
+from tools.tanka.source.formatter import format_source
 assert sys.argv[1:] == ["-"], sys.argv
 try:
     sys.stdout.write(format_source(sys.stdin.read(), "<stdin>"))

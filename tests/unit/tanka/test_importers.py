@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from tools.tanka.errors import ImportersError
 from tools.tanka.imports.graph import ImportScanner
-from tools.tanka.imports.importers import ImportersError, format_importers, importers
+from tools.tanka.imports.importers import format_importers, importers
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_tools" / "repo"
 ALL_ENVS = ["alpha", "beta", "binary", "cycle", "gamma", "nested/inner", "textblock"]

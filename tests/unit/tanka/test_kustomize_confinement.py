@@ -215,3 +215,153 @@ def test_dot_dot_climbs_from_where_a_linked_base_really_is(project: Path) -> Non
     message = refusal(project)
     assert f"{project}/kustomization.yaml: resources entry '../outside'" in message
     assert "outside the project directory" in message
+
+
+# -- generator, transformer and validator configs, inline and in files -----------------------
+
+INLINE_GENERATOR = """\
+generators:
+- |-
+  apiVersion: builtin
+  kind: ConfigMapGenerator
+  metadata: {name: leak}
+  files: [key=../../outside/secret.yaml]
+"""
+INLINE_OBJECT = """\
+transformers:
+- apiVersion: builtin
+  kind: PatchTransformer
+  metadata: {name: leak}
+  path: linked/secret.yaml
+"""
+HELM_INLINE = """\
+generators:
+- |-
+  apiVersion: builtin
+  kind: HelmChartInflationGenerator
+  metadata: {name: chart}
+  chartName: metadata
+  repo: http://169.254.169.254/latest
+"""
+STRATEGIC = """\
+transformers:
+- |
+  apiVersion: builtin
+  kind: PatchStrategicMergeTransformer
+  metadata: {name: remote}
+  paths: [https://example.com/patch.yaml]
+"""
+REPLACEMENT = """\
+validators:
+- |-
+  apiVersion: builtin
+  kind: ReplacementTransformer
+  metadata: {name: leak}
+  replacements:
+  - path: ../../outside/secret.yaml
+"""
+SECOND_DOCUMENT = """\
+transformers:
+- |-
+  apiVersion: builtin
+  kind: LabelTransformer
+  metadata: {name: harmless}
+  labels: {team: a}
+  ---
+  apiVersion: builtin
+  kind: SecretGenerator
+  metadata: {name: leak}
+  envs: [/etc/passwd]
+"""
+FUNCTION = """\
+generators:
+- |-
+  apiVersion: example.com/v1
+  kind: Anything
+  metadata:
+    name: run
+    annotations:
+      config.kubernetes.io/function: |
+        exec:
+          path: ./plugin.sh
+"""
+HELM_CHARTS = "helmCharts:\n- name: app\n  repo: oci://registry.example.com/charts\n"
+HELM_GLOBALS = "helmGlobals:\n  chartHome: ../../outside\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        (INLINE_GENERATOR, "inline generators entry (ConfigMapGenerator 'leak'): files entry "
+                           "'../../outside/secret.yaml' leads to"),
+        (INLINE_OBJECT, "inline transformers entry (PatchTransformer 'leak'): path entry "
+                        "'linked/secret.yaml' leads to"),
+        (HELM_INLINE, "(HelmChartInflationGenerator 'chart'): repo entry "
+                      "'http://169.254.169.254/latest' is remote"),
+        (STRATEGIC, "paths entry 'https://example.com/patch.yaml' is remote"),
+        (REPLACEMENT, "inline validators entry (ReplacementTransformer 'leak'): replacements "
+                      "entry '../../outside/secret.yaml' leads to"),
+        (SECOND_DOCUMENT, "(SecretGenerator 'leak'): envs entry '/etc/passwd' leads to"),
+        (FUNCTION, "(Anything 'run') is a KRM function (config.kubernetes.io/function)"),
+        (HELM_CHARTS, "helmCharts entry (config 'app'): repo entry "
+                      "'oci://registry.example.com/charts' is remote"),
+        (HELM_GLOBALS, "helmGlobals entry (config): chartHome entry '../../outside' leads to"),
+    ],
+    ids=["text", "object", "helm-repo", "remote-patch", "validator", "second-document",
+         "krm-function", "helm-charts", "helm-globals"],
+)  # fmt: skip
+def test_a_hostile_inline_config_is_refused_like_a_file(project: Path, text: str, why: str) -> None:
+    (project / "kustomize" / "linked").symlink_to(project.parent / "outside")
+    kustomization(project, "resources: [base]\n" + text)
+    message = refusal(project)
+    assert message.startswith("kustomizeBuild: ")
+    assert f"{project}/kustomize/kustomization.yaml: " in message
+    assert why in message
+
+
+def test_a_config_file_is_read_and_refused_for_what_it_names(project: Path) -> None:
+    (project / "kustomize" / "gen").mkdir()
+    (project / "kustomize" / "gen" / "cm.yaml").write_text(
+        "apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata: {name: leak}\n"
+        "files: [../../outside/secret.yaml]\n"
+    )
+    kustomization(project, "generators: [gen/cm.yaml]\n")
+    message = refusal(project)
+    # Paths in a config are the kustomization directory's, wherever the config is written.
+    assert (
+        f"{project}/kustomize/gen/cm.yaml (ConfigMapGenerator 'leak'): files entry "
+        "'../../outside/secret.yaml' leads to"
+    ) in message
+
+
+def test_an_inline_config_that_is_not_yaml_is_refused_naming_the_entry(project: Path) -> None:
+    kustomization(project, "generators:\n- |-\n  kind: [unclosed\n  a: b\n")
+    message = refusal(project)
+    assert "kustomization.yaml: inline generators entry 1 is not YAML" in message
+
+
+def test_inline_configs_that_stay_inside_still_build(project: Path) -> None:
+    (project / "kustomize" / "extra.env").write_text("A=1\n")
+    (project / "kustomize" / "gen.yaml").write_text(
+        "apiVersion: builtin\nkind: LabelTransformer\nmetadata: {name: l}\nlabels: {a: b}\n"
+        "fieldSpecs: [{path: metadata/labels, create: true}]\n"
+    )
+    kustomization(project, """\
+resources: [base]
+generators:
+- |-
+  apiVersion: builtin
+  kind: ConfigMapGenerator
+  metadata: {name: settings}
+  envs: [extra.env]
+  literals: [URL=https://example.com]
+transformers:
+- gen.yaml
+- apiVersion: builtin
+  kind: PrefixSuffixTransformer
+  metadata: {name: p}
+  prefix: "http://"
+  fieldSpecs: [{path: metadata/name}]
+""")  # fmt: skip
+    assert "config_map_built" in build(project)
+    assert ran(project)

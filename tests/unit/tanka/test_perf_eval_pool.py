@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from tools.tanka.evaluation.evaluate import evaluate_file
-from tools.tanka.evaluation.pool import GO_RUNTIME_ENV, EvalPool, InProcessPool
+from tools.tanka.evaluation.pool import EvalPool, InProcessPool
+from tools.tanka.evaluation.worker_process import GO_RUNTIME_ENV
 
 
 def _children_environ() -> list[dict[str, str]]:

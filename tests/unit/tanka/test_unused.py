@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.tanka.source.jsonnet.linter import ImportFailure, Snippet, lint_findings
+from tools.tanka.source.jsonnet.linter import ImportFailure, LintSnippet, lint_findings
 from tools.tanka.source.lint import lint_paths
 
 
@@ -27,7 +27,7 @@ class _NoImports:
 
 
 def found(text: str) -> list[str]:
-    findings = lint_findings([Snippet("t", text)], _NoImports(), use_type_checker=False)
+    findings = lint_findings([LintSnippet("t", text)], _NoImports(), use_type_checker=False)
     return [str(f.error).removeprefix("t:") for f in findings if f.kind == "unused"]
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.audit_command import line, parse_since, run
 from bot.errors import UserError
 from bot.store.base import StoreUnavailable
 from bot.telemetry.audit import Audit
-from bot.telemetry.audit_command import line, parse_since, run
 from bot.telemetry.audit_log import Event, JsonLinesAudit
 from tools.redaction import SecretMask
 

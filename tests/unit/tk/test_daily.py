@@ -100,7 +100,7 @@ def test_tk_show_loads_no_other_command_nor_pyyaml(repo: Path) -> None:
     modules = loaded["modules"]
     assert isinstance(modules, list)
     for other in (
-        "bot.telemetry.audit_command", "redis", "bot.chat.arguments", "bot.eval.arguments",
+        "bot.audit_command", "redis", "bot.chat.arguments", "bot.eval.arguments",
         "yaml", "tools.sandbox", "multiprocessing.connection", "socket",
     ):  # fmt: skip
         assert other not in modules, other

@@ -5,7 +5,7 @@ A library with no agent or Slack knowledge; the CLI (`tanka-bot tk check`), the 
 """
 
 from tools.tanka.check.errors import CheckSetupError, PolicyError, SchemaSettingError
-from tools.tanka.check.findings import Finding, Level, ObjectRef, Source
+from tools.tanka.check.findings import Checker, Finding, Level, ObjectRef
 from tools.tanka.check.report import CheckReport, EnvResult
 from tools.tanka.check.run import CheckOptions, check_environments, check_manifests
 
@@ -13,13 +13,13 @@ __all__ = [
     "CheckOptions",
     "CheckReport",
     "CheckSetupError",
+    "Checker",
     "EnvResult",
     "Finding",
     "Level",
     "ObjectRef",
     "PolicyError",
     "SchemaSettingError",
-    "Source",
     "check_environments",
     "check_manifests",
 ]

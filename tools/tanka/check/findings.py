@@ -21,7 +21,7 @@ class Level(StrEnum):
     UNCHECKED = "unchecked"
 
 
-class Source(StrEnum):
+class Checker(StrEnum):
     SCHEMA = "schema"
     POLICY = "policy"
 
@@ -58,7 +58,7 @@ class Finding:
     env: str  # the environment's directory (and [name] for inline environments)
     obj: ObjectRef
     level: Level
-    source: Source
+    source: Checker
     message: str
     path: str = ""  # schema findings: the field, e.g. spec.template.spec.containers[0].image
     rule: str = ""  # policy findings: the rule, e.g. main.deny or main.deployment.warn

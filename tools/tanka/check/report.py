@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools.tanka.check.findings import Finding, Level, Source
+from tools.tanka.check.findings import Checker, Finding, Level
 
 _ORDER = {Level.ERROR: 0, Level.WARNING: 1, Level.UNCHECKED: 2}
 
@@ -39,7 +39,7 @@ class CheckReport:
     def objects(self) -> int:
         return sum(e.objects for e in self.envs)
 
-    def count(self, level: Level, source: Source | None = None) -> int:
+    def count(self, level: Level, source: Checker | None = None) -> int:
         return sum(
             1 for f in self.findings if f.level == level and (source is None or f.source == source)
         )
@@ -71,8 +71,8 @@ class CheckReport:
             if valid != self.objects
             else _plural(self.objects, "object") + " valid",
             _plural(self.count(Level.UNCHECKED), "unchecked kind"),
-            _plural(self.count(Level.ERROR, Source.SCHEMA), "schema error"),
-            f"{self.count(Level.ERROR, Source.POLICY)} denied",
+            _plural(self.count(Level.ERROR, Checker.SCHEMA), "schema error"),
+            f"{self.count(Level.ERROR, Checker.POLICY)} denied",
             _plural(self.count(Level.WARNING), "warning"),
         ]
         if self.render_errors:
@@ -97,8 +97,8 @@ class CheckReport:
             "policies": list(self.policies),
             "counts": {
                 "objects": self.objects,
-                "schemaErrors": self.count(Level.ERROR, Source.SCHEMA),
-                "denied": self.count(Level.ERROR, Source.POLICY),
+                "schemaErrors": self.count(Level.ERROR, Checker.SCHEMA),
+                "denied": self.count(Level.ERROR, Checker.POLICY),
                 "warnings": self.count(Level.WARNING),
                 "uncheckedKinds": self.count(Level.UNCHECKED),
             },

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.tanka.check.errors import CheckSetupError
-from tools.tanka.check.findings import Finding, Level, ObjectRef, Source
+from tools.tanka.check.findings import Checker, Finding, Level, ObjectRef
 from tools.tanka.check.policy import PolicySet, rule_results
 from tools.tanka.check.rego import CompiledPolicy
 from tools.tanka.check.report import CheckReport, EnvResult
@@ -192,7 +192,7 @@ def _schema_findings(
         return None
     ref = ObjectRef.of(obj)
     return [
-        Finding(label, ref, Level.ERROR, Source.SCHEMA, scrub(p.message, obj), path=p.path)
+        Finding(label, ref, Level.ERROR, Checker.SCHEMA, scrub(p.message, obj), path=p.path)
         for p in problems
     ]
 
@@ -201,7 +201,7 @@ def _policy_findings(
     label: str, obj: dict[str, Any], ref: ObjectRef, result: Mapping[str, Any]
 ) -> list[Finding]:
     return [
-        Finding(label, ref, r.level, Source.POLICY, scrub(r.message, obj), rule=r.rule)
+        Finding(label, ref, r.level, Checker.POLICY, scrub(r.message, obj), rule=r.rule)
         for r in rule_results(result, ref.kind)
     ]
 
@@ -216,5 +216,9 @@ def _unchecked(
         f"validated); add its JSON Schema to {where} to check it"
     )
     return Finding(
-        label, ObjectRef(kind, "", api_version=api_version), Level.UNCHECKED, Source.SCHEMA, message
+        label,
+        ObjectRef(kind, "", api_version=api_version),
+        Level.UNCHECKED,
+        Checker.SCHEMA,
+        message,
     )

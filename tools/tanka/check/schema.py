@@ -176,7 +176,7 @@ def _remembering_validator(version: str) -> type[Validator]:
     the bundled schemas' `$ref`s are absolute paths into one version's definitions (no dynamic
     references, no `unevaluated*` keywords, which look beyond the subtree), so a ref's text and
     the subtree's canonical JSON name the result. Only passes are kept: a failing subtree is
-    validated again, so its errors come out exactly as before."""
+    validated again, so its errors come out exactly as an uncached validation's."""
     passed: set[tuple[str, str]] = set()
     follow = jsonschema.Draft202012Validator.VALIDATORS["$ref"]
 

@@ -60,7 +60,8 @@ class RenderOptions:
         )
 
     def key(self) -> str:
-        """ "" for the defaults (keys and stored files stay as before), else a digest of all."""
+        """ "" for the defaults (so the keys and files of caches written before options existed
+        stay valid), else a digest of all."""
         if self == DEFAULT_OPTIONS:
             return ""
         fields = [self.name, list(self.targets), self.ext_vars, self.tlas, self.max_stack]

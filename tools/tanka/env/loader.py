@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -190,8 +191,6 @@ def load_environments(
         except TankaError as exc:
             return exc
 
-    from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415 - tk start-up: threads only for several environments at once
-
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(paths)))) as executor:
         return list(executor.map(one, paths))
 
@@ -232,8 +231,6 @@ def list_environments(
             return []
         except TankaError as exc:
             return f"{file}:\n {exc}"
-
-    from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415 - tk start-up: threads only for several environments at once
 
     envs: list[Environment] = []
     errors: list[str] = []

@@ -45,7 +45,7 @@ class SelectorError(TankaError):
 
 
 @dataclass(frozen=True, slots=True)
-class Requirement:
+class LabelRequirement:
     key: str
     op: str  # exists, !, =, !=, in, notin, <, >
     values: tuple[str, ...] = ()
@@ -86,11 +86,11 @@ def _split(text: str) -> list[str]:
     return parts
 
 
-def parse_selector(text: str) -> tuple[Requirement, ...]:
+def parse_selector(text: str) -> tuple[LabelRequirement, ...]:
     """The requirements of a selector; SelectorError (tk's text) when it is malformed."""
     if not text.strip():
         return ()
-    requirements: list[Requirement] = []
+    requirements: list[LabelRequirement] = []
     for part in _split(text):
         found = _REQUIREMENT.match(part)
         if found is None:
@@ -99,7 +99,7 @@ def parse_selector(text: str) -> tuple[Requirement, ...]:
     return tuple(requirements)
 
 
-def _requirement(found: re.Match[str], text: str) -> Requirement:
+def _requirement(found: re.Match[str], text: str) -> LabelRequirement:
     values: tuple[str, ...]
     if found["absent"]:
         key, op, values = found["absent"], "!", ()
@@ -114,7 +114,7 @@ def _requirement(found: re.Match[str], text: str) -> Requirement:
         raise SelectorError(text)
     if op in ("<", ">") and not (len(values) == 1 and _is_int(values[0])):
         raise SelectorError(text)
-    return Requirement(key, op, values)
+    return LabelRequirement(key, op, values)
 
 
 def selector(text: str) -> Callable[[Labels], bool]:

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools.errors import EngineError
 from tools.tanka.confined import ConfinedPaths, Outside
 from tools.tanka.natives.shim import SHIM_NAME, SHIM_SOURCE
 
@@ -44,7 +45,7 @@ MISSING = "-"
 OUTSIDE = "!"
 
 
-class ImportRefused(Exception):
+class ImportRefused(EngineError):
     """The callback's refusal; go-jsonnet reports the message at the import's location."""
 
 

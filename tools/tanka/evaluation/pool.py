@@ -16,135 +16,18 @@ on their own checkout, as `tk` itself evaluates (see its docstring for what that
 from __future__ import annotations
 
 import atexit
-import contextlib
 import os
-import sys
+import queue
 import threading
 from typing import TYPE_CHECKING
 
-from tools.tanka.errors import EvalCrashedError, EvalMemoryError, EvalTimeoutError
 from tools.tanka.evaluation.worker import EvalReply, EvalRequest, evaluate
 
 if TYPE_CHECKING:
-    import subprocess
-    from multiprocessing.connection import Connection
+    from tools.tanka.evaluation.worker_process import Worker
 
 # A worker's Go heap only grows; recycling bounds a long-lived worker's footprint.
 MAX_TASKS_PER_WORKER = 200
-STARTUP_TIMEOUT = 60.0
-# Beyond the sandbox's basics: what helm/kustomize and an uninstalled checkout need.
-_WORKER_VARS = ("HOME", "PYTHONPATH", "TANKA_HELM_PATH", "TANKA_KUSTOMIZE_PATH")
-# Go's collector by default runs whenever the heap doubles; an evaluation makes much
-# short-lived garbage over a small live heap, so letting it triple saves ~20% of evaluation time
-# (Tempo: worker peak 84 -> 107 MB). GOMEMLIMIT makes it collect eagerly again as the heap nears
-# a size well under the default memory budget, so big evaluations keep their headroom.
-GO_RUNTIME_ENV = {"GOGC": "200", "GOMEMLIMIT": "1GiB"}
-_OUT_OF_MEMORY = ("out of memory", "cannot allocate memory", "memory allocation of")
-
-
-class _Worker:
-    def __init__(self) -> None:
-        # Start-up: `tanka-bot tk` evaluates in its own process (InProcessPool) and never gets
-        # here; the socket, pickling and sandbox modules load with the first worker.
-        import socket  # noqa: PLC0415 - tk start-up: loaded with the first worker process
-        import subprocess  # noqa: PLC0415 - tk start-up: loaded with the first worker process
-        import tempfile  # noqa: PLC0415 - tk start-up: loaded with the first worker process
-        from multiprocessing.connection import Connection  # noqa: PLC0415 - tk start-up: loaded with the first worker process
-
-        from tools.sandbox import scrubbed_env  # noqa: PLC0415 - tk start-up: loaded with the first worker process
-
-        parent_sock, child_sock = socket.socketpair()
-        handle, self.stderr_path = tempfile.mkstemp(prefix="tk-eval-", suffix=".log")
-        os.close(handle)
-        fd = child_sock.fileno()
-        self.process = subprocess.Popen(
-            # -P: never import from the working directory (see lint_static.run_static_checks).
-            [
-                sys.executable,
-                "-P",
-                "-m",
-                "tools.tanka.evaluation.worker",
-                str(fd),
-                self.stderr_path,
-            ],
-            pass_fds=(fd,),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            cwd="/",
-            env=scrubbed_env(_worker_vars()),
-        )
-        child_sock.close()
-        self.parent_conn: Connection = Connection(parent_sock.detach())
-        self.tasks = 0
-        if not self._started():
-            self.stop()
-            raise EvalCrashedError("the evaluation worker", "it did not start")
-
-    def _started(self) -> bool:
-        try:
-            return bool(
-                self.parent_conn.poll(STARTUP_TIMEOUT) and self.parent_conn.recv() == "ready"
-            )
-        except (EOFError, OSError):
-            return False
-
-    def call(self, request: EvalRequest, timeout: float, what: str) -> EvalReply:
-        self.tasks += 1
-        try:
-            self.parent_conn.send(request)
-        except OSError:  # it died since the last call (killed from outside): say so
-            _wait(self.process, 5)
-            raise self._crash_error(request, what) from None
-        if not self.parent_conn.poll(timeout):
-            self.stop()
-            raise EvalTimeoutError(what, timeout)
-        try:
-            reply: EvalReply = self.parent_conn.recv()
-        except (EOFError, OSError):
-            _wait(self.process, 5)
-            raise self._crash_error(request, what) from None
-        return reply
-
-    def _crash_error(self, request: EvalRequest, what: str) -> Exception:
-        tail = self._stderr_tail()
-        self.stop()
-        # Go's words, then Rust's (jrsonnet's allocator aborts with "memory allocation of N
-        # bytes failed" when the cap refuses it).
-        if any(text in tail for text in _OUT_OF_MEMORY):
-            return EvalMemoryError(what, request.memory_mb)
-        first = next((line for line in tail.splitlines() if "fatal error" in line), "")
-        code = self.process.returncode
-        return EvalCrashedError(what, first.strip() or f"worker exit code {code}")
-
-    def _stderr_tail(self) -> str:
-        try:
-            with open(self.stderr_path, "rb") as handle:
-                return handle.read(64 * 1024).decode("utf-8", errors="replace")
-        except OSError:
-            return ""
-
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-        _wait(self.process, 10)
-        self.parent_conn.close()
-        with contextlib.suppress(OSError):
-            os.unlink(self.stderr_path)
-
-
-def _worker_vars() -> dict[str, str]:
-    passed = {k: v for k, v in os.environ.items() if k in _WORKER_VARS}
-    return {**passed, **GO_RUNTIME_ENV}
-
-
-def _wait(process: subprocess.Popen[bytes], seconds: float) -> None:
-    import subprocess  # noqa: PLC0415 - tk start-up: loaded with the first worker process
-
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(seconds)
 
 
 class EvalPool:
@@ -152,13 +35,11 @@ class EvalPool:
 
     def __init__(self, size: int | None = None) -> None:
         self.size = max(1, size or os.cpu_count() or 1)
-        import queue  # noqa: PLC0415 - tk start-up: `tanka-bot tk` evaluates in-process
-
-        self._idle: queue.LifoQueue[_Worker | None] = queue.LifoQueue()
+        self._idle: queue.LifoQueue[Worker | None] = queue.LifoQueue()
         for _ in range(self.size):
             self._idle.put(None)  # a slot; the worker starts on first use
         self._lock = threading.Lock()
-        self._workers: set[_Worker] = set()
+        self._workers: set[Worker] = set()
         self._closed = False
 
     def run(self, request: EvalRequest, *, timeout: float, what: str) -> EvalReply:
@@ -188,7 +69,7 @@ class EvalPool:
         for _ in range(self.size - self.workers()):
             threading.Thread(target=start, name="eval-prestart", daemon=True).start()
 
-    def _acquire(self) -> _Worker:
+    def _acquire(self) -> Worker:
         if self._closed:
             raise RuntimeError("the evaluation pool is closed")
         worker = self._idle.get()
@@ -196,7 +77,9 @@ class EvalPool:
             if worker is not None:
                 self._forget(worker)
             try:
-                worker = _Worker()
+                from tools.tanka.evaluation.worker_process import Worker  # noqa: PLC0415 - tk start-up: 15 ms, 33 modules (socket, subprocess, multiprocessing, the sandbox)
+
+                worker = Worker()
             except BaseException:
                 self._idle.put(None)
                 raise
@@ -204,14 +87,14 @@ class EvalPool:
                 self._workers.add(worker)
         return worker
 
-    def _release(self, worker: _Worker, *, broken: bool) -> None:
+    def _release(self, worker: Worker, *, broken: bool) -> None:
         if broken or self._closed:
             self._forget(worker)
             self._idle.put(None)
         else:
             self._idle.put(worker)
 
-    def _forget(self, worker: _Worker) -> None:
+    def _forget(self, worker: Worker) -> None:
         worker.stop()
         with self._lock:
             self._workers.discard(worker)

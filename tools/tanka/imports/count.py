@@ -17,9 +17,9 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from tools.tanka.errors import NativeError
+from tools.tanka.errors import ImportersError, NativeError
 from tools.tanka.imports.graph import ENTRYPOINT
-from tools.tanka.imports.importers import ImportersError, importers_of_each
+from tools.tanka.imports.importers import importers_of_each
 from tools.tanka.natives.regex import compile_go
 
 DEFAULT_PATTERN = r"^.*\.(jsonnet|libsonnet)$"

@@ -30,6 +30,7 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from tools.tanka.errors import ImportersError
 from tools.tanka.imports.graph import (
     ENTRYPOINT,
     ROOT_MARKERS,
@@ -44,10 +45,6 @@ from tools.tanka.imports.graph import (
 DELETED_PREFIX = "deleted:"
 # Files naming a directory helmTemplate (a chart) or kustomizeBuild (a kustomization) reads.
 INPUT_MARKERS = ("Chart.yaml", "kustomization.yaml", "kustomization.yml", "Kustomization")
-
-
-class ImportersError(ValueError):
-    """A bad argument to the importers analysis (e.g. a file that does not exist)."""
 
 
 def importers(

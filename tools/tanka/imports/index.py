@@ -114,7 +114,7 @@ def update_index(
 
     Given `previous_tree` (a tree whose files `previous` describes), a changed file that imports
     the same paths, in the same order, in both trees counts as unchanged: a resolution follows
-    only a file's imports, so it reads and probes the same paths as before (a base move that
+    only a file's imports, so it reads and probes the same paths in both (a base move that
     edits a library's code but not its imports re-resolves nothing)."""
     paths = set(changed)
     if any(Path(p).name in ROOT_MARKERS for p in paths):

@@ -8,7 +8,9 @@ Jsonnet shim (shim.py) unwraps, so error texts survive the binding.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 from tools.tanka.errors import NativeError, TankaError
@@ -83,8 +85,6 @@ def _skip_space(data: str, i: int) -> int:
 
 
 def sha256(text: str) -> str:
-    import hashlib  # noqa: PLC0415 - start-up: loaded on first call, as the natives below
-
     return hashlib.sha256(_text(text, "str").encode("utf-8", errors="surrogatepass")).hexdigest()
 
 
@@ -96,28 +96,32 @@ def _text(value: Any, name: str) -> str:
 
 def parse_yaml(text: str) -> Any:
     """parse_yaml.parse_yaml, loading PyYAML only when an evaluation calls it (start-up)."""
-    from tools.tanka.natives.parse_yaml import parse_yaml as parse  # noqa: PLC0415 - start-up: PyYAML and the exec natives load on first call
+    from tools.tanka.natives.parse_yaml import parse_yaml as parse  # noqa: PLC0415 - start-up: PyYAML, 18 ms, 27 modules
 
     return parse(text)
 
 
-def escape_string_regex(text: str) -> str:
-    """regex.py's, loaded on first call: its RE2 would cost every evaluation's start-up."""
-    from tools.tanka.natives import regex  # noqa: PLC0415 - start-up: RE2 loads on first call
+def _regex() -> ModuleType:
+    """natives/regex.py, loaded on the first regex native's call: its RE2 would cost every
+    evaluation's start-up."""
+    from tools.tanka.natives import regex  # noqa: PLC0415 - start-up: RE2, 3 ms
 
-    return regex.escape_string_regex(text)
+    return regex
+
+
+def escape_string_regex(text: str) -> str:
+    escaped: str = _regex().escape_string_regex(text)
+    return escaped
 
 
 def regex_match(pattern: str, text: str) -> bool:
-    from tools.tanka.natives import regex  # noqa: PLC0415 - start-up: RE2 loads on first call
-
-    return regex.regex_match(pattern, text)
+    matched: bool = _regex().regex_match(pattern, text)
+    return matched
 
 
 def regex_subst(pattern: str, src: str, repl: str) -> str:
-    from tools.tanka.natives import regex  # noqa: PLC0415 - start-up: RE2 loads on first call
-
-    return regex.regex_subst(pattern, src, repl)
+    replaced: str = _regex().regex_subst(pattern, src, repl)
+    return replaced
 
 
 def manifest_yaml_from_json(text: str) -> str:
@@ -134,14 +138,10 @@ def _exec_functions(confine: str) -> dict[str, NativeFn]:
     """helmTemplate and kustomizeBuild, refusing charts and kustomizations outside `confine`."""
 
     def helm(name: str, chart: str, opts_json: str) -> Any:
-        from tools.tanka.natives.exec import helm_template  # noqa: PLC0415 - start-up: PyYAML and the exec natives load on first call
-
-        return helm_template(name, chart, opts_json, confine=confine)
+        return _exec().helm_template(name, chart, opts_json, confine=confine)
 
     def kustomize(path: str, opts_json: str) -> Any:
-        from tools.tanka.natives.exec import kustomize_build  # noqa: PLC0415 - start-up: PyYAML and the exec natives load on first call
-
-        return kustomize_build(path, opts_json, confine=confine)
+        return _exec().kustomize_build(path, opts_json, confine=confine)
 
     return {"helmTemplate": helm, "kustomizeBuild": kustomize}
 
@@ -179,3 +179,10 @@ def native_callbacks(confine: str = "/") -> dict[str, tuple[tuple[str, ...], Nat
         callbacks[name] = (params, fn)
         callbacks[SAFE_PREFIX + name] = (params, _safe(fn))
     return callbacks
+
+
+def _exec() -> ModuleType:
+    """natives/exec.py (helmTemplate, kustomizeBuild), loaded on the first call of either."""
+    from tools.tanka.natives import exec as exec_natives  # noqa: PLC0415 - start-up: PyYAML and the runner, 23 ms, 48 modules
+
+    return exec_natives

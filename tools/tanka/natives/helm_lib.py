@@ -25,51 +25,13 @@ from typing import Any
 import yaml
 
 from tools import linear_re
+from tools.errors import EngineError
 from tools.tanka.errors import NativeError
+from tools.tanka.kind_order import HELM_INSTALL_ORDER
 from tools.tanka.natives.parse_yaml import parse_yaml
 
 # Helm's releaseutil.InstallOrder: known kinds in this order, unknown kinds after them by name.
-INSTALL_ORDER = (
-    "PriorityClass",
-    "Namespace",
-    "NetworkPolicy",
-    "ResourceQuota",
-    "LimitRange",
-    "PodSecurityPolicy",
-    "PodDisruptionBudget",
-    "ServiceAccount",
-    "Secret",
-    "SecretList",
-    "ConfigMap",
-    "StorageClass",
-    "PersistentVolume",
-    "PersistentVolumeClaim",
-    "CustomResourceDefinition",
-    "ClusterRole",
-    "ClusterRoleList",
-    "ClusterRoleBinding",
-    "ClusterRoleBindingList",
-    "Role",
-    "RoleList",
-    "RoleBinding",
-    "RoleBindingList",
-    "Service",
-    "DaemonSet",
-    "Pod",
-    "ReplicationController",
-    "ReplicaSet",
-    "Deployment",
-    "HorizontalPodAutoscaler",
-    "StatefulSet",
-    "Job",
-    "CronJob",
-    "IngressClass",
-    "Ingress",
-    "APIService",
-    "MutatingWebhookConfiguration",
-    "ValidatingWebhookConfiguration",
-)
-_RANK = {kind: i for i, kind in enumerate(INSTALL_ORDER)}
+_RANK = {kind: i for i, kind in enumerate(HELM_INSTALL_ORDER)}
 # Helm's own separator (releaseutil.SplitManifests), on RE2 as in Go: linear, where re rescanned
 # a long run of blank lines from each of its starts.
 _SEPARATOR = linear_re.compile(r"(?:^|\s*\n)---\s*")
@@ -103,7 +65,7 @@ _SEMVER = re.compile(
 )
 
 
-class HelmLibraryError(Exception):
+class HelmLibraryError(EngineError):
     """Helm's library refused the chart or a template failed; the message is Helm's."""
 
 
@@ -238,7 +200,7 @@ def yaml_error(stream: str) -> str | None:
 
 
 def _by_kind(entries: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
-    known = len(INSTALL_ORDER)
+    known = len(HELM_INSTALL_ORDER)
     return sorted(entries, key=lambda e: (_RANK.get(e[1], known), "" if e[1] in _RANK else e[1]))
 
 

@@ -10,8 +10,11 @@ through a `file://` clone. tk runs kustomize as it is; the bot renders from the 
 kustomization it names and refuses, naming the file and the entry:
 - an entry that names a URL (`scheme://...`, or git's `user@host:path`);
 - a resource, base or component that is not in the project (kustomize would fetch it);
-- any path that leads outside the project directory, through `..` or a symlink.
-Inline patches and generator configs (text with a newline) are content, not paths: not checked.
+- any path that leads outside the project directory, through `..` or a symlink;
+- in a generator, transformer or validator config, written inline or in a file, and in
+  `helmCharts`/`helmGlobals`: the same for each file or address it names, and a KRM function
+  (tools.tanka.natives.kustomize_plugins says which fields).
+Inline patches (text with a newline) are content, not paths: not checked.
 `kustomize build` then runs with every git transport refused and HTTP sent to a closed port
 (`NO_NETWORK_ENV`), in case a kustomize version reads a field this module does not know.
 """
@@ -27,6 +30,7 @@ import yaml
 
 from tools.tanka.confined import ConfinedPaths, Outside
 from tools.tanka.errors import NativeError
+from tools.tanka.natives import kustomize_plugins as plugins
 
 # The names kustomize looks for in a directory, in its order.
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
@@ -70,16 +74,12 @@ def check_kustomization(target: str, confine: str, fn: str) -> None:
         # so `..` climbs from where a symlink leads, not from the link: so does this check.
         directory = paths.root + real[len(paths.real_root) :]
         source = os.path.join(directory, os.path.basename(found))
-        for field, entry in _entries(_load(found, source, fn)):
+        kustomization = _load(found, source, fn)
+        for field, entry in _entries(kustomization):
             if "\n" in entry:
-                continue  # inline content
+                continue  # inline content (an inline plugin config is checked below)
             where = f"{source}: {field} entry {entry!r}"
-            if _REMOTE.match(entry):
-                raise NativeError(
-                    f"{fn}: {where} is remote; tanka-bot fetches nothing kustomize would "
-                    "download: vendor it into the repository and name its path"
-                )
-            resolved = _inside(paths, os.path.normpath(os.path.join(directory, entry)), fn, where)
+            resolved = _checked(paths, directory, entry, fn, where)
             if field in _TARGETS and not os.path.exists(resolved):
                 raise NativeError(
                     f"{fn}: {where} is no file or directory of the project; kustomize would "
@@ -87,6 +87,69 @@ def check_kustomization(target: str, confine: str, fn: str) -> None:
                 )
             if os.path.isdir(resolved):
                 pending.append(resolved)
+            elif field in plugins.FIELDS and os.path.isfile(resolved):
+                shown = os.path.join(directory, entry)
+                _check_configs(paths, directory, _configs_in(resolved, shown, fn), fn, shown)
+        for field, configs in _inline_configs(kustomization, source, fn):
+            _check_configs(paths, directory, configs, fn, f"{source}: inline {field} entry")
+
+
+def _checked(paths: ConfinedPaths, directory: str, entry: str, fn: str, where: str) -> str:
+    """The real path an entry of a kustomization in `directory` names; refused when it is an
+    address or leads outside the project."""
+    if _REMOTE.match(entry):
+        raise NativeError(
+            f"{fn}: {where} is remote; tanka-bot fetches nothing kustomize would "
+            "download: vendor it into the repository and name its path"
+        )
+    return _inside(paths, os.path.normpath(os.path.join(directory, entry)), fn, where)
+
+
+def _check_configs(
+    paths: ConfinedPaths, directory: str, configs: list[Any], fn: str, where: str
+) -> None:
+    """Generator, transformer or validator configs: what they name must be the project's
+    (relative to the kustomization's directory, as kustomize reads it), and none runs a
+    program."""
+    for config in configs:
+        what = f"{where} ({plugins.describe(config)})"
+        annotation = plugins.function(config)
+        if annotation is not None:
+            raise NativeError(
+                f"{fn}: {what} is a KRM function ({annotation}); it would run a program or "
+                "pull an image, which tanka-bot does not do"
+            )
+        for field, entry in plugins.named(config):
+            _checked(paths, directory, entry, fn, f"{what}: {field} entry {entry!r}")
+
+
+def _configs_in(path: str, shown: str, fn: str) -> list[Any]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return plugins.parse(handle.read())
+    except (OSError, UnicodeDecodeError, plugins.BadConfig) as exc:
+        raise NativeError(f"{fn}: {shown} cannot be read as YAML: {exc}") from None
+
+
+def _inline_configs(
+    kustomization: dict[str, Any], source: str, fn: str
+) -> Iterator[tuple[str, list[Any]]]:
+    """(field, configs) for each config written in the kustomization itself: inline plugin
+    configs, `helmCharts` items and `helmGlobals`."""
+    for field in plugins.FIELDS:
+        for number, item in enumerate(_list(kustomization.get(field)), 1):
+            try:
+                configs = plugins.inline(item)
+            except plugins.BadConfig as exc:
+                raise NativeError(
+                    f"{fn}: {source}: inline {field} entry {number} is not YAML: {exc}"
+                ) from None
+            if configs is not None:
+                yield field, configs
+    yield "helmCharts", [c for c in _list(kustomization.get("helmCharts")) if isinstance(c, dict)]
+    globals_ = kustomization.get("helmGlobals")
+    if isinstance(globals_, dict):
+        yield "helmGlobals", [globals_]
 
 
 def _inside(paths: ConfinedPaths, path: str, fn: str, what: str) -> str:

@@ -6,11 +6,13 @@ sort. Manifests are changed in place, as tk does, and returned as a new list.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tools.tanka.errors import TankaError
+from tools.tanka.kind_order import TK_KIND_ORDER
 from tools.tanka.pipeline.targets import Targets, parse_targets
 
 if TYPE_CHECKING:
@@ -51,42 +53,8 @@ CLUSTER_WIDE_KINDS = frozenset(
     ]
 )
 
-KIND_ORDER = [
-    "Namespace",
-    "NetworkPolicy",
-    "ResourceQuota",
-    "LimitRange",
-    "PodSecurityPolicy",
-    "PodDisruptionBudget",
-    "ServiceAccount",
-    "Secret",
-    "ConfigMap",
-    "StorageClass",
-    "PersistentVolume",
-    "PersistentVolumeClaim",
-    "CustomResourceDefinition",
-    "ClusterRole",
-    "ClusterRoleList",
-    "ClusterRoleBinding",
-    "ClusterRoleBindingList",
-    "Role",
-    "RoleList",
-    "RoleBinding",
-    "RoleBindingList",
-    "Service",
-    "DaemonSet",
-    "Pod",
-    "ReplicationController",
-    "ReplicaSet",
-    "Deployment",
-    "HorizontalPodAutoscaler",
-    "StatefulSet",
-    "Job",
-    "CronJob",
-    "Ingress",
-    "APIService",
-]
-_KIND_INDEX = {kind: index for index, kind in enumerate(KIND_ORDER)}
+# tk sorts by kind in this order first (sort.go); unknown kinds go after every known one.
+_KIND_INDEX = {kind: index for index, kind in enumerate(TK_KIND_ORDER)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,8 +178,6 @@ def env_label(options: ProcessOptions) -> str:
         "metadata": {"name": options.env_name, "namespace": options.env_namespace}
     }
     values = [_field_value(source, field_path) for field_path in fields]
-    import hashlib  # noqa: PLC0415 - tk start-up: only environments with injectLabels hash
-
     return hashlib.sha256(":".join(values).encode()).hexdigest()[:48]
 
 
@@ -253,7 +219,7 @@ def sort_key(manifest: Manifest) -> tuple[int, str, str, str, str]:
     kind = _text(manifest.get("kind"))
     metadata = _metadata(manifest)
     return (
-        _KIND_INDEX.get(kind, len(KIND_ORDER)),
+        _KIND_INDEX.get(kind, len(TK_KIND_ORDER)),
         kind,
         _text(metadata.get("namespace")),
         _text(metadata.get("name")),

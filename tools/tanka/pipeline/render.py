@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from tools.tanka.env.loader import EvalSettings, LoadedEnvironment, load_environment
@@ -21,6 +22,7 @@ from tools.tanka.manifests import extract
 from tools.tanka.pipeline.process import ProcessOptions, process
 from tools.tanka.pipeline.rendered import RenderedEnv
 from tools.tanka.project import SPEC_FILE, resolve_env_paths
+from tools.tanka.redact import learn_secret_values, redact_all
 
 if TYPE_CHECKING:
     from tools.redaction.mask import SecretMask
@@ -36,7 +38,7 @@ def process_loaded(loaded: LoadedEnvironment, targets: Sequence[str] = ()) -> li
     env = loaded.env
     if env.expect_versions_tanka:
         # Loaded only here: its RE2 patterns cost every render's start-up otherwise.
-        from tools.tanka.env.versions import check_version  # noqa: PLC0415 - tk start-up: few environments state a constraint
+        from tools.tanka.env.versions import check_version  # noqa: PLC0415 - tk start-up: 4 ms, and few environments state a constraint
 
         check_version(env.expect_versions_tanka)
     options = ProcessOptions.from_environment(env, targets=tuple(targets))
@@ -101,8 +103,6 @@ def in_parallel(
     pool = (settings.pool if settings is not None else None) or default_pool()
     if len(todo) < 2 or pool.size < 2:
         return [action(item) for item in todo]
-    from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415 - tk start-up: threads only for several environments at once
-
     with ThreadPoolExecutor(max_workers=min(pool.size, len(todo))) as executor:
         return list(executor.map(action, todo))
 
@@ -146,8 +146,6 @@ def show(
     rendered = render_path(env_path, name=name, targets=targets, settings=settings)
     if mask is None and not redact:  # `tanka-bot tk show`: nothing to hide, nothing to load
         return show_output(rendered.manifests)
-    from tools.tanka.redact import learn_secret_values, redact_all  # noqa: PLC0415 - tk start-up: only the agent tools redact
-
     if mask is not None:
         learn_secret_values(rendered.manifests, mask)
     manifests = redact_all(rendered.manifests) if redact else list(rendered.manifests)

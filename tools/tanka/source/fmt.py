@@ -13,13 +13,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.tanka.source.formatter import (
-    FormatError,
-    FormatFn,
-    FormatterUnavailable,
-    default_formatter,
-    format_source,
-)
+from tools.tanka.errors import FormatError, FormatterUnavailable
+from tools.tanka.source.formatter import FormatFn, default_formatter, format_source
 
 __all__ = [
     "DEFAULT_EXCLUDES",

@@ -16,19 +16,12 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from tools.sandbox import scrubbed_env
+from tools.tanka.errors import FormatError, FormatterUnavailable
 
 FormatFn = Callable[[str, str], str]  # (source, filename) -> formatted source
 
 CLI_TIMEOUT = 60.0
 _SYMBOLS = ("jsonnet_make", "jsonnet_destroy", "jsonnet_fmt_snippet", "jsonnet_realloc")
-
-
-class FormatError(Exception):
-    """The source cannot be formatted; the message is go-jsonnet's `file:line:col message`."""
-
-
-class FormatterUnavailable(FormatError):
-    """Neither the gojsonnet shared library nor a jsonnetfmt binary could be used."""
 
 
 class _SharedLibrary:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from tools.errors import ToolError
+from tools.tanka.errors import FormatError
 from tools.tanka.evaluation.importer import TK_LIBRARY_SOURCE
 from tools.tanka.imports.graph import (
     TK_LIBRARY,
@@ -32,13 +33,12 @@ from tools.tanka.imports.graph import (
     resolve_import,
 )
 from tools.tanka.source.fmt import DEFAULT_EXCLUDES, find_jsonnet_files
-from tools.tanka.source.formatter import FormatError
 from tools.tanka.source.jsonnet.error_format import format_static_error
 from tools.tanka.source.jsonnet.errors import ParseError, StaticError
 from tools.tanka.source.jsonnet.linter import (
-    Finding,
     ImportFailure,
-    Snippet,
+    LintFinding,
+    LintSnippet,
     TreeCache,
     lint_findings,
 )
@@ -174,7 +174,7 @@ _CHECKS = {
 }
 
 
-def _from_finding(finding: Finding, shown: str) -> Diagnostic:
+def _from_finding(finding: LintFinding, shown: str) -> Diagnostic:
     error: StaticError = finding.error
     text = format_static_error(error)  # go-jsonnet's: at the import, for an imported file's
     check = _CHECKS[finding.kind]
@@ -217,7 +217,7 @@ class _Linter:
             return
         importer = _ProjectImporter(root, search, self._fs, self._absolute)
         try:
-            findings = lint_findings([Snippet(shown, text)], importer, trees=self._trees)
+            findings = lint_findings([LintSnippet(shown, text)], importer, trees=self._trees)
         except (RecursionError, MemoryError) as exc:
             message = f"too deep or too large for the linter ({type(exc).__name__}); not checked"
             found.append(Diagnostic(shown, 1, 1, message, "warning", "syntax"))

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from tools import sandbox
 from tools.errors import ToolError
+from tools.tanka.evaluation.worker import cap_memory
 from tools.tanka.source.lint import Diagnostic, lint_paths
 
 TIMEOUT = 180.0  # the static check's own child (60 s) included
@@ -53,8 +54,6 @@ def lint_in_child(
 
 
 def main() -> None:
-    from tools.tanka.evaluation.worker import cap_memory  # noqa: PLC0415 - the memory cap comes from the evaluation worker; loaded in the child only
-
     job = json.load(sys.stdin)
     cap_memory(int(job["memory_mb"]))
     found = lint_paths([Path(p) for p in job["paths"]], root=Path(job["root"]))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tools.tanka.errors import go_quote
 from tools.tanka.source.jsonnet.error_format import format_static_error
-from tools.tanka.source.jsonnet.linter import ImportFailure, Snippet, TreeCache, lint
+from tools.tanka.source.jsonnet.linter import ImportFailure, LintSnippet, TreeCache, lint
 
 
 class DirImporter:
@@ -57,7 +57,7 @@ def run_golden(checkout: Path, golden: Path, trees: TreeCache | None = None) -> 
     old = os.getcwd()
     os.chdir(linter_dir)  # names and imports are relative to it, as in linter_test.go
     try:
-        found = lint([Snippet(name, code)], DirImporter(linter_dir), trees=trees)
+        found = lint([LintSnippet(name, code)], DirImporter(linter_dir), trees=trees)
     finally:
         os.chdir(old)
     actual = "".join(format_static_error(e) + "\n" for e in found)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Mapping
 
-from tools.tanka.source.jsonnet.linter import ImportFailure, Snippet, TreeCache, lint
+from tools.tanka.source.jsonnet.linter import ImportFailure, LintSnippet, TreeCache, lint
 
 
 class MemoryImporter:
@@ -35,7 +35,7 @@ def lint_lines(main: str, **others: str) -> list[str]:
         "main.jsonnet": main,
         **{name.replace("_", "."): text for name, text in others.items()},
     }
-    return [str(e) for e in lint([Snippet("main.jsonnet", main)], MemoryImporter(files))]
+    return [str(e) for e in lint([LintSnippet("main.jsonnet", main)], MemoryImporter(files))]
 
 
 def test_library_used_wrongly() -> None:
@@ -137,5 +137,5 @@ def test_a_file_importing_itself_gets_a_separate_tree_shared_or_not() -> None:
     shared = TreeCache()
     for trees in (None, shared, shared):  # the second shared round reuses every tree
         for name, code in files.items():
-            found = lint([Snippet(name, code)], MemoryImporter(files), trees=trees)
+            found = lint([LintSnippet(name, code)], MemoryImporter(files), trees=trees)
             assert [str(e) for e in found] == expected[name]

@@ -11,7 +11,7 @@ import pytest
 from tools.tanka.source.jsonnet import ast
 from tools.tanka.source.jsonnet.common import ErrCollector, Variable
 from tools.tanka.source.jsonnet.error_format import format_static_error
-from tools.tanka.source.jsonnet.linter import ImportAst, ImportFailure, Snippet, lint
+from tools.tanka.source.jsonnet.linter import ImportAst, ImportFailure, LintSnippet, lint
 from tools.tanka.source.jsonnet.parser import MAX_NESTING
 
 
@@ -35,12 +35,12 @@ class Files:
 
 
 def run(code: str, files: dict[str, str] | None = None, name: str = "t") -> str:
-    found = lint([Snippet(name, code)], Files(files or {}), use_type_checker=False)
+    found = lint([LintSnippet(name, code)], Files(files or {}), use_type_checker=False)
     return "".join(format_static_error(e) + "\n" for e in found)
 
 
 def headers(code: str, files: dict[str, str] | None = None) -> list[str]:
-    found = lint([Snippet("t", code)], Files(files or {}), use_type_checker=False)
+    found = lint([LintSnippet("t", code)], Files(files or {}), use_type_checker=False)
     return [str(e) for e in found]
 
 
@@ -116,7 +116,7 @@ def test_an_imported_file_that_does_not_parse_is_reported_once() -> None:
 def test_each_file_is_read_once() -> None:
     files = Files({"a.libsonnet": "import 'b.libsonnet'", "b.libsonnet": "1"})
     code = "[import 'a.libsonnet', import 'b.libsonnet', import 'a.libsonnet']"
-    assert lint([Snippet("t", code)], files, use_type_checker=False) == []
+    assert lint([LintSnippet("t", code)], files, use_type_checker=False) == []
     assert files.reads == ["a.libsonnet", "b.libsonnet"]
 
 
@@ -135,7 +135,7 @@ def test_the_type_checker_runs_between_unused_variables_and_loops() -> None:
         ec.static_err("from the type checker", node.loc_range)
 
     code = "local u = 1; local l = l + 1; local v = 2; import 'lib.libsonnet'"
-    found = lint([Snippet("t", code)], Files({"lib.libsonnet": "{}"}), type_checker=checker)
+    found = lint([LintSnippet("t", code)], Files({"lib.libsonnet": "{}"}), type_checker=checker)
     assert [e.msg for e in found] == [
         "Unused variable: u",
         "Unused variable: v",
@@ -159,7 +159,7 @@ def test_var_at_maps_every_use_to_its_binding() -> None:
     ) -> None:
         captured.update(vars)
 
-    lint([Snippet("t", "local a = 1; [a, a, std.x]")], Files({}), type_checker=checker)
+    lint([LintSnippet("t", "local a = 1; [a, a, std.x]")], Files({}), type_checker=checker)
     uses = sorted((v.name, str(node.loc_range)) for node, v in captured["t"].items())
     assert uses == [("a", "t:1:15-16"), ("a", "t:1:18-19"), ("std", "t:1:21-24")]
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from tools.errors import EngineError
 from tools.tanka.source.jsonnet.ast import LocationRange
 
 
-class StaticError(Exception):
+class StaticError(EngineError):
     """A lexing, parsing or static-analysis error; `str()` is go-jsonnet's `loc msg` text."""
 
     def __init__(

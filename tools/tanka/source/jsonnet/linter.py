@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from tools.errors import EngineError
 from tools.tanka.source.jsonnet import ast
 from tools.tanka.source.jsonnet.children import children
 from tools.tanka.source.jsonnet.common import ErrCollector, Variable, VariableInfo, VariableKind
@@ -24,11 +25,11 @@ from tools.tanka.source.jsonnet.types import check as check_types
 from tools.tanka.source.jsonnet.variables import find_variables
 
 
-class ImportFailure(Exception):
+class ImportFailure(EngineError):
     """An import that cannot be opened; the message is the finding's text."""
 
 
-class Importer(Protocol):
+class ImportFinder(Protocol):
     def find(self, importing: str, path: str) -> str:
         """Where `path`, imported from the file `importing`, is; raises ImportFailure."""
         ...
@@ -58,7 +59,7 @@ FindingKind = Literal["parse", "static", "import", "unused", "types", "traversal
 
 
 @dataclass(frozen=True, slots=True)
-class Finding:
+class LintFinding:
     """One finding and where it came from: the file not parsing ("parse") or not passing static
     analysis ("static"), an import, an unused variable, the type checker, or the traversal."""
 
@@ -67,7 +68,7 @@ class Finding:
 
 
 @dataclass(slots=True)
-class Snippet:
+class LintSnippet:
     file_name: str
     code: str
 
@@ -131,7 +132,7 @@ class _ImportCache:
     """Imported trees by where they were found, as go-jsonnet's VM caches them: a file that
     fails to parse reports that once, and later imports of it see nothing."""
 
-    importer: Importer
+    importer: ImportFinder
     shared: TreeCache
     # The linted files' own trees, which imports must not return (see TreeCache).
     linted: set[int]
@@ -180,18 +181,18 @@ def _get_imports(
     path: str,
     roots: dict[str, ast.Node],
     cache: _ImportCache,
-    out: list[Finding],
+    out: list[LintFinding],
 ) -> None:
     for current in cache.shared.imports(node):
         if isinstance(current, ast.Import):
             try:
                 tree, found_at = cache.tree(path, current.file.value)
             except ImportFailure as exc:
-                out.append(Finding("import", StaticError(str(exc), current.loc_range)))
+                out.append(LintFinding("import", StaticError(str(exc), current.loc_range)))
                 continue
             except StaticError as exc:  # the imported file does not parse or analyse
                 error = StaticError(str(exc), current.loc_range, cause=exc)
-                out.append(Finding("import", error))
+                out.append(LintFinding("import", error))
                 continue
             if found_at not in roots and tree is not None:
                 roots[found_at] = tree
@@ -200,12 +201,12 @@ def _get_imports(
             try:
                 cache.importer.find(path, current.file.value)
             except ImportFailure as exc:
-                out.append(Finding("import", StaticError(str(exc), current.loc_range)))
+                out.append(LintFinding("import", StaticError(str(exc), current.loc_range)))
 
 
 def lint(
-    snippets: Sequence[Snippet],
-    importer: Importer,
+    snippets: Sequence[LintSnippet],
+    importer: ImportFinder,
     *,
     type_checker: TypeChecker | None = None,
     use_type_checker: bool = True,
@@ -224,13 +225,13 @@ def lint(
 
 
 def lint_findings(
-    snippets: Sequence[Snippet],
-    importer: Importer,
+    snippets: Sequence[LintSnippet],
+    importer: ImportFinder,
     *,
     type_checker: TypeChecker | None = None,
     use_type_checker: bool = True,
     trees: TreeCache | None = None,
-) -> list[Finding]:
+) -> list[LintFinding]:
     """`lint`, each finding with its kind."""
     with deep_recursion(), cycle_collection_paused():
         return _lint(
@@ -242,21 +243,21 @@ def lint_findings(
 
 
 def _lint(
-    snippets: Sequence[Snippet],
-    importer: Importer,
+    snippets: Sequence[LintSnippet],
+    importer: ImportFinder,
     checker: TypeChecker | None,
     trees: TreeCache,
-) -> list[Finding]:
-    found: list[Finding] = []
+) -> list[LintFinding]:
+    found: list[LintFinding] = []
     nodes: list[tuple[ast.Node, str]] = []
     linted: set[int] = set()
     for snippet in snippets:
         try:
             node = trees.tree(snippet.file_name, snippet.code)
-            if id(node) in linted:  # the same file twice: two trees, as before sharing
+            if id(node) in linted:  # the same file twice: a tree each, so each has its own findings
                 node = snippet_to_ast(snippet.file_name, snippet.code)
         except StaticError as err:
-            found.append(Finding("parse" if isinstance(err, ParseError) else "static", err))
+            found.append(LintFinding("parse" if isinstance(err, ParseError) else "static", err))
             continue
         linted.add(id(node))
         nodes.append((node, snippet.file_name))
@@ -274,13 +275,13 @@ def _lint(
                 and variable.name != "$"
             ):
                 message = f"Unused variable: {variable.name}"
-                found.append(Finding("unused", StaticError(message, variable.loc_range)))
+                found.append(LintFinding("unused", StaticError(message, variable.loc_range)))
         types = ErrCollector()
         if checker is not None:
             # === TYPE CHECKER findings go here, after unused variables (go-jsonnet's order).
             checker(node, roots, vars_by_file, cache.tree_or_none, types)
-        found.extend(Finding("types", err) for err in types.errs)
+        found.extend(LintFinding("types", err) for err in types.errs)
         loops = ErrCollector()
         traverse(node, loops)
-        found.extend(Finding("traversal", err) for err in loops.errs)
+        found.extend(LintFinding("traversal", err) for err in loops.errs)
     return found
