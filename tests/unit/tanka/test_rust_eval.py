@@ -307,6 +307,15 @@ def test_number_text_only_compared_is_not_seen(tmp_path: Path, expression: str) 
     _both(tmp_path, expression)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="known difference (docs/tanka-parity.md): a bitwise operator on a number past 2**53 "
+    "is refused by go-jsonnet and computed by jrsonnet",
+)
+def test_bitwise_operators_past_2_53(tmp_path: Path) -> None:
+    _both(tmp_path, "9007199254740993 & 1")
+
+
 def test_deep_nesting_is_an_error_not_a_crash(tmp_path: Path) -> None:
     # 8,000 nested brackets overflow the 8 MB main-thread stack under jrsonnet (a crash):
     # it runs on a larger stack, and go-jsonnet reports the depth.
