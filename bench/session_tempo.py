@@ -21,8 +21,10 @@ checkout is only read: a bare clone of it under bench/.work is the bot's remote.
    environment reads (a value it renders: real evaluations). Each twice: tk diff alone (its own
    cache), and with the bot's cache maintenance on the same machine (TANKA_BOT_WORKDIR shared)
    having run since the move, as its scheduler does.
-3. `tanka-bot tk show microservices` as a whole process vs a bare go-jsonnet evaluation of the
-   same file in a fresh Python (bench/tk_daily.py's), alternately.
+3. `tanka-bot tk show microservices` as a whole process, with each evaluator, vs a bare
+   go-jsonnet evaluation of the same file in a fresh Python (bench/tk_daily.py's), alternately.
+Parts 1 and 2 run with each evaluator (TANKA_BOT_JSONNET=go, =rust), alternated run by run, and
+print the ratio rust / go.
 
 Each figure: min / median / max over RUNS runs (default 3). The machine may be shared: read the
 minimum. Run: .venv/bin/python bench/session_tempo.py [TEMPO_JSONNET_COMPILED] [RUNS] [PART...]
@@ -50,6 +52,7 @@ LIBRARY = "operations/jsonnet/microservices/config.libsonnet"
 OLD, NEW = "replicas: 2,", "replicas: 3,"
 ENV = "operations/jsonnet-compiled/microservices"
 CHANNEL = "C0BENCH"
+EVALUATORS = ("go", "rust")  # TANKA_BOT_JSONNET, side by side in every part
 STEPS = (
     ("mention -> first model request", "first_request"),
     ("file_edit (incl. saving the edits)", "edit"),
@@ -156,22 +159,32 @@ def one_session(remote: str, workdir: str) -> dict[str, float]:
 
 
 def sessions(remote: Path, runs: int) -> None:
-    print(f"1. one session, right after start-up ({runs} runs, each a fresh process and workdir)")
-    results: list[dict[str, float]] = []
+    print(f"1. one session, right after start-up ({runs} runs per evaluator, alternated, each a "
+          "fresh process and workdir)")  # fmt: skip
+    results: dict[str, list[dict[str, float]]] = {name: [] for name in EVALUATORS}
     for run in range(runs):
-        workdir = WORK / f"workdir-{run}"
-        shutil.rmtree(workdir, ignore_errors=True)
-        done = subprocess.run(
-            [sys.executable, __file__, "--one-session", str(remote), str(workdir)],
-            capture_output=True, text=True, check=False,
-        )  # fmt: skip
-        shutil.rmtree(workdir, ignore_errors=True)
-        if done.returncode != 0:
-            sys.exit(f"session run failed:\n{done.stdout}\n{done.stderr}")
-        results.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    print(f"  {'start-up -> ready (/readyz 200)':<44} {figures([r['ready'] for r in results])}")
+        for evaluator in EVALUATORS:
+            workdir = WORK / f"workdir-{run}-{evaluator}"
+            shutil.rmtree(workdir, ignore_errors=True)
+            done = subprocess.run(
+                [sys.executable, __file__, "--one-session", str(remote), str(workdir)],
+                capture_output=True, text=True, check=False,
+                env={**os.environ, "TANKA_BOT_JSONNET": evaluator},
+            )  # fmt: skip
+            shutil.rmtree(workdir, ignore_errors=True)
+            if done.returncode != 0:
+                sys.exit(f"session run failed:\n{done.stdout}\n{done.stderr}")
+            results[evaluator].append(json.loads(done.stdout.strip().splitlines()[-1]))
+    for evaluator, found in results.items():
+        print(f"  TANKA_BOT_JSONNET={evaluator}")
+        print(f"    {'start-up -> ready (/readyz 200)':<44} {figures([r['ready'] for r in found])}")
+        for label, key in STEPS:
+            print(f"    {label:<44} {figures([r[key] for r in found])}")
+    go, rust = results["go"], results["rust"]
+    print("  rust / go, by min:")
     for label, key in STEPS:
-        print(f"  {label:<44} {figures([r[key] for r in results])}")
+        by_min = min(r[key] for r in rust) / min(r[key] for r in go)
+        print(f"    {label:<44} {by_min:.2f}x")
 
 
 # --- 2. tk diff after the base moved ----------------------------------------------------------
@@ -212,25 +225,39 @@ def tk_diff_after(remote: Path, runs: int, label: str, touched: tuple[str, ...])
         RepoCache(workdir, str(remote)), base_branch="main", interval=0.0, spares=0,
         prepare=lambda repo, commit, render: differ.prepare_base(repo, commit, render=render),
     )  # fmt: skip
-    alone = {**os.environ, "TMPDIR": str(tmp)}  # tk diff's own caches, no bot around
-    shared = {**alone, "TANKA_BOT_WORKDIR": str(workdir)}
+    # tk diff's own caches, no bot around: one per evaluator, so neither warms the other's.
+    alone = {}
+    for evaluator in EVALUATORS:
+        (tmp / evaluator).mkdir()
+        alone[evaluator] = {**os.environ, "TMPDIR": str(tmp / evaluator),
+                            "TANKA_BOT_JSONNET": evaluator}  # fmt: skip
+    shared = {e: {**env, "TANKA_BOT_WORKDIR": str(workdir)} for e, env in alone.items()}
     diff = [TANKA_BOT, "tk", "diff"]
     edit = clone / LIBRARY
     edit.write_text(edit.read_text().replace(OLD, NEW, 1))
-    subprocess.run(diff, cwd=clone, env=alone, capture_output=True, check=False)  # the old base
+    for env in alone.values():  # the old base
+        subprocess.run(diff, cwd=clone, env=env, capture_output=True, check=False)
     maintenance.run_once()
-    times: dict[str, list[float]] = {"alone": [], "shared": []}
+    times: dict[str, list[float]] = {f"{k} {e}": [] for k in ("alone", "shared") for e in alone}
     for run in range(runs):
         move_base(pusher, run, touched)
         git(clone, "checkout", "-q", "--", ".")
         git(clone, "pull", "-q", "--ff-only")
         edit.write_text(edit.read_text().replace(OLD, NEW, 1))
-        times["alone"].append(timed_diff(diff, clone, alone))
+        for evaluator, env in alone.items():
+            times[f"alone {evaluator}"].append(timed_diff(diff, clone, env))
         assert maintenance.run_once(), maintenance.last_error  # the scheduler's run, not timed
-        times["shared"].append(timed_diff(diff, clone, shared))
+        for evaluator, env in shared.items():
+            times[f"shared {evaluator}"].append(timed_diff(diff, clone, env))
     print(f"  base move: {label}")
-    print(f"    {'tk diff alone (its own caches)':<42} {figures(times['alone'])}")
-    print(f"    {'with the bot on this machine (its workdir)':<42} {figures(times['shared'])}")
+    for evaluator in alone:
+        print(f"    {'tk diff alone (its own caches), ' + evaluator:<48} "
+              f"{figures(times['alone ' + evaluator])}")  # fmt: skip
+        print(f"    {'with the bot on this machine, ' + evaluator:<48} "
+              f"{figures(times['shared ' + evaluator])}")  # fmt: skip
+    for kind in ("alone", "shared"):
+        by_min = min(times[f"{kind} rust"]) / min(times[f"{kind} go"])
+        print(f"    {kind}: rust / go {by_min:.2f}x by min")
 
 
 def timed_diff(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
@@ -265,9 +292,11 @@ def move_base(pusher: Path, run: int, touched: tuple[str, ...]) -> None:
 
 def tk_show(compiled: Path, runs: int) -> None:
     print(f"3. tanka-bot tk show microservices vs a bare go-jsonnet evaluation ({runs} runs)")
+    show = [TANKA_BOT, "tk", "show", "microservices", "--jsonnet-implementation"]
     commands = {
         "bare go-jsonnet in a fresh Python": [sys.executable, "-c", BARE, str(compiled)],
-        "tanka-bot tk show microservices": [TANKA_BOT, "tk", "show", "microservices"],
+        "tanka-bot tk show microservices, go": [*show, "go"],
+        "tanka-bot tk show microservices, rust": [*show, "rust"],
     }
     times: dict[str, list[float]] = {name: [] for name in commands}
     for argv in commands.values():  # warm-up: page cache, .pyc files
@@ -279,10 +308,12 @@ def tk_show(compiled: Path, runs: int) -> None:
             times[name].append(time.perf_counter() - start)
     for name, values in times.items():
         print(f"  {name:<44} {figures(values)}")
-    bare, show = times.values()
-    ratios = sorted(s / b for s, b in zip(show, bare, strict=True))
-    print(f"  {'ratio tk show / bare':<44} by min {min(show) / min(bare):.2f}x, per run "
-          f"{ratios[0]:.2f}-{ratios[-1]:.2f}x")  # fmt: skip
+    bare, *shows = times.values()
+    for evaluator, shown in zip(("go", "rust"), shows, strict=True):
+        ratios = sorted(s / b for s, b in zip(shown, bare, strict=True))
+        label = f"ratio tk show ({evaluator}) / bare"
+        print(f"  {label:<44} by min {min(shown) / min(bare):.2f}x, "
+              f"per run {ratios[0]:.2f}-{ratios[-1]:.2f}x")  # fmt: skip
 
 
 def main() -> None:

@@ -5,7 +5,8 @@
   manifestYaml then falls back to std.manifestYamlDoc, in Go), output left as JSON text, Go's
   collector at this process's settings (GOGC=100 unless you set it). The fastest a Python
   caller can get the file's JSON.
-* ours: `render.show` - evaluation in a worker process (confined import callback, tk's natives
+* ours: `render.show`, with each evaluator (go-jsonnet; jrsonnet with its fallback) - evaluation
+  in a worker process (confined import callback, tk's natives
   in Python, JSON decoded and sent back), manifest extraction and processing, YAML
   byte-identical to tk - with the worker started beforehand, so process start-up is excluded.
   Also split into its stages.
@@ -36,6 +37,7 @@ from pathlib import Path
 import _gojsonnet
 
 from tools.tanka.env.loader import EvalSettings, load_environment
+from tools.tanka.evaluation.implementation import Implementation, choose
 from tools.tanka.evaluation.worker_process import GO_RUNTIME_ENV
 from tools.tanka.goyaml.emit import show_output
 from tools.tanka.pipeline.render import process_loaded, show
@@ -122,25 +124,46 @@ def main() -> None:
     loaded = load_environment(env, settings=settings)
     manifests = process_loaded(loaded)
     gc = os.environ.get("GOGC", "100")
+
+    def on(evaluator: Implementation, action: Callable[[], object]) -> Callable[[], object]:
+        def run() -> object:
+            choose(evaluator)
+            return action()
+
+        return run
+
     times = alternate(
         {
             f"bare gojsonnet evaluate_file (in process, GOGC={gc})": lambda: bare(root),
-            "ours: show (evaluate + process + YAML)": lambda: show(env, settings=settings),
-            "  evaluate in a worker (load_environment)": lambda: load_environment(
-                env, settings=settings
+            "ours: show (evaluate + process + YAML), go": on(
+                "go", lambda: show(env, settings=settings)
+            ),
+            "ours: show (evaluate + process + YAML), rust": on(
+                "rust", lambda: show(env, settings=settings)
+            ),
+            "  evaluate in a worker (load_environment), go": on(
+                "go", lambda: load_environment(env, settings=settings)
+            ),
+            "  evaluate in a worker (load_environment), rust": on(
+                "rust", lambda: load_environment(env, settings=settings)
             ),
             "  extract + process (already evaluated)": lambda: process_loaded(loaded),
             "  YAML (show_output)": lambda: show_output(manifests),
         },
         runs,
     )
+    choose(None)
     worker_gc = " ".join(f"{k}={v}" for k, v in GO_RUNTIME_ENV.items())
     like_for_like = bare_with_worker_gc(root, runs)
     times[f"bare, {worker_gc} (subprocess, not alternated)"] = like_for_like
     report(times)
-    bare_t, ours_t = list(times.values())[:2]
-    print(f"ratio ours / bare: {ratio(ours_t, bare_t)} (target <= 1.3x)")
-    print(f"ratio ours / bare with the workers' Go settings: {ratio(ours_t, like_for_like)}")
+    bare_t, ours_go, ours_rust, eval_go, eval_rust = list(times.values())[:5]
+    for evaluator, ours_t in (("go", ours_go), ("rust", ours_rust)):
+        print(f"ratio ours ({evaluator}) / bare: {ratio(ours_t, bare_t)} (target <= 1.3x)")
+        print(f"ratio ours ({evaluator}) / bare with the workers' Go settings: "
+              f"{ratio(ours_t, like_for_like)}")  # fmt: skip
+    print(f"ratio show, rust / go: {ratio(ours_rust, ours_go)}")
+    print(f"ratio evaluation alone, rust / go: {ratio(eval_rust, eval_go)}")
 
 
 if __name__ == "__main__":

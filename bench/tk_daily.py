@@ -1,16 +1,17 @@
 """`tanka-bot tk` as a daily tool: whole-process figures, in one run (issue 9).
 
 1. Start-up: `tanka-bot tk env list` on a one-environment project vs `python -c pass`.
-2. Tempo (when a checkout is given): `tanka-bot tk show microservices` as a whole process vs a
-   bare go-jsonnet evaluation of the same file in a fresh Python process (tk's import paths,
-   nothing else), timed alternately; then automatic `tanka-bot tk diff` (no environment named)
-   after a one-line library change, cold (no stored base tree, import index or base render) and
-   warm, the environment selection alone, and the diff with the environments named; then the
-   first automatic diff after the base moved (a commit on the clone's HEAD, the one-line edit
-   kept in the working tree, the previous base's caches warm), for two kinds of move: Go code and
-   docs only (what most of Tempo's commits touch), and the same plus a library the affected
-   environments read (their base side must render again); then the same two moves with the new
-   base prepared first by another process in the same cache, as the bot's maintenance does in a
+2. Tempo (when a checkout is given): `tanka-bot tk show microservices` as a whole process, with
+   each evaluator (--jsonnet-implementation go, rust), vs a bare go-jsonnet evaluation of the
+   same file in a fresh Python process (tk's import paths, nothing else), timed alternately; then
+   automatic `tanka-bot tk diff` (no environment named) after a one-line library change, cold (no
+   stored base tree, import index or base render) and warm, with each evaluator, the environment
+   selection alone, and the diff with the environments named; then the first automatic diff
+   after the base moved (a commit on the clone's HEAD, the one-line edit kept in the working
+   tree, the previous base's caches warm), for two kinds of move: Go code and docs only (what
+   most of Tempo's commits touch), and the same plus a library the affected environments read
+   (their base side must render again); then the same two moves with the new base prepared
+   first by another process in the same cache, as the bot's maintenance does in a
    TANKA_BOT_WORKDIR that `tk diff` shares.
 3. The generated repository of ENVS environments (bench/tanka_diff.py's): automatic diff after a
    one-environment edit and after a library edit, cold and warm.
@@ -92,9 +93,10 @@ def alternate(commands: dict[str, tuple[list[str], Path]], runs: int, tmp: Path)
                   f"{by_median:.2f}x by median")  # fmt: skip
 
 
-def once(label: str, argv: Sequence[str], cwd: Path, tmp: Path) -> None:
+def once(label: str, argv: Sequence[str], cwd: Path, tmp: Path) -> float:
     seconds, cpu, code = measured(argv, cwd, tmp)
     print(f"  {label:<58} {seconds:7.2f} s  CPU {cpu:6.2f} s  (exit {code})")
+    return seconds
 
 
 def git(repo: Path, *args: str) -> None:
@@ -124,10 +126,12 @@ def start_up(runs: int, tmp: Path) -> None:
 
 def tempo(compiled: Path, runs: int, tmp: Path) -> None:
     print(f"tempo: {compiled}")
+    show = [TANKA_BOT, "tk", "show", "microservices", "--jsonnet-implementation"]
     alternate(
         {
             "bare go-jsonnet process": ([sys.executable, "-c", BARE, str(compiled)], compiled),
-            "tanka-bot tk show": ([TANKA_BOT, "tk", "show", "microservices"], compiled),
+            "tanka-bot tk show, go": ([*show, "go"], compiled),
+            "tanka-bot tk show, rust": ([*show, "rust"], compiled),
         },
         runs,
         tmp,
@@ -149,14 +153,24 @@ def tempo(compiled: Path, runs: int, tmp: Path) -> None:
     library = clone / LIBRARY_FILE
     text = library.read_text()
     library.write_text(text.replace("replicas: 2,", "replicas: 3,", 1))
+    diff = [TANKA_BOT, "tk", "diff", "--base", "HEAD"]
+    print(f"  one-line change in {LIBRARY_FILE}, each evaluator in its own cold cache:")
+    firsts: dict[str, float] = {}
+    for evaluator in ("go", "rust"):
+        own = tmp / f"cold-{evaluator}"
+        shutil.rmtree(own, ignore_errors=True)
+        own.mkdir()
+        with_evaluator = [*diff, "--jsonnet-implementation", evaluator]
+        firsts[evaluator] = once(
+            f"automatic tk diff, cold, {evaluator}", with_evaluator, clone, own
+        )
+        for i in range(2):
+            once(f"automatic tk diff, warm ({i + 1}), {evaluator}", with_evaluator, clone, own)
+    print(f"  cold tk diff, rust / go: {firsts['rust'] / firsts['go']:.2f}x")
     cold = tmp / "cold"
     shutil.rmtree(cold, ignore_errors=True)
     cold.mkdir()
-    diff = [TANKA_BOT, "tk", "diff", "--base", "HEAD"]
-    print(f"  one-line change in {LIBRARY_FILE}:")
-    once("automatic tk diff, cold", diff, clone, cold)
-    for i in range(2):
-        once(f"automatic tk diff, warm ({i + 1})", diff, clone, cold)
+    once("automatic tk diff, cold (default evaluator)", diff, clone, cold)
     selection = (
         "from pathlib import Path; import time\n"
         "from tools.tanka.base_tree import BaseTrees, resolve_commit\n"

@@ -35,6 +35,7 @@ from bot.mcp.config import McpConfig, McpConfigError, load_mcp_config
 from bot.policy.teams import TEAM_KEYS, Teams, parse_teams
 from bot.settings_file import read_yaml
 from tools.context import DEFAULT_PROTECTED_PATHS
+from tools.tanka.evaluation.implementation import choose as choose_jsonnet
 
 Provider = Literal["anthropic", "gemini", "openai"]
 
@@ -132,6 +133,9 @@ class Settings(BaseSettings):
     # Sub-agents and external MCP tools (bot/mcp/, bot/agent/review.py).
     mcp_config: Path | None = Field(None, alias="TANKA_BOT_MCP_CONFIG")
     review: bool = Field(True, alias="TANKA_BOT_REVIEW")
+    # The Jsonnet evaluator: jrsonnet with go-jsonnet answering wherever they could differ, or
+    # go-jsonnet alone (tools/tanka/evaluation/implementation.py).
+    jsonnet: Literal["go", "rust"] = Field("rust", alias="TANKA_BOT_JSONNET")
     # The servers of TANKA_BOT_MCP_CONFIG, validated and ${VAR}-expanded by load_settings.
     mcp: McpConfig | None = Field(None, exclude=True, repr=False)
 
@@ -422,6 +426,8 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         raise ConfigError(problems + [_describe(e) for e in exc.errors()]) from None
     if problems:
         raise ConfigError(problems)
+    if "TANKA_BOT_JSONNET" in values:  # unset: the engine's own default stands
+        choose_jsonnet(settings.jsonnet)
     if settings.mcp_config is not None:
         try:
             mcp = load_mcp_config(settings.mcp_config, env)

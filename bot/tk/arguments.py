@@ -51,23 +51,26 @@ def add_workflow_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def add_implementation_flag(parser: argparse.ArgumentParser) -> None:
-    """tk's --jsonnet-implementation (workflow commands, env list, eval)."""
+    """tk's --jsonnet-implementation (workflow commands, env list, eval), with `rust` beside
+    `go`; unset, TANKA_BOT_JSONNET or the engine's default (rust) decides."""
     parser.add_argument(
         "--jsonnet-implementation",
-        default="go",
+        default=None,
         type=_implementation,
         metavar="IMPL",
-        help="only `go` (tk's default, what the engine is); `binary:<path>` is not supported",
+        help="`go` (tk's evaluator) or `rust` (jrsonnet, go-jsonnet answering wherever they "
+        "could differ: the same output); `binary:<path>` is not supported",
     )
 
 
 def _implementation(value: str) -> str:
-    """tk's --jsonnet-implementation: `go` is the engine itself; delegating to another binary
-    would run a program named on the command line, which this CLI does not do."""
-    if value != "go":
+    """tk's --jsonnet-implementation: `go` and `rust` are evaluators of the engine itself;
+    delegating to another binary would run a program named on the command line, which this CLI
+    does not do."""
+    if value not in ("go", "rust"):
         raise argparse.ArgumentTypeError(
-            f"{value!r} is not supported: the engine is go-jsonnet, so only 'go' is accepted; "
-            "drop the flag or pass --jsonnet-implementation=go"
+            f"{value!r} is not supported: the engine evaluates with 'go' (go-jsonnet) or 'rust' "
+            "(jrsonnet); drop the flag or pass --jsonnet-implementation=go"
         )
     return value
 

@@ -53,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
     module, _, name = str(args.tk_handler).partition(":")
     handler = getattr(importlib.import_module(module), name)
     common = importlib.import_module("bot.tk.common")
-    with common.user_errors():
+    flags = importlib.import_module("bot.tk.flags")
+    with common.user_errors(), flags.jsonnet_implementation(args):
         code: int = handler(args)
     return code

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 import csv
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,6 +25,7 @@ from bot.tk.arguments import VARIABLE_KINDS
 from bot.tk.common import git_toplevel
 from tools.tanka.env.loader import EvalSettings
 from tools.tanka.evaluation.evaluate import str_code
+from tools.tanka.evaluation.implementation import choose, parse
 from tools.tanka.evaluation.pool import InProcessPool
 
 
@@ -92,3 +95,18 @@ def eval_settings(path: str, *, in_process: bool = True) -> EvalSettings:
     worker process would cost more than a whole evaluation of a small environment."""
     top = git_toplevel(Path(path).absolute())
     return EvalSettings(confine=top, pool=InProcessPool() if in_process else None)
+
+
+@contextmanager
+def jsonnet_implementation(args: argparse.Namespace) -> Iterator[None]:
+    """Evaluate with the implementation the command line names (--jsonnet-implementation), if
+    it names one, while the command runs."""
+    value: str | None = getattr(args, "jsonnet_implementation", None)
+    if value is None:
+        yield
+        return
+    previous = choose(parse(value))
+    try:
+        yield
+    finally:
+        choose(previous)

@@ -26,6 +26,9 @@ from tools.tanka.errors import (
 )
 from tools.tanka.evaluation.pool import EvalPool
 
+# Every test here runs on go-jsonnet and on jrsonnet (conftest.py).
+pytestmark = pytest.mark.usefixtures("evaluator")
+
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "tanka"
 STATIC = FIXTURES / "static"
 INLINE = FIXTURES / "inline"

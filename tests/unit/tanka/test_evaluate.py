@@ -14,6 +14,9 @@ from tools.tanka.evaluation.pool import EvalPool
 from tools.tanka.evaluation.worker import EvalRequest
 from tools.tanka.evaluation.worker_process import Worker
 
+# Every test here runs on go-jsonnet and on jrsonnet (conftest.py).
+pytestmark = pytest.mark.usefixtures("evaluator")
+
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "tanka"
 
 

@@ -23,6 +23,9 @@ from tools.tanka.natives import helm_lib
 from tools.tanka.natives.exec import DEFAULT_NAME_FORMAT, helm_template, keyed_manifests
 from tools.tanka.natives.parse_yaml import parse_yaml
 
+# Every test here runs on go-jsonnet and on jrsonnet (conftest.py).
+pytestmark = pytest.mark.usefixtures("evaluator")
+
 ROOT = Path(__file__).parents[3]
 FIXTURE = ROOT / "tests" / "fixtures" / "tanka_helm"
 CHART = FIXTURE / "charts" / "demo"
@@ -194,6 +197,7 @@ from pathlib import Path
 from tools.engine_tools.tanka_render import TOOLS
 from tools.context import ToolContext
 from tools.registry import ToolRegistry
+
 root = Path(sys.argv[1])
 out = ToolRegistry(TOOLS).execute(ToolContext(root=root), "tanka_show",
                                   {"env_path": "environments/default"})

@@ -13,6 +13,9 @@ import pytest
 
 from tools.tanka.evaluation.worker import EvalRequest, evaluate
 
+# Every test here runs on go-jsonnet and on jrsonnet (conftest.py).
+pytestmark = pytest.mark.usefixtures("evaluator")
+
 
 @pytest.mark.parametrize("length", range(1, 40))
 def test_missing_import_message_is_exact(tmp_path: Path, length: int) -> None:

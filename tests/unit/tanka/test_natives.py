@@ -17,6 +17,9 @@ from tools.tanka.natives.parse_yaml import parse_yaml
 from tools.tanka.natives.regex import escape_string_regex, regex_match, regex_subst
 from tools.tanka.natives.snakecase import snakecase
 
+# Every test here runs on go-jsonnet and on jrsonnet (conftest.py).
+pytestmark = pytest.mark.usefixtures("evaluator")
+
 
 @pytest.fixture(scope="module")
 def pool() -> Iterator[EvalPool]:

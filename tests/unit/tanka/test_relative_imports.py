@@ -22,6 +22,9 @@ from tests.unit.tanka.test_importers_tk_cases import TREE, T
 from tools.tanka.evaluation.importer import Importer, ImportRefused
 from tools.tanka.imports.graph import ImportScanner, search_path
 
+# Every test here runs on go-jsonnet and on jrsonnet (conftest.py).
+pytestmark = pytest.mark.usefixtures("evaluator")
+
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:

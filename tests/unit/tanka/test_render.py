@@ -12,6 +12,9 @@ from tools.tanka.errors import MultipleEnvsError, TankaError
 from tools.tanka.export.run import export
 from tools.tanka.pipeline.render import render_entrypoint, render_path, show
 
+# Every test here runs on go-jsonnet and on jrsonnet (conftest.py).
+pytestmark = pytest.mark.usefixtures("evaluator")
+
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "tanka_diff"
 
 

@@ -19,7 +19,11 @@ import pytest
 
 from bot.cli import main
 from tests.goyaml import load
+from tools.tanka.evaluation.evaluate import ANSWERED
 from tools.tanka.goyaml.emit import dump_yaml
+
+# Every test here runs on go-jsonnet and on jrsonnet (conftest.py).
+pytestmark = pytest.mark.usefixtures("evaluator")
 
 TEMPO = Path(os.environ.get("TANKA_TEMPO_CHECKOUT", "/nonexistent"))
 GENERATED = sorted(TEMPO.glob("operations/jsonnet-compiled/*/gen/*.yaml"))
@@ -43,11 +47,15 @@ TEMPO_FORMAT = "{{.kind}}-{{or .metadata.name .metadata.generateName}}"
 @pytest.mark.skipif(not GENERATED, reason="set TANKA_TEMPO_CHECKOUT to a grafana/tempo clone")
 @pytest.mark.parametrize("env", ["microservices", "microservices-with-extras"])
 def test_tempo_environments_export_byte_identical(
-    env: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    env: str, evaluator: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(COMPILED)
     out = tmp_path / "out"
+    before = ANSWERED.copy()
     assert main(["tk", "export", str(out), env, "--format", TEMPO_FORMAT]) == 0
+    # Each evaluation was answered by the evaluator under test: jrsonnet needed no fallback.
+    answered = ANSWERED - before
+    assert set(answered) == {evaluator}
     committed = {p.name: p.read_bytes() for p in (COMPILED / env / "gen").glob("*.yaml")}
     written = {p.name: p.read_bytes() for p in out.glob("*.yaml")}
     assert sorted(written) == sorted(committed)

@@ -15,6 +15,9 @@ from bot.cli import main
 from tools.tanka.errors import MultipleEnvsError
 from tools.tanka.pipeline.render import show
 
+# tk's cases run on go-jsonnet and on jrsonnet (tests/unit/tanka/conftest.py).
+pytestmark = pytest.mark.usefixtures("evaluator")
+
 CASES = Path(__file__).parents[2] / "fixtures" / "tanka_cases"
 
 

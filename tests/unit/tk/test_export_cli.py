@@ -12,6 +12,9 @@ import pytest
 
 from bot.cli import main
 
+# tk's cases run on go-jsonnet and on jrsonnet (tests/unit/tanka/conftest.py).
+pytestmark = pytest.mark.usefixtures("evaluator")
+
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "tanka_export"
 FORMAT = "{{.metadata.namespace}}/{{.metadata.name}}"
 INLINE = [

@@ -9,20 +9,28 @@ EvalMemoryError; either way the worker is replaced and the caller is unharmed.
 from __future__ import annotations
 
 import os
+from collections import Counter, deque
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tools.tanka.errors import JsonnetError, TankaError
+from tools.tanka.errors import EvalCrashedError, EvalMemoryError, JsonnetError, TankaError
+from tools.tanka.evaluation.implementation import chosen
 from tools.tanka.evaluation.pool import EvalPool, default_pool
 from tools.tanka.evaluation.reads import ReadSet
-from tools.tanka.evaluation.worker import EvalRequest
+from tools.tanka.evaluation.worker import EvalReply, EvalRequest
 from tools.tanka.gojson.encode import go_string
 from tools.tanka.project import absolute, find_base, find_root, fs_dir
 
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MEMORY_MB = 2048
 DEFAULT_MAX_STACK = 500  # go-jsonnet's default; tk changes it only for --max-stack > 0
+# Which evaluator answered this process's evaluations ("go", "rust") and how many of the
+# "rust" requests go-jsonnet answered ("fallback"), with the latest reasons: benches print them,
+# conformance tests check that jrsonnet really answered.
+ANSWERED: Counter[str] = Counter()
+FALLBACKS: deque[str] = deque(maxlen=32)
 
 
 def str_code(value: str) -> str:
@@ -100,16 +108,33 @@ def evaluate_snippet(
         memory_mb=memory_mb,
         trusted=tuple(str(p) for p in trusted),
         record=record is not None,
+        implementation=chosen(),
     )
     shown = os.path.relpath(filename, confine) if str(filename).startswith("/") else str(filename)
     try:
-        reply = (pool or default_pool()).run(request, timeout=timeout, what=shown)
+        reply = _run(pool or default_pool(), request, timeout=timeout, what=shown)
     except BaseException:  # a timeout, a crash: no read set
         if record is not None:
             record.add(None)
         raise
+    ANSWERED[reply.evaluator] += 1
+    if reply.fallback is not None:
+        ANSWERED["fallback"] += 1
+        FALLBACKS.append(reply.fallback)
     if record is not None:
         record.add(reply.reads)
     if reply.error is not None:
         raise JsonnetError(reply.error)
     return reply.value
+
+
+def _run(pool: EvalPool, request: EvalRequest, *, timeout: float, what: str) -> EvalReply:
+    """The pool's reply; a jrsonnet run that took its worker down (the memory cap, a crash) is
+    run again by go-jsonnet, whose outcome is tk's. A timeout is not: go-jsonnet is slower."""
+    try:
+        return pool.run(request, timeout=timeout, what=what)
+    except (EvalMemoryError, EvalCrashedError) as exc:
+        if request.implementation != "rust":
+            raise
+        reply = pool.run(replace(request, implementation="go"), timeout=timeout, what=what)
+        return replace(reply, fallback=f"jrsonnet's worker died: {exc}")

@@ -126,6 +126,10 @@ class InProcessPool(EvalPool):
     def __init__(self) -> None:
         super().__init__(1)
         self._one_at_a_time = threading.Lock()
+        # Before the command starts threads to render in: they evaluate with jrsonnet too.
+        from tools.tanka.evaluation.rust_eval import allow_a_large_stack  # noqa: PLC0415 - tk start-up: loaded with the engine
+
+        allow_a_large_stack()
 
     def run(self, request: EvalRequest, *, timeout: float, what: str) -> EvalReply:
         del timeout, what  # see the class docstring: nothing can stop a running evaluation

@@ -12,7 +12,7 @@ import json
 import os
 import re
 import resource
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +40,8 @@ class EvalRequest:
     memory_mb: int = 1024
     trusted: tuple[str, ...] = ()  # absolute imports the engine itself writes
     record: bool = False  # send back what the run read (EvalReply.reads)
+    # "rust": jrsonnet first, go-jsonnet when it cannot vouch for the answer (rust_eval.py).
+    implementation: str = "go"
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +52,8 @@ class EvalReply:
     # and importbin files, candidates that missed) -> importer.Importer.outcome; None when the
     # run failed or called a native that reads files the import callback does not see.
     reads: dict[str, str] | None = None
+    evaluator: str = "go"  # which one answered
+    fallback: str | None = None  # why go-jsonnet answered a "rust" request
 
 
 # Natives that read the file system themselves (a chart's or a kustomization's whole directory)
@@ -59,16 +63,65 @@ FILE_NATIVES = ("helmTemplate", "kustomizeBuild")
 
 def evaluate(request: EvalRequest) -> EvalReply:
     """Run one evaluation in this process (no limits); the worker loop wraps it."""
-    import _gojsonnet  # noqa: PLC0415 - the Jsonnet VM loads in the worker, not in the parent that imports EvalRequest
+    if request.implementation == "rust":
+        reply = _evaluate_rust(request)
+        if isinstance(reply, EvalReply):
+            return reply
+        return replace(_evaluate_go(request), fallback=reply)
+    return _evaluate_go(request)
 
+
+def _evaluate_rust(request: EvalRequest) -> EvalReply | str:
+    """jrsonnet's reply, or why go-jsonnet must answer (rust_eval.py)."""
+    from tools.tanka.evaluation.rust_eval import RustResult, evaluate_rust  # noqa: PLC0415 - the Jsonnet VM loads in the worker, not in the parent that imports EvalRequest
     from tools.tanka.natives.functions import native_callbacks  # noqa: PLC0415 - the Jsonnet VM loads in the worker, not in the parent that imports EvalRequest
 
-    importer = Importer(
+    importer = _importer(request)
+    opaque: list[str] = []
+    callbacks = native_callbacks(request.confine)
+    if request.record:
+        callbacks = _noting(callbacks, opaque)
+    try:
+        main = _main_source(request)
+    except OSError:
+        return "the entry file cannot be read"  # go-jsonnet's path says why
+    snippet = main is None
+    text = request.snippet.encode() if main is None and request.snippet is not None else main
+    outcome = evaluate_rust(
+        filename=request.filename,
+        main_text=text or b"",
+        snippet=snippet,
+        importer=importer,
+        callbacks=callbacks,
+        ext_codes=request.ext_codes,
+        tla_codes=request.tla_codes,
+        max_stack=request.max_stack,
+    )
+    if not isinstance(outcome, RustResult):
+        return outcome.reason
+    reads = None
+    if request.record and not opaque:
+        reads = importer.looked_up()
+        if main is not None:  # read above, not through the callback
+            reads[request.filename] = outcome_of(main)
+    return EvalReply(value=outcome.value, reads=reads, evaluator="rust")
+
+
+def _importer(request: EvalRequest) -> Importer:
+    return Importer(
         [Path(p) for p in request.jpath],
         confine=Path(request.confine),
         trusted=[Path(p) for p in request.trusted],
         one_run=True,
     )
+
+
+def _evaluate_go(request: EvalRequest) -> EvalReply:
+    import _gojsonnet  # noqa: PLC0415 - the Jsonnet VM loads in the worker, not in the parent that imports EvalRequest
+
+    from tools.tanka.natives.functions import native_callbacks  # noqa: PLC0415 - the Jsonnet VM loads in the worker, not in the parent that imports EvalRequest
+
+    importer = _importer(request)
     callbacks = native_callbacks(request.confine)
     opaque: list[str] = []
     if request.record:
@@ -165,6 +218,7 @@ def serve(conn: Connection, stderr_path: str) -> None:
     os.dup2(fd, 2)
     os.close(fd)
     evaluate(EvalRequest("<warm-up>", "{}", "/", ()))  # let the Go runtime reserve its arenas
+    evaluate(EvalRequest("<warm-up>", "{}", "/", (), implementation="rust"))  # and load jrsonnet
     conn.send("ready")  # start-up time must not count against the first request's timeout
     while True:
         try:

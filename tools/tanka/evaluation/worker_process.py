@@ -26,6 +26,7 @@ _WORKER_VARS = ("HOME", "PYTHONPATH", "TANKA_HELM_PATH", "TANKA_KUSTOMIZE_PATH")
 # (Tempo: worker peak 84 -> 107 MB). GOMEMLIMIT makes it collect eagerly again as the heap nears
 # a size well under the default memory budget, so big evaluations keep their headroom.
 GO_RUNTIME_ENV = {"GOGC": "200", "GOMEMLIMIT": "1GiB"}
+_OUT_OF_MEMORY = ("out of memory", "cannot allocate memory", "memory allocation of")
 
 
 class Worker:
@@ -87,7 +88,9 @@ class Worker:
     def _crash_error(self, request: EvalRequest, what: str) -> Exception:
         tail = self._stderr_tail()
         self.stop()
-        if "out of memory" in tail or "cannot allocate memory" in tail:
+        # Go's words, then Rust's (jrsonnet's allocator aborts with "memory allocation of N
+        # bytes failed" when the cap refuses it).
+        if any(text in tail for text in _OUT_OF_MEMORY):
             return EvalMemoryError(what, request.memory_mb)
         first = next((line for line in tail.splitlines() if "fatal error" in line), "")
         code = self.process.returncode

@@ -1,0 +1,147 @@
+"""The `std` jrsonnet evaluates with: tk's `std.thisFile` and guards where go-jsonnet's differs.
+
+jrsonnet (0.5.0-pre95 in rjsonnet 0.5.6) is built without `std.thisFile`, and some of its std
+functions answer differently from go-jsonnet's where both succeed (docs/tanka-parity.md lists them):
+numbers turned into text (go-jsonnet writes 0.1 as `0.10000000000000001`, 1e23 as
+`99999999999999991611392`), std.format's rounding, U+2028/U+2029/DEL in JSON text, the YAML 1.1
+rules of std.parseYaml (go-jsonnet's own is called instead: go_std.py), an empty separator in
+std.split/strReplace, an overflowing std.pow, and the stack go-jsonnet's Jsonnet-written std
+functions consume.
+
+A Jsonnet file that names one of those functions gets a one-line prelude (on line 1, so every
+other line keeps its number) that shadows `std` with `GUARD_SOURCE(std, file)`: `thisFile` is the
+file's path, and each guarded function first asks the `VOUCH` native (rust_vouch.py) whether its
+arguments are ones where both evaluators agree; when they are not, it raises an error carrying
+FALLBACK_MARK, and an error sends the whole evaluation to go-jsonnet (rust_eval.py). Parameter
+names and defaults are go-jsonnet's, so named-argument calls mean the same.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from tools.tanka.evaluation.go_std import GO_PARSE_YAML
+
+GUARD_NAME = "<internal>/tanka-rust-std.libsonnet"
+VOUCH = "__tk_rust_vouch"
+FALLBACK_MARK = "__tk_rust_fallback__"
+# One line, no newline; the path is a JSON string literal, valid Jsonnet with the same meaning.
+_PRELUDE = "local __tk_rs = std; local std = (import '{guard}')(__tk_rs, {file}); "
+# The names whose files need the prelude: a file that never names them cannot call them (short
+# of std[computed name], see docs/tanka-parity.md).
+_NAMES = (
+    "thisFile|toString|format|escapeString\\w*|manifest\\w*|strReplace|split\\w*|parseYaml|pow"
+    "|md5|sha1|sha256|sha512|sha3|base64|length|substr|startsWith|endsWith|findSubstr"
+    "|stringChars|codepoint|encodeUTF8|equalsIgnoreCase|isEmpty"
+)
+NEEDS_GUARD = re.compile(rf"\b(?:{_NAMES})\b".encode())
+
+# Guarded functions: go-jsonnet's parameters (defaults included), the one vouched for, and the
+# vouch mode (rust_vouch.VouchMode): what must hold of it for both evaluators to agree.
+_VOUCHED: dict[str, tuple[str, str, str]] = {
+    "format": ("str, vals", "vals", "format"),
+    "escapeStringBash": ("str_", "str_", "text"),
+    "escapeStringDollars": ("str_", "str_", "text"),
+    "escapeStringPython": ("str", "str", "text"),
+    "escapeStringJson": ("str_", "str_", "text"),
+    "manifestIni": ("ini", "ini", "text"),
+    "manifestPython": ("v", "v", "text"),
+    "manifestPythonVars": ("conf", "conf", "text"),
+    "manifestTomlEx": ("value, indent", "value", "text"),
+    "manifestToml": ("value", "value", "text"),
+    "manifestXmlJsonml": ("value", "value", "text"),
+    "manifestJson": ("value", "value", "json"),
+    "manifestJsonMinified": ("value", "value", "json"),
+    "manifestJsonEx": ("value, indent, newline='\\n', key_val_sep=': '", "value", "json"),
+    "manifestYamlDoc": ("value, indent_array_in_object=false, quote_keys=true", "value", "json"),
+    "manifestYamlStream": (
+        "value, indent_array_in_object=false, c_document_end=true, quote_keys=true",
+        "value",
+        "json",
+    ),
+    "md5": ("s", "s", "digits"),
+    "sha1": ("s", "s", "digits"),
+    "sha256": ("s", "s", "digits"),
+    "sha512": ("s", "s", "digits"),
+    "sha3": ("s", "s", "digits"),
+    "base64": ("input", "input", "digits"),
+    # What reads a string's text without showing it (the result check would not see it).
+    "length": ("x", "x", "digits"),
+    "substr": ("str, from, len", "str", "digits"),
+    "startsWith": ("a, b", "a, b", "digits"),
+    "endsWith": ("a, b", "a, b", "digits"),
+    "findSubstr": ("pat, str", "pat, str", "digits"),
+    "stringChars": ("str", "str", "digits"),
+    "codepoint": ("str", "str", "digits"),
+    "encodeUTF8": ("str", "str", "digits"),
+    "equalsIgnoreCase": ("str1, str2", "str1, str2", "digits"),
+    "isEmpty": ("str", "str", "digits"),
+}
+# Functions jrsonnet answers where go-jsonnet fails: an empty separator.
+_SEPARATED: dict[str, tuple[str, str]] = {
+    "strReplace": ("str, from, to", "from"),
+    "split": ("str, c", "c"),
+    "splitLimit": ("str, c, maxsplits", "c"),
+    "splitLimitR": ("str, c, maxsplits", "c"),
+}
+
+
+def _forwarded(params: str, wrapped: str, wrap: str) -> str:
+    names = [p.split("=")[0].strip() for p in params.split(",")]
+    chosen = {n.strip() for n in wrapped.split(",")}
+    return ", ".join(wrap.format(n) if n in chosen else n for n in names)
+
+
+def _guard_source() -> str:
+    fields = ["    thisFile:: file,\n"]
+    # std.toString of a string is the string, in both.
+    fields.append(
+        "    toString(a):: if __real.isString(a) then a\n"
+        "                  else __real.toString(vouched(a, 'text', 'std.toString')),\n"
+    )
+    for name, (params, vouched, mode) in _VOUCHED.items():
+        check = "vouchedText" if mode == "digits" else "vouched"
+        args = _forwarded(params, vouched, f"{check}({{}}, '{mode}', 'std.{name}')")
+        fields.append(f"    {name}({params}):: __real.{name}({args}),\n")
+    for name, (params, separator) in _SEPARATED.items():
+        args = _forwarded(params, separator, f"sep({{}}, 'std.{name}')")
+        fields.append(f"    {name}({params}):: __real.{name}({args}),\n")
+    return (
+        "function(__real, file)\n"
+        # Whole numbers below 2**53, booleans and null read alike in every mode: no native call
+        # for them (std.toString(i) in a loop was most of the guard's cost).
+        "  local plain(v) = __real.isBoolean(v) || v == null || (__real.isNumber(v)\n"
+        "    && v == __real.floor(v) && __real.abs(v) < 9007199254740992);\n"
+        "  local vouched(v, mode, what) =\n"
+        f"    if plain(v) || __real.native('{VOUCH}')(v, mode) then v\n"
+        f"    else error '{FALLBACK_MARK}: ' + what;\n"
+        # Only strings are read as text; an array or object is not handed to Python whole.
+        "  local vouchedText(v, mode, what) =\n"
+        "    if __real.isString(v) then vouched(v, mode, what) else v;\n"
+        f"  local sep(c, what) = if c == '' then error '{FALLBACK_MARK}: ' + what else c;\n"
+        "  __real {\n"
+        + "".join(fields)
+        + f"    parseYaml(str):: __real.native('{GO_PARSE_YAML}')(str),\n"
+        "    pow(x, n)::\n"
+        "      local r = __real.pow(x, n);\n"
+        "      if __real.abs(r) <= 1.7976931348623157e308 then r\n"
+        f"      else error '{FALLBACK_MARK}: std.pow',\n"
+        "  }\n"
+    )
+
+
+GUARD_SOURCE = _guard_source()
+
+
+def needs_guard(content: bytes) -> bool:
+    """Whether the file names a function the guard replaces (or std.thisFile)."""
+    return NEEDS_GUARD.search(content) is not None
+
+
+def with_guard(path: str, content: bytes) -> bytes:
+    """`content` as jrsonnet evaluates it: the guard prelude on line 1 when the file needs it."""
+    if not needs_guard(content):
+        return content
+    prelude = _PRELUDE.format(guard=GUARD_NAME, file=json.dumps(path, ensure_ascii=False))
+    return prelude.encode() + content

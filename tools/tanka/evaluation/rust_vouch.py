@@ -1,0 +1,179 @@
+"""Whether go-jsonnet would have produced the same text as jrsonnet: the checks behind the fallback.
+
+Both evaluators compute the same values; they differ in how some values become text. These checks
+answer "could this differ?" conservatively: a wrong "no" would be a wrong render, a wrong "yes"
+only costs a second evaluation with go-jsonnet. Used twice:
+* by the guarded std functions (rust_std.py), through the VOUCH native, on their arguments;
+* on the whole result (`output_differs`), for what no guard sees: `"" + 0.1` and `"%s" % x`
+  (operators jrsonnet does not route through std), text imported into a string by importstr
+  with a prelude in it, and nesting deeper than go-jsonnet manifests.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal
+from typing import Any, Literal
+
+VouchMode = Literal["text", "format", "json", "digits"]
+# go-jsonnet escapes these in JSON text (\u2028, \u2029, and DEL in escapeStringJson and YAML);
+# jrsonnet writes them raw.
+_ESCAPED_BY_GO = ("\x7f", "\u2028", "\u2029")
+# Where a number as jrsonnet writes one inside text may be: a decimal fraction, or 16+ digits (an
+# integer past 2**53); it counts when it is a whole run of digits and dots (not part of a longer
+# dotted run: a version, an address), see _numbers.
+_CANDIDATE = re.compile(r"\d\.\d|\d{16}")
+_SAFE_INTEGER = 2.0**53
+# Left in the text of a file that `importstr` read after a prelude was added (importer.py,
+# rust_std.py): the evaluators saw different bytes.
+PRELUDE_MARK = "local __tk_"
+
+
+def _escaped_by_go(text: str) -> bool:
+    return any(char in text for char in _ESCAPED_BY_GO)  # three substring scans beat a class
+
+
+def go_number_text(value: float) -> str:
+    """go-jsonnet's std.toString of a number: `%.0f` when whole, else `%.17g`."""
+    if value == math.floor(value):
+        return f"{value:.0f}"
+    return f"{value:.17g}"
+
+
+def rust_number_text(value: float) -> str:
+    """jrsonnet's: the shortest decimal that reads back as `value`, never an exponent."""
+    if value == math.floor(value) and abs(value) < _SAFE_INTEGER:
+        return f"{value:.0f}"
+    plain = format(Decimal(repr(value)), "f")
+    return plain.removesuffix(".0") if "." in plain else plain
+
+
+def same_number_text(value: float) -> bool:
+    if value == math.floor(value):
+        return abs(value) < _SAFE_INTEGER
+    return go_number_text(value) == rust_number_text(value)
+
+
+def text_differs(text: str) -> bool:
+    """Whether `text` may hold something jrsonnet wrote differently from go-jsonnet: a raw
+    character go-jsonnet escapes, or a number in jrsonnet's spelling that go-jsonnet spells
+    otherwise (a literal "0.1" in the source reads the same: the check cannot tell them apart,
+    and asks go-jsonnet)."""
+    if PRELUDE_MARK in text or _escaped_by_go(text):
+        return True
+    for token in _numbers(text):
+        value = float(token)
+        # Only jrsonnet's own spelling can have come from jrsonnet ("2.50" cannot).
+        if rust_number_text(value) == token and go_number_text(value) != token:
+            return True
+    return False
+
+
+def _numbers(text: str) -> list[str]:
+    """Each whole run of digits and dots in `text` that reads as a fraction or as 16+ digits.
+
+    Found from the few places that could hold one (a digit, a dot, a digit; 16 digits), each
+    widened to its whole run: walking every digit run of a render cost 0.3 ms."""
+    found: list[str] = []
+    end = 0
+    for match in _CANDIDATE.finditer(text):
+        if match.start() < end:
+            continue  # inside the run just read
+        start = match.start()
+        while start and (text[start - 1].isdigit() or text[start - 1] == "."):
+            start -= 1
+        end = match.end()
+        while end < len(text) and (text[end].isdigit() or text[end] == "."):
+            end += 1
+        token = text[start:end]
+        if token[0] == "." or token[-1] == ".":
+            continue  # a run that starts or ends with a dot is no number: "1.2.", ".5"
+        dots = token.count(".")
+        if dots == 1 or (not dots and len(token) >= 16):
+            found.append(token)
+    return found
+
+
+def vouch(value: Any, mode: VouchMode, depth_limit: int) -> bool:
+    """Whether a guarded std function, given `value`, answers as go-jsonnet's does.
+
+    text: numbers written as both write them, no character go-jsonnet escapes;
+    format: also only whole numbers below 2**53 (std.format's %f, %g, %d round fractions
+    differently); json: manifestJson/Yaml write numbers alike, only the characters matter;
+    digits: a string (hashed or encoded) holding no number in jrsonnet's spelling.
+    """
+    if mode == "digits":
+        return not isinstance(value, str) or not text_differs(value)
+    return _walk(value, mode, depth_limit)
+
+
+def output_text_differs(output: str, depth_limit: int) -> bool | None:
+    """A first look at jrsonnet's JSON text: True when it nests deeper than `depth_limit`, False
+    when nothing in it could differ, None when the value must be walked (output_differs).
+
+    Far cheaper than the walk. jrsonnet indents by 4 spaces a level and a JSON string holds no
+    raw line break, so indentation is depth; it writes every character raw but the control
+    characters, so text_differs sees each string's text - unless an escape (`\\u0007`) runs into
+    a number after it, hence the walk whenever the text holds one, or a number that is a JSON
+    value rather than text (text_differs cannot tell them apart)."""
+    if "\n" + " " * (4 * depth_limit) in output:
+        return True
+    return None if "\\u" in output or text_differs(output) else False
+
+
+def output_differs(value: Any, depth_limit: int) -> str | None:
+    """Why the evaluation's result may differ from go-jsonnet's, or None."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            if text_differs(item):
+                return f"a string may hold text go-jsonnet writes otherwise: {item[:60]!r}"
+        elif isinstance(item, dict):
+            if depth >= depth_limit:
+                return "nesting deeper than the stack go-jsonnet manifests with"
+            for key, field in item.items():
+                if text_differs(key):
+                    return f"a key may hold text go-jsonnet writes otherwise: {key[:60]!r}"
+                stack.append((field, depth + 1))
+        elif isinstance(item, list):
+            if depth >= depth_limit:
+                return "nesting deeper than the stack go-jsonnet manifests with"
+            stack.extend((element, depth + 1) for element in item)
+    return None
+
+
+def _walk(value: Any, mode: VouchMode, depth_limit: int) -> bool:
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth >= depth_limit:
+                return False
+            if isinstance(item, dict):
+                if any(_escaped_by_go(key) for key in item):
+                    return False
+                item = item.values()
+            stack.extend((element, depth + 1) for element in item)
+        elif not _scalar_ok(item, mode):
+            return False
+    return True
+
+
+def _scalar_ok(item: Any, mode: VouchMode) -> bool:
+    if isinstance(item, bool) or item is None:
+        return True
+    if isinstance(item, int | float):
+        return _number_ok(float(item), mode)
+    if isinstance(item, str):
+        return not _escaped_by_go(item)
+    return False  # a function or anything unforeseen: let go-jsonnet decide
+
+
+def _number_ok(value: float, mode: VouchMode) -> bool:
+    if mode == "json":
+        return math.isfinite(value)
+    if mode == "format":
+        return value == math.floor(value) and abs(value) < _SAFE_INTEGER
+    return same_number_text(value)
