@@ -14,7 +14,7 @@ from typing import Any
 
 from bot.guards.durations import FORMAT, parse_duration
 from bot.guards.windows import Window, cron_problem, recurring_at
-from bot.policy.teams import CHANNEL_ID, GROUP_ID, USER_ID
+from bot.policy.teams import CHANNEL_ID, parse_globs, parse_principals
 
 GUARD_KEYS = ("freezes", "policy_owners", "budgets")
 _FREEZE_FIELDS = ("envs", "cron", "duration", "from", "to", "reason")
@@ -96,7 +96,7 @@ def _freezes(raw: object, problems: list[str]) -> tuple[FreezeWindow, ...]:
             continue
         for unknown in sorted(str(k) for k in value if k not in _FREEZE_FIELDS):
             problems.append(f"{where}.{unknown}: unknown field; use {', '.join(_FREEZE_FIELDS)}")
-        envs = _globs(value.get("envs"), f"{where}.envs", problems)
+        envs = parse_globs(value.get("envs"), f"{where}.envs", problems)
         reason = value.get("reason")
         if not isinstance(reason, str) or not reason.strip():
             problems.append(f"{where}.reason: say why (people read it when approval is refused)")
@@ -166,7 +166,7 @@ def _owners(raw: object, problems: list[str]) -> dict[str, tuple[str, ...]]:
         if not RULE_NAME.match(str(rule)):
             problems.append(f"{where}: not a rule name as tk check shows it (main.deny_name)")
             continue
-        principals = _principals(people, where, problems)
+        principals = parse_principals(people, where, problems)
         if principals:
             out[str(rule)] = principals
     return out
@@ -215,30 +215,3 @@ def _channels(raw: object, where: str, problems: list[str]) -> tuple[str, ...] |
         if not CHANNEL_ID.match(str(channel)):
             problems.append(f"{where}[{index}]: {channel!r} is not a channel id (C...)")
     return tuple(str(c) for c in raw)
-
-
-def _globs(raw: object, where: str, problems: list[str]) -> tuple[str, ...]:
-    if not isinstance(raw, list) or not raw:
-        problems.append(f"{where}: must be a non-empty list of globs on environment paths")
-        return ()
-    out = []
-    for index, glob in enumerate(raw):
-        if not isinstance(glob, str) or not glob.strip():
-            problems.append(f"{where}[{index}]: an empty glob matches nothing; remove it")
-            continue
-        out.append(glob.strip().rstrip("/"))
-    return tuple(out)
-
-
-def _principals(raw: object, where: str, problems: list[str]) -> tuple[str, ...]:
-    if not isinstance(raw, list) or not raw:
-        problems.append(f"{where}: must be a non-empty list of user (U...) and group (S...) ids")
-        return ()
-    out = []
-    for index, value in enumerate(raw):
-        text = str(value).strip()
-        if not (USER_ID.match(text) or GROUP_ID.match(text)):
-            problems.append(f"{where}[{index}]: {text!r} is not a user (U...) or group (S...) id")
-            continue
-        out.append(text)
-    return tuple(out)

@@ -64,7 +64,7 @@ def parse_teams(data: Mapping[str, Any]) -> tuple[Teams, list[str]]:
     problems: list[str] = []
     channels = _channels(data.get("channels"), problems) if "channels" in data else None
     allowed = (
-        _principals(data.get("allowed_users"), "allowed_users", problems, empty_ok=False)
+        parse_principals(data.get("allowed_users"), "allowed_users", problems, empty_ok=False)
         if "allowed_users" in data
         else None
     )
@@ -75,7 +75,7 @@ def parse_teams(data: Mapping[str, Any]) -> tuple[Teams, list[str]]:
         else ()
     )
     admins = (
-        _principals(data.get("admins"), "admins", problems, empty_ok=True)
+        parse_principals(data.get("admins"), "admins", problems, empty_ok=True)
         if "admins" in data
         else ()
     )
@@ -103,7 +103,7 @@ def _channels(raw: object, problems: list[str]) -> dict[str, ChannelConfig]:
         if github_repo is not None and not _GITHUB_REPO.match(github_repo):
             problems.append(f"{where}.github_repo: must look like owner/name (got {github_repo!r})")
         approvers = (
-            _principals(value.get("approvers"), f"{where}.approvers", problems, empty_ok=True)
+            parse_principals(value.get("approvers"), f"{where}.approvers", problems, empty_ok=True)
             if value.get("approvers") is not None
             else None
         )
@@ -128,8 +128,8 @@ def _rules(raw: object, problems: list[str]) -> tuple[ApprovalRule, ...]:
             continue
         for unknown in sorted(str(k) for k in value if k not in _RULE_FIELDS):
             problems.append(f"{where}.{unknown}: unknown rule field; use {', '.join(_RULE_FIELDS)}")
-        envs = _globs(value.get("envs"), f"{where}.envs", problems)
-        approvers = _principals(
+        envs = parse_globs(value.get("envs"), f"{where}.envs", problems)
+        approvers = parse_principals(
             value.get("approvers"), f"{where}.approvers", problems, empty_ok=False
         )
         minimum = value.get("min_approvals", 1)
@@ -144,7 +144,8 @@ def _rules(raw: object, problems: list[str]) -> tuple[ApprovalRule, ...]:
     return tuple(rules)
 
 
-def _globs(raw: object, where: str, problems: list[str]) -> tuple[str, ...]:
+def parse_globs(raw: object, where: str, problems: list[str]) -> tuple[str, ...]:
+    """A non-empty list of globs on environment paths (approval rules, freezes)."""
     if not isinstance(raw, list) or not raw:
         problems.append(f"{where}: must be a non-empty list of globs on environment paths")
         return ()
@@ -157,7 +158,10 @@ def _globs(raw: object, where: str, problems: list[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _principals(raw: object, where: str, problems: list[str], *, empty_ok: bool) -> tuple[str, ...]:
+def parse_principals(
+    raw: object, where: str, problems: list[str], *, empty_ok: bool = False
+) -> tuple[str, ...]:
+    """Slack user and user group ids, as a list or comma-separated (approvers, admins, owners)."""
     if isinstance(raw, str):
         raw = [part.strip() for part in raw.split(",") if part.strip()]
     if not isinstance(raw, list) or (not raw and not empty_ok):

@@ -86,7 +86,8 @@ budgets:
         "freezes[1].to: must be a time with its zone, e.g. 2026-12-23T00:00:00Z",
         "freezes[2]: give either cron and duration (recurring) or from and to (fixed)",
         "policy_owners.deny: not a rule name as tk check shows it (main.deny_name)",
-        "policy_owners.main.deny_x[0]: 'nobody' is not a user (U...) or group (S...) id",
+        "policy_owners.main.deny_x[0]: 'nobody' is not a Slack user id (U...) or user group id "
+        "(S...)",
         "budgets[0].channels[0]: 'general' is not a channel id (C...)",
         "budgets[0].daily_usd: must be a number of dollars above 0",
         "budgets[1]: give daily_usd, monthly_usd or both",
