@@ -19,7 +19,14 @@ from jinja2 import (
     select_autoescape,
 )
 
+from tools import linear_re
+
 STYLESHEET = files("bot.web").joinpath("static/style.css").read_bytes()
+
+# Slack's markup in texts the bot wrote for a thread (who must approve, the checks' first line):
+# a person or group mention reads as its id, the status emoji as the sign Slack would draw.
+_MENTION = linear_re.compile(r"<[@!](?:subteam\^)?([A-Z0-9]+)(?:\|[^<>]*)?>")
+_EMOJI = {":x:": "✗", ":white_check_mark:": "✓", ":warning:": "⚠"}
 
 
 def diff_lines(text: str) -> list[tuple[str, str]]:
@@ -38,6 +45,15 @@ def diff_lines(text: str) -> list[tuple[str, str]]:
             kind = "ctx"
         out.append((kind, line))
     return out
+
+
+def slack_text(text: Any) -> str:
+    """`text` without Slack's markup: `<@U0BOB>` reads `@U0BOB`; the status emoji as signs. The
+    result is plain text, escaped by the template like any other."""
+    plain = _MENTION.sub(lambda m: f"@{m.group(1)}", str(text or ""))
+    for code, sign in _EMOJI.items():
+        plain = plain.replace(code, sign)
+    return plain
 
 
 def when(seconds: Any) -> str:
@@ -71,7 +87,9 @@ class Pages:
             trim_blocks=True,
             lstrip_blocks=True,
         )
-        self.env.filters.update(diff_lines=diff_lines, when=when, first_line=first_line)
+        self.env.filters.update(
+            diff_lines=diff_lines, when=when, first_line=first_line, slack_text=slack_text
+        )
         self.env.globals.update(thread_link=thread_link)
 
     def render(self, name: str, **context: Any) -> bytes:

@@ -13,6 +13,7 @@ from bot.store.history import MemoryHistory, day_of
 from bot.store.memory import MemoryStore
 from bot.telemetry.audit import Audit
 from bot.telemetry.audit_log import JsonLinesAudit
+from bot.web.pages import slack_text
 from tests.unit.web.conftest import (
     ALICE,
     BOB,
@@ -174,3 +175,13 @@ def test_membership_that_cannot_be_read_shows_nothing(view: View) -> None:
     view.slack.fail("conversations.members", times=5)  # nothing cached yet
     assert "scale grafana" not in bob.get("/ui/").body  # fail closed
     assert bob.get(PAGE).status == 404
+
+
+def test_slacks_markup_reads_as_text_and_stays_escaped() -> None:
+    assert slack_text("Needs 1 approval from <@U0BOB> or <!subteam^S0SRE|@sre>") == (
+        "Needs 1 approval from @U0BOB or @S0SRE"
+    )
+    assert slack_text(":x: checks: 2 errors") == "✗ checks: 2 errors"
+    # Plain text: the template escapes it as any other.
+    assert slack_text("<script>alert(1)</script>") == "<script>alert(1)</script>"
+    assert slack_text(None) == ""
