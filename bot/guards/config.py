@@ -14,6 +14,7 @@ from typing import Any
 
 from bot.guards.durations import FORMAT, parse_duration
 from bot.guards.windows import Window, cron_problem, recurring_at
+from bot.policy.entries import entries
 from bot.policy.teams import CHANNEL_ID, parse_globs, parse_principals
 
 GUARD_KEYS = ("freezes", "policy_owners", "budgets")
@@ -82,20 +83,9 @@ def parse_guards(data: Mapping[str, Any]) -> tuple[GuardSettings, list[str]]:
 
 
 def _freezes(raw: object, problems: list[str]) -> tuple[FreezeWindow, ...]:
-    if not isinstance(raw, list):
-        problems.append(
-            "freezes: must be a list of windows (envs, cron and duration, or from "
-            "and to, and reason)"
-        )
-        return ()
     out = []
-    for index, value in enumerate(raw):
-        where = f"freezes[{index}]"
-        if not isinstance(value, Mapping):
-            problems.append(f"{where}: must be a mapping of {', '.join(_FREEZE_FIELDS)}")
-            continue
-        for unknown in sorted(str(k) for k in value if k not in _FREEZE_FIELDS):
-            problems.append(f"{where}.{unknown}: unknown field; use {', '.join(_FREEZE_FIELDS)}")
+    expected = "a list of windows (envs, cron and duration, or from and to, and reason)"
+    for _, where, value in entries(raw, "freezes", _FREEZE_FIELDS, problems, expected=expected):
         envs = parse_globs(value.get("envs"), f"{where}.envs", problems)
         reason = value.get("reason")
         if not isinstance(reason, str) or not reason.strip():
@@ -173,17 +163,9 @@ def _owners(raw: object, problems: list[str]) -> dict[str, tuple[str, ...]]:
 
 
 def _budgets(raw: object, problems: list[str]) -> tuple[Budget, ...]:
-    if not isinstance(raw, list):
-        problems.append("budgets: must be a list of budgets (channels, daily_usd, monthly_usd)")
-        return ()
     out = []
-    for index, value in enumerate(raw):
-        where = f"budgets[{index}]"
-        if not isinstance(value, Mapping):
-            problems.append(f"{where}: must be a mapping of {', '.join(_BUDGET_FIELDS)}")
-            continue
-        for unknown in sorted(str(k) for k in value if k not in _BUDGET_FIELDS):
-            problems.append(f"{where}.{unknown}: unknown field; use {', '.join(_BUDGET_FIELDS)}")
+    expected = "a list of budgets (channels, daily_usd, monthly_usd)"
+    for _, where, value in entries(raw, "budgets", _BUDGET_FIELDS, problems, expected=expected):
         channels = _channels(value.get("channels"), f"{where}.channels", problems)
         found = False
         for key, period in (("daily_usd", "day"), ("monthly_usd", "month")):

@@ -25,6 +25,7 @@ from typing import Any
 import re2  # type: ignore[import-untyped]
 
 from bot.domain.alerts import REQUESTER_PREFIX
+from bot.policy.entries import entries
 
 DEFAULT_MAX_PER_HOUR = 6
 # Alertmanager notifies a group every group_interval (5 minutes by default): 12 an hour, each
@@ -66,18 +67,12 @@ def parse_alert_routes(
     """The routes in `raw`, appending one line per problem (each naming the route) to `problems`.
 
     `channels`: the settings file's `channels` (None: every channel is served)."""
-    if not isinstance(raw, list):
-        problems.append("alert_routes: must be a list of routes (match, channel, instructions)")
-        return ()
     routes: list[AlertRoute] = []
     names: set[str] = set()
-    for index, value in enumerate(raw):
-        where = f"alert_routes[{index}]"
-        if not isinstance(value, Mapping):
-            problems.append(f"{where}: must be a mapping of {', '.join(_FIELDS)}")
-            continue
-        for unknown in sorted(str(k) for k in value if k not in _FIELDS):
-            problems.append(f"{where}.{unknown}: unknown route field; use {', '.join(_FIELDS)}")
+    expected = "a list of routes (match, channel, instructions)"
+    for index, where, value in entries(
+        raw, "alert_routes", _FIELDS, problems, expected=expected, kind="route"
+    ):
         name = str(value.get("name", index))
         if not _NAME.match(name):
             problems.append(f"{where}.name: {name!r} must be lower-case letters, digits, _ or -")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.policy.alert_routes import AlertRoute, parse_alert_routes
+from bot.policy.entries import entries
 
 TEAM_KEYS = ("channels", "allowed_users", "approval_rules", "alert_routes", "admins")
 
@@ -117,17 +118,11 @@ def _channels(raw: object, problems: list[str]) -> dict[str, ChannelConfig]:
 
 
 def _rules(raw: object, problems: list[str]) -> tuple[ApprovalRule, ...]:
-    if not isinstance(raw, list):
-        problems.append("approval_rules: must be a list of rules (envs, approvers, min_approvals)")
-        return ()
     rules = []
-    for index, value in enumerate(raw):
-        where = f"approval_rules[{index}]"
-        if not isinstance(value, Mapping):
-            problems.append(f"{where}: must be a mapping of {', '.join(_RULE_FIELDS)}")
-            continue
-        for unknown in sorted(str(k) for k in value if k not in _RULE_FIELDS):
-            problems.append(f"{where}.{unknown}: unknown rule field; use {', '.join(_RULE_FIELDS)}")
+    expected = "a list of rules (envs, approvers, min_approvals)"
+    for _, where, value in entries(
+        raw, "approval_rules", _RULE_FIELDS, problems, expected=expected, kind="rule"
+    ):
         envs = parse_globs(value.get("envs"), f"{where}.envs", problems)
         approvers = parse_principals(
             value.get("approvers"), f"{where}.approvers", problems, empty_ok=False

@@ -58,9 +58,6 @@ class GramIndex:
             for i in range(0, len(ordered), _CHUNK)
         ]
 
-    def __len__(self) -> int:
-        return len(self._grams)
-
     def runs(self, text: str) -> list[tuple[int, int]]:
         """Spans of `text` covered by overlapping grams that hold a secret's worth (`telling`),
         in order."""
