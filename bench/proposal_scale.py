@@ -172,7 +172,7 @@ def cpu_seconds() -> float:
 
 class WorkerPeaks:
     """The largest peak RSS (VmHWM) of the evaluation workers, sampled while they run: they are
-    recycled every few hundred evaluations, and getrusage's figure for ended children is the
+    replaced once they grow past a size, and getrusage's figure for ended children is the
     largest of every child, the bench's own git runs included."""
 
     def __init__(self, every: float = 0.2) -> None:

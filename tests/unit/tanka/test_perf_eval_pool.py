@@ -65,3 +65,30 @@ def test_prestart_starts_the_missing_workers_in_the_background(tmp_path: Path) -
     in_process.prestart()
     assert in_process.workers() == 0
     assert len(in_process._workers) == 0
+
+
+def _pids(pool: EvalPool) -> set[int]:
+    return {w.process.pid for w in pool._workers}
+
+
+def test_a_worker_is_replaced_when_it_has_grown_not_after_a_count_of_calls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "jsonnetfile.json").write_text("{}")
+    (tmp_path / "main.jsonnet").write_text("{ a: 1 }")
+    pool = EvalPool(size=1)
+    try:
+        evaluate_file(tmp_path / "main.jsonnet", pool=pool)
+        first = _pids(pool)
+        for _ in range(250):  # more calls than the old fixed recycling allowed
+            evaluate_file(tmp_path / "main.jsonnet", pool=pool)
+        assert _pids(pool) == first
+        (worker,) = pool._workers
+        assert worker.resident_bytes() > 10 * 1024 * 1024  # an interpreter and two bindings
+        monkeypatch.setattr("tools.tanka.evaluation.pool.RECYCLE_RSS_BYTES", 1024 * 1024)
+        evaluate_file(tmp_path / "main.jsonnet", pool=pool)  # grown past the limit: let go
+        assert pool.workers() == 0
+        assert evaluate_file(tmp_path / "main.jsonnet", pool=pool) == {"a": 1.0}
+        assert _pids(pool).isdisjoint(first)
+    finally:
+        pool.close()

@@ -27,7 +27,7 @@ from typing import Any
 
 from tools.tanka.evaluation.go_std import GO_PARSE_YAML, go_parse_yaml
 from tools.tanka.evaluation.importer import Importer
-from tools.tanka.evaluation.rust_std import GUARD_NAME, GUARD_SOURCE, VOUCH, with_guard
+from tools.tanka.evaluation.rust_std import VOUCH, guard_for, with_guard
 from tools.tanka.evaluation.rust_vouch import (
     VouchMode,
     output_differs,
@@ -70,8 +70,9 @@ class _Imports:
     def __call__(self, base_dir: str, rel: str) -> tuple[str, str]:
         if rel == MAIN_MARKER:
             return self.main_path, self._text(self.main_file, self.main_text, guard_any=True)
-        if rel == GUARD_NAME:
-            return GUARD_NAME, GUARD_SOURCE
+        guard = guard_for(rel)
+        if guard is not None:
+            return rel, guard
         found, content = self.importer(base_dir, rel)
         return found, self._text(found, content, guard_any=False)
 

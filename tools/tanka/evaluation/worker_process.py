@@ -26,6 +26,7 @@ _WORKER_VARS = ("HOME", "PYTHONPATH", "TANKA_HELM_PATH", "TANKA_KUSTOMIZE_PATH")
 # (Tempo: worker peak 84 -> 107 MB). GOMEMLIMIT makes it collect eagerly again as the heap nears
 # a size well under the default memory budget, so big evaluations keep their headroom.
 GO_RUNTIME_ENV = {"GOGC": "200", "GOMEMLIMIT": "1GiB"}
+_PAGE = os.sysconf("SC_PAGE_SIZE")
 _OUT_OF_MEMORY = ("out of memory", "cannot allocate memory", "memory allocation of")
 
 
@@ -55,7 +56,6 @@ class Worker:
         )
         child_sock.close()
         self.parent_conn: Connection = Connection(parent_sock.detach())
-        self.tasks = 0
         if not self._started():
             self.stop()
             raise EvalCrashedError("the evaluation worker", "it did not start")
@@ -69,7 +69,6 @@ class Worker:
             return False
 
     def call(self, request: EvalRequest, timeout: float, what: str) -> EvalReply:
-        self.tasks += 1
         try:
             self.parent_conn.send(request)
         except OSError:  # it died since the last call (killed from outside): say so
@@ -102,6 +101,14 @@ class Worker:
                 return handle.read(64 * 1024).decode("utf-8", errors="replace")
         except OSError:
             return ""
+
+    def resident_bytes(self) -> int:
+        """The process's resident memory now (0 when it cannot be read: it died)."""
+        try:
+            with open(f"/proc/{self.process.pid}/statm", "rb") as handle:
+                return int(handle.read().split()[1]) * _PAGE
+        except (OSError, IndexError, ValueError):
+            return 0
 
     def alive(self) -> bool:
         return self.process.poll() is None
