@@ -9,7 +9,9 @@ Existence is checked by name in the directory listing, exactly as tk does.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +20,8 @@ from tools.tanka.errors import NoBaseError, NoRootError, PathNotFoundError
 DEFAULT_ENTRYPOINT = "main.jsonnet"
 SPEC_FILE = "spec.json"
 _ROOT_MARKERS = ("tkrc.yaml", "jsonnetfile.json")
+# What Path.exists() takes for "not there" rather than an error to raise.
+_NOT_THERE = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,29 +53,45 @@ class EnvPaths:
 
 def absolute(path: str | os.PathLike[str]) -> Path:
     """Like Go's filepath.Abs: absolute and lexically cleaned, symlinks kept."""
-    return Path(os.path.normpath(os.path.abspath(os.fspath(path))))
+    return Path(_absolute(path))
+
+
+def _absolute(path: str | os.PathLike[str]) -> str:
+    return os.path.normpath(os.path.abspath(os.fspath(path)))
 
 
 def fs_dir(path: str | os.PathLike[str]) -> Path:
     """The directory itself, or a file's parent; the path must exist."""
-    full = absolute(path)
-    if not full.exists():
-        raise PathNotFoundError(str(full))
-    return full if full.is_dir() else full.parent
+    return Path(_located(path)[0])
 
 
 def entrypoint_name(path: str | os.PathLike[str]) -> str:
-    full = absolute(path)
-    if not full.exists():
-        raise PathNotFoundError(str(full))
-    return DEFAULT_ENTRYPOINT if full.is_dir() else full.name
+    return _located(path)[1]
+
+
+def _located(path: str | os.PathLike[str]) -> tuple[str, str]:
+    """`path`'s directory (itself, or a file's parent) and its entrypoint file name, from one
+    stat; PathNotFoundError when it does not exist (as Path.exists() would say)."""
+    full = _absolute(path)
+    try:
+        is_dir = stat.S_ISDIR(os.stat(full).st_mode)
+    except OSError as exc:
+        if exc.errno not in _NOT_THERE:
+            raise
+        raise PathNotFoundError(full) from None
+    if is_dir:
+        return full, DEFAULT_ENTRYPOINT
+    return os.path.dirname(full), os.path.basename(full)
 
 
 def find_root(path: str | os.PathLike[str]) -> Path:
     """The project root of `path` (a file or directory); NoRootError when there is none."""
-    start = fs_dir(path)
+    return Path(_root(_located(path)[0]))
+
+
+def _root(start: str) -> str:
     for marker in _ROOT_MARKERS:
-        found = find_parent_with(marker, start, Path(start.anchor))
+        found = _parent_with(marker, start, "/")
         if found is not None:
             return found
     raise NoRootError()
@@ -79,8 +99,12 @@ def find_root(path: str | os.PathLike[str]) -> Path:
 
 def find_base(path: str | os.PathLike[str], root: Path) -> Path:
     """The environment base of `path`: the nearest directory up to `root` holding its entrypoint."""
-    filename = entrypoint_name(path)
-    found = find_parent_with(filename, fs_dir(path), root)
+    start, filename = _located(path)
+    return Path(_base(filename, start, os.fspath(root)))
+
+
+def _base(filename: str, start: str, root: str) -> str:
+    found = _parent_with(filename, start, root)
     if found is None:
         raise NoBaseError(filename)
     return found
@@ -88,21 +112,29 @@ def find_base(path: str | os.PathLike[str], root: Path) -> Path:
 
 def find_parent_with(name: str, start: Path, stop: Path) -> Path | None:
     """The first directory from `start` upward to `stop` (inclusive) listing an entry `name`."""
+    found = _parent_with(name, os.fspath(start), os.fspath(stop))
+    return None if found is None else Path(found)
+
+
+def _parent_with(name: str, start: str, stop: str) -> str | None:
+    # Strings, not Path objects: resolving an environment runs several times per render, and
+    # pathlib's object building was most of the cost of a render's bookkeeping.
     current = start
     while True:
         if _lists(current, name):
             return current
-        if current in (stop, current.parent):
+        parent = os.path.dirname(current)
+        if current in (stop, parent):
             return None
-        current = current.parent
+        current = parent
 
 
-def _lists(directory: Path, name: str) -> bool:
+def _lists(directory: str, name: str) -> bool:
     # An entry that does not exist is not listed: most directories on the way up lack the name,
     # and listing one with thousands of environments for each of them costs O(n^2) over a repo.
     # The listing itself stays for the others: it matches names exactly, as tk does, also on
     # file systems that ignore case.
-    if not os.path.lexists(directory / name):
+    if not os.path.lexists(os.path.join(directory, name)):
         return False
     try:
         with os.scandir(directory) as entries:
@@ -113,9 +145,10 @@ def _lists(directory: Path, name: str) -> bool:
 
 def resolve_env_paths(path: str | os.PathLike[str]) -> EnvPaths:
     """Root, base and absolute entrypoint of the environment containing `path`."""
-    root = find_root(path)
-    base = find_base(path, root)
-    return EnvPaths(root, base, base / entrypoint_name(path))
+    start, filename = _located(path)
+    root = _root(start)
+    base = _base(filename, start, root)
+    return EnvPaths(Path(root), Path(base), Path(base, filename))
 
 
 def relative_to_root(path: Path, root: Path) -> str:
