@@ -25,9 +25,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tools.tanka.evaluation.go_std import GO_PARSE_YAML, go_parse_yaml
+from tools.tanka.evaluation.go_std import GO_PARSE_YAML, GO_STD, go_parse_yaml, go_std
 from tools.tanka.evaluation.importer import Importer
-from tools.tanka.evaluation.rust_std import VOUCH, guard_for, with_guard
+from tools.tanka.evaluation.rust_std import VOUCH, WRITTEN_BY_GO, guard_for, with_guard
 from tools.tanka.evaluation.rust_vouch import (
     VouchMode,
     output_differs,
@@ -193,7 +193,14 @@ def _vouch_native(depth_limit: int) -> NativeCallbacks:
     def check(value: Any, mode: VouchMode) -> bool:
         return vouch(value, mode, depth_limit)
 
-    return {VOUCH: (("value", "mode"), check), GO_PARSE_YAML: (("str",), go_parse_yaml)}
+    return {
+        VOUCH: (("value", "mode"), check),
+        GO_PARSE_YAML: (("str",), go_parse_yaml),
+        GO_STD: (("name", "args"), _GO_STD),
+    }
+
+
+_GO_STD = go_std(WRITTEN_BY_GO)
 
 
 def _no_constant(name: str) -> Any:

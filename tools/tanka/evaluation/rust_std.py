@@ -27,7 +27,7 @@ import functools
 import json
 import re
 
-from tools.tanka.evaluation.go_std import GO_PARSE_YAML
+from tools.tanka.evaluation.go_std import GO_PARSE_YAML, GO_STD
 
 GUARD_NAME = "<internal>/tanka-rust-std.libsonnet"
 # A guard holding only some functions: GUARD_NAME + GUARD_SUBSET + their names, comma-separated.
@@ -115,13 +115,22 @@ def guard_source(names: frozenset[str] | None = None) -> str:
     if wanted("toString"):
         fields.append(
             "    toString(a):: if __real.isString(a) then a\n"
-            "                  else __real.toString(vouched(a, 'text', 'std.toString')),\n"
+            "                  else if ok(a, 'text') then __real.toString(a)\n"
+            "                  else go('toString', [a]),\n"
         )
     for name, (params, vouched, mode) in _VOUCHED.items():
-        if wanted(name):
-            check = "vouchedText" if mode == "digits" else "vouched"
-            args = _forwarded(params, vouched, f"{check}({{}}, '{mode}', 'std.{name}')")
+        if not wanted(name):
+            continue
+        if mode == "digits":  # the text is already written: go-jsonnet cannot spell it again
+            args = _forwarded(params, vouched, f"vouchedText({{}}, '{mode}', 'std.{name}')")
             fields.append(f"    {name}({params}):: __real.{name}({args}),\n")
+            continue
+        listed = ", ".join(p.split("=")[0].strip() for p in params.split(","))
+        checks = " && ".join(f"ok({v.strip()}, '{mode}')" for v in vouched.split(","))
+        fields.append(
+            f"    {name}({params}):: if {checks} then __real.{name}({listed})\n"
+            f"      else go('{name}', [{listed}]),\n"
+        )
     for name, (params, separator) in _SEPARATED.items():
         if wanted(name):
             args = _forwarded(params, separator, f"sep({{}}, 'std.{name}')")
@@ -141,9 +150,11 @@ def guard_source(names: frozenset[str] | None = None) -> str:
         # for them (std.toString(i) in a loop was most of the guard's cost).
         "  local plain(v) = __real.isBoolean(v) || v == null || (__real.isNumber(v)\n"
         "    && v == __real.floor(v) && __real.abs(v) < 9007199254740992);\n"
+        f"  local ok(v, mode) = plain(v) || __real.native('{VOUCH}')(v, mode);\n"
+        # Where jrsonnet's text may differ, go-jsonnet's function writes it (go_std.GO_STD).
+        f"  local go(name, args) = __real.native('{GO_STD}')(name, args);\n"
         "  local vouched(v, mode, what) =\n"
-        f"    if plain(v) || __real.native('{VOUCH}')(v, mode) then v\n"
-        f"    else error '{FALLBACK_MARK}: ' + what;\n"
+        f"    if ok(v, mode) then v else error '{FALLBACK_MARK}: ' + what;\n"
         # Only strings are read as text; an array or object is not handed to Python whole.
         "  local vouchedText(v, mode, what) =\n"
         "    if __real.isString(v) then vouched(v, mode, what) else v;\n"
@@ -153,6 +164,10 @@ def guard_source(names: frozenset[str] | None = None) -> str:
 
 
 GUARD_SOURCE = guard_source()
+# What the guard may ask go-jsonnet to write (go_std.GO_STD).
+WRITTEN_BY_GO = frozenset(
+    ("toString", *(name for name, (_p, _v, mode) in _VOUCHED.items() if mode != "digits"))
+)
 KNOWN_GUARDED = frozenset(("toString", "parseYaml", "pow", *_VOUCHED, *_SEPARATED))
 
 
