@@ -96,6 +96,8 @@ def test_imports_are_relative_to_the_entry_file_not_the_working_directory(
         "std.toString(0.1)",  # go-jsonnet: 0.10000000000000001
         "std.format('%.0f', 0.5)",  # go-jsonnet rounds half up: 1
         "std.manifestJson('\u2028')",  # go-jsonnet escapes U+2028
+        "std.toString(['\u0080', { '\u009f': 1 }])",  # and the C1 controls, as \u0080
+        "std.escapeStringJson('\u0085')",
         "std.manifestJsonEx({ a: [1, '\u2029'] }, '  ', key_val_sep=' = ')",
         # Tempo's pattern: a config hashed through its text, fractions in it.
         "std.md5(std.toString({ ratio: 0.1, name: 'q', list: [1e23, 1.5] }))",

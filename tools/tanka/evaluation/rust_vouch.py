@@ -17,9 +17,9 @@ from decimal import Decimal
 from typing import Any, Literal
 
 VouchMode = Literal["text", "format", "json", "digits"]
-# go-jsonnet escapes these in JSON text (\u2028, \u2029, and DEL in escapeStringJson and YAML);
-# jrsonnet writes them raw.
-_ESCAPED_BY_GO = ("\x7f", "\u2028", "\u2029")
+# go-jsonnet escapes these in JSON text (DEL, the C1 controls U+0080-U+009F, U+2028, U+2029:
+# `\u0080`, in std.toString, escapeStringJson and YAML); jrsonnet writes them raw.
+_ESCAPED_BY_GO = re.compile("[\x7f-\x9f\u2028\u2029]")
 # Where a number as jrsonnet writes one inside text may be: a decimal fraction, or 16+ digits (an
 # integer past 2**53); it counts when it is a whole run of digits and dots (not part of a longer
 # dotted run: a version, an address), see _numbers.
@@ -33,7 +33,7 @@ PRELUDE_MARK = "local __tk_"
 
 
 def _escaped_by_go(text: str) -> bool:
-    return any(char in text for char in _ESCAPED_BY_GO)  # three substring scans beat a class
+    return _ESCAPED_BY_GO.search(text) is not None
 
 
 def go_number_text(value: float) -> str:
