@@ -197,20 +197,23 @@ class WorkerPeaks:
 
 
 BARE_WORKER = """
-import json, sys, _gojsonnet
-root, envs = sys.argv[1], sys.argv[2:]
+import json, sys, _gojsonnet, rjsonnet
+evaluator, root, envs = sys.argv[1], sys.argv[2], sys.argv[3:]
+run = _gojsonnet.evaluate_file if evaluator == "go" else rjsonnet.evaluate_file
 for env in envs:
     base = root + "/" + env
-    jpath = [root + "/vendor", base + "/vendor", root + "/lib", base]
+    # tk's import paths, highest precedence first as jrsonnet's jpathdir takes them
+    jpath = [base, root + "/lib", base + "/vendor", root + "/vendor"]
     spec = json.load(open(base + "/spec.json"))
-    _gojsonnet.evaluate_file(base + "/main.jsonnet", jpathdir=jpath,
-                             ext_codes={"tanka.dev/environment": json.dumps(spec)})
+    run(base + "/main.jsonnet", jpathdir=jpath if evaluator != "go" else jpath[::-1],
+        ext_codes={"tanka.dev/environment": json.dumps(spec)})
 """
 
 
-def bare_one_side(origin: Path, envs: int) -> float:
-    """Wall seconds for bare go-jsonnet to evaluate every environment once (one side of the
-    change), in one process per CPU as tk's parallel export would: the floor named by issue 38."""
+def bare_one_side(origin: Path, envs: int, evaluator: str = "go") -> float:
+    """Wall seconds for a bare evaluator to evaluate every environment once (one side of the
+    change), in one process per CPU as tk's parallel export would: go-jsonnet's is the yardstick
+    named by issue 38, jrsonnet's the floor of any tool built on it."""
     import subprocess  # noqa: PLC0415 - the bare baseline only
 
     from fakes.tanka_envs import env_dir  # noqa: PLC0415 - the bare baseline only
@@ -222,7 +225,9 @@ def bare_one_side(origin: Path, envs: int) -> float:
     names = [env_dir(i) for i in range(envs)]
     started = time.perf_counter()
     running = [
-        subprocess.Popen([sys.executable, "-c", BARE_WORKER, str(checkout), *names[k::cpus]])
+        subprocess.Popen(
+            [sys.executable, "-c", BARE_WORKER, evaluator, str(checkout), *names[k::cpus]]
+        )
         for k in range(cpus)
     ]
     if any(process.wait() for process in running):
@@ -303,6 +308,11 @@ def main() -> None:
           f"{time.perf_counter() - started:.1f} s; {cpus} CPUs")  # fmt: skip
     bare = bare_one_side(origin, envs)
     print(f"bare go-jsonnet, one side ({envs} evaluations, {cpus} processes): {bare:.1f} s")
+    floor = bare_one_side(origin, envs, "rust")
+    print(
+        f"bare jrsonnet, the same: {floor:.1f} s = {floor / bare:.2f}x go-jsonnet's "
+        f"(the floor of a warm change: one side; of a cold one: {2 * floor / bare:.2f}x)"
+    )
     results: dict[tuple[str, bool], dict[str, Any]] = {}
     for warm in (False, True):
         for implementation in evaluators:

@@ -239,7 +239,14 @@ def tk_diff_after(remote: Path, runs: int, label: str, touched: tuple[str, ...])
         subprocess.run(diff, cwd=clone, env=env, capture_output=True, check=False)
     maintenance.run_once()
     times: dict[str, list[float]] = {f"{k} {e}": [] for k in ("alone", "shared") for e in alone}
+    # Issue 38's yardstick, timed in the same runs: bare go-jsonnet on the compiled microservices.
+    compiled = clone / Path(ENV).parent
+    bare_argv = [sys.executable, "-c", BARE, str(compiled)]
+    times["bare"] = []
     for run in range(runs):
+        start = time.perf_counter()
+        subprocess.run(bare_argv, cwd=compiled, capture_output=True, check=True)
+        times["bare"].append(time.perf_counter() - start)
         move_base(pusher, run, touched)
         git(clone, "checkout", "-q", "--", ".")
         git(clone, "pull", "-q", "--ff-only")
@@ -258,6 +265,11 @@ def tk_diff_after(remote: Path, runs: int, label: str, touched: tuple[str, ...])
     for kind in ("alone", "shared"):
         by_min = min(times[f"{kind} rust"]) / min(times[f"{kind} go"])
         print(f"    {kind}: rust / go {by_min:.2f}x by min")
+    bare = min(times["bare"])
+    label = "bare go-jsonnet evaluation of microservices, fresh Python"
+    print(f"    {label:<48} {figures(times['bare'])}")
+    for key in ("alone go", "alone rust"):
+        print(f"    tk diff {key} / bare, by min: {min(times[key]) / bare:.1f}x")
 
 
 def timed_diff(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
