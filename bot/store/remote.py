@@ -124,7 +124,7 @@ class Channel:
                 self._mine.connection = connection
             connection.send((name, method, args, kwargs))
             ok, value = connection.recv()
-        except (EOFError, OSError) as exc:
+        except (EOFError, OSError, AuthenticationError) as exc:
             self._mine.connection = None
             raise StoreUnavailable(
                 f"the serving process's {name} cannot be reached ({type(exc).__name__})"
