@@ -51,7 +51,7 @@ from bot.inbound.slack_listeners import EVENT_TYPES, OnEvent, register
 from bot.inbound.slack_signature import SignatureGate
 from bot.policy.groups import GroupCache
 from bot.runtime import guard_holds
-from bot.runtime.admission import Count
+from bot.runtime.admission import Count, Stamp
 from bot.runtime.dispatch import Dispatcher
 from bot.runtime.reaper import Reaper
 from bot.runtime.runner import Runner
@@ -276,7 +276,7 @@ def _state(settings: Settings) -> Shared:
 
 
 def start_work(
-    settings: Settings, *, socket_mode: bool, sweep_interval: float, busy: Count,
+    settings: Settings, *, socket_mode: bool, sweep_interval: float, busy: Count, heard: Stamp,
     on_index: Callable[[str, str, ThreadKey, float], None], state: Address | None = None,
 ) -> Service:  # fmt: skip
     """The work process's service (bot.work_process): built over the serving process's
@@ -284,6 +284,7 @@ def start_work(
     jobs started (the work queue, the caches, the sweep)."""
     shared = reach(state, history=bool(settings.web_url)) if state is not None else None
     service = build_service(settings, socket_mode=socket_mode, busy=busy, shared=shared)
+    service.runner.admission.heard = heard  # the serving process's acks
     store = service.svc.store
     if settings.redis_url:
         from bot.store.redis import RedisStore  # noqa: PLC0415 - only with a durable queue
@@ -312,6 +313,7 @@ def _work_process(service: Service, launch: Launch) -> tuple[WorkProcess, Host |
         launch = replace(launch, state=host.address)
     worker = WorkProcess(launch, remember=remember)
     service.runner.admission.busy = worker.busy
+    service.runner.admission.heard = worker.heard
     service.readiness.worker = worker
     service.svc.metrics.more = worker.metrics
     worker.start()

@@ -40,7 +40,7 @@ from typing import Protocol, cast
 from bot.config import ConfigError, Settings
 from bot.domain.thread import ThreadKey
 from bot.dumpable import not_dumpable
-from bot.runtime.admission import WORKER_NICE
+from bot.runtime.admission import WORKER_NICE, Stamp
 from bot.store.base import Store
 from bot.store.guard_store import GuardStore
 from bot.store.history import History
@@ -81,7 +81,7 @@ class Start(Protocol):
 
     def __call__(
         self, settings: Settings, *, socket_mode: bool, sweep_interval: float,
-        busy: Synchronized[int], on_index: Remember, state: Address | None,
+        busy: Synchronized[int], heard: Stamp, on_index: Remember, state: Address | None,
     ) -> Working: ...  # fmt: skip
 
 
@@ -148,6 +148,9 @@ class WorkProcess:
         # Requests the work process is running: the serving process reads it to tell an asker
         # "queued" only when every worker is busy.
         self.busy: Synchronized[int] = self._context.Value("i", 0)
+        # When the latest Slack event arrived: written on every ack, so without a lock (one
+        # aligned double); its workers start no turn during a burst (bot.runtime.admission).
+        self.heard: Stamp = self._context.Value("d", 0.0, lock=False)
         self._lock = threading.Lock()  # one question at a time on the pipe
         self._process: multiprocessing.process.BaseProcess | None = None
         self._pipe: Connection | None = None
@@ -192,7 +195,9 @@ class WorkProcess:
         mine, theirs = self._context.Pipe()
         heard, told = self._context.Pipe(duplex=False)
         process = self._context.Process(
-            target=run, args=(self._launch, theirs, told, self.busy), name="tanka-bot-work"
+            target=run,
+            args=(self._launch, theirs, told, self.busy, self.heard),
+            name="tanka-bot-work",
         )
         process.start()
         for end in (theirs, told):
@@ -281,7 +286,9 @@ def _yield_to_serving() -> None:
         log.debug("work process priority: %s", exc)
 
 
-def run(launch: Launch, pipe: Connection, hints: Connection, busy: Synchronized[int]) -> None:
+def run(
+    launch: Launch, pipe: Connection, hints: Connection, busy: Synchronized[int], heard: Stamp
+) -> None:
     """The work process's main: build the service, take the work queue, answer the pipe."""
     not_dumpable()
     configure_service_logging(launch.log_level)
@@ -294,7 +301,7 @@ def run(launch: Launch, pipe: Connection, hints: Connection, busy: Synchronized[
     settings = launch.settings
     try:
         service = launch.start(settings, socket_mode=launch.socket_mode,
-                               sweep_interval=launch.sweep_interval, busy=busy,
+                               sweep_interval=launch.sweep_interval, busy=busy, heard=heard,
                                on_index=_teller(hints), state=launch.state)  # fmt: skip
     except ConfigError as exc:  # Slack unreachable, say: the supervisor tries again later
         log.error("the work process could not start: %s", exc)
