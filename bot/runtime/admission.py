@@ -217,10 +217,10 @@ class Admission:
                 continue
             if raw is None:
                 continue
-            self._until_quiet()
-            with self.busy.get_lock():
+            with self.busy.get_lock():  # busy while it holds back too: its request is taken
                 self.busy.value += 1
             try:
+                self._until_quiet()
                 self._handle(raw)
             finally:
                 with self.busy.get_lock():
