@@ -17,9 +17,10 @@ whole response, measured by the client on the same machine, in a process of its 
 and model fakes stand for services that run elsewhere: they serve at a lower CPU priority, so
 the bot's work process posting its answers during the burst is charged to the bot, not to them.
 
-The bot runs twice (STORES, default both): with the in-memory store, everything in one process;
-with a private redis-server, where the queue is durable and the turns run in a work process
-(bot.work_process), so the burst's turns no longer hold the interpreter that acknowledges.
+The bot runs twice (STORES, default both): with the in-memory store, which the serving process
+keeps and its work process calls (bot.store.remote); with a private redis-server, where the
+queue is durable. Either way the turns run in the work process (bot.work_process), so the
+burst's turns do not hold the interpreter that acknowledges.
 """
 
 from __future__ import annotations
@@ -270,8 +271,7 @@ def main() -> None:
                 workdir = {"TANKA_BOT_WORKDIR": str(tmp / f"work-{store}")}
                 bot = start_bot({**env, **store_env, **workdir}, port)
                 try:
-                    print(f"== tanka-bot serve with the {store} store"
-                          + (" (turns in a work process)" if store == "redis" else ""))  # fmt: skip
+                    print(f"== tanka-bot serve with the {store} store")
                     url = f"http://127.0.0.1:{port}/slack/events"
                     run_mixes(slack, mixes, events, concurrency, bare=(bare_url, bare.pid),
                               bot=(url, bot.pid))  # fmt: skip
@@ -303,8 +303,7 @@ def run_mixes(
     report("bare Bolt app", *measured(*bare, bodies, concurrency))
     assert len(slack.calls()) == before  # the bare app calls nothing
     latencies, wall, failures, cpu = measured(*bot, bodies, concurrency)
-    # The bot's CPU here includes the turns the burst's mentions start meanwhile, when they run
-    # in the same process.
+    # "with its children": the work process's, the turns the burst's mentions start meanwhile.
     report("tanka-bot serve", latencies, wall, failures, cpu)
     kinds = {0: "mentions", 1: "reactions"}
     by_kind: dict[str, list[float]] = {}

@@ -17,7 +17,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,7 +51,7 @@ from bot.inbound.slack_listeners import EVENT_TYPES, OnEvent, register
 from bot.inbound.slack_signature import SignatureGate
 from bot.policy.groups import GroupCache
 from bot.runtime import guard_holds
-from bot.runtime.admission import Count
+from bot.runtime.admission import Count, Stamp
 from bot.runtime.dispatch import Dispatcher
 from bot.runtime.reaper import Reaper
 from bot.runtime.runner import Runner
@@ -61,10 +61,12 @@ from bot.slack.client import SlackChatClient, web_client
 from bot.store import build_store
 from bot.store.guard_store import build_guard_store
 from bot.store.history_backend import build_history
+from bot.store.remote import Address, Host
 from bot.telemetry.audit import Audit, build_audit_store
 from bot.telemetry.history import Recorder
 from bot.telemetry.metrics import Metrics
 from bot.web.app import WebApp, build_web, upkeep
+from bot.work_process import Launch, Remember, Shared, WorkProcess, hosted, reach
 from bot.workspace.repo_cache import RepoCache
 from bot.workspace.workspaces import Workspaces
 from tools.catalog import default_registry
@@ -92,6 +94,7 @@ class Service:
     more_maintenance: list[CacheMaintenance] = field(default_factory=list)  # other channels' repos
     mcp: McpHub | None = None  # TANKA_BOT_MCP_CONFIG's servers, stopped with the service
     on_event: OnEvent | None = None  # the events listener, called by the HTTP edge directly
+    state: Shared | None = None  # the store and what beside it a work process shares
 
     def start_jobs(self, *, sweep_interval: float, work: bool = True) -> None:
         """Start the background jobs; `work=False` (the serving process of a replica whose turns
@@ -167,16 +170,19 @@ def build_service(
     backlog: int = 64,
     busy: Count | None = None,
     turns: bool = True,
+    shared: Shared | None = None,
 ) -> Service:
     """`busy`: the count of running requests, shared with the serving process when this is a
     work process; `turns=False`: the serving process of one (bot.work_process), which runs no
-    turns, so it starts no MCP servers."""
+    turns, so it starts no MCP servers; `shared`: the serving process's state, as a work
+    process without Redis reaches it."""
     settings.require(settings.missing_for_serve(socket_mode=socket_mode))
     metrics = Metrics()
     client = web_client(_secret(settings.slack_bot_token), settings.slack_api_url)
     bot_user_id, bot_id = _identity(client)
     chat = SlackChatClient(client)
-    store = build_store(settings.redis_url.get_secret_value() if settings.redis_url else None)
+    state = shared or _state(settings)
+    store = state.store
     token = settings.github_token
     credentials = TokenCredentials(token.get_secret_value) if token is not None else None
 
@@ -198,15 +204,11 @@ def build_service(
 
         return code_host
 
-    redis_url = settings.redis_url.get_secret_value() if settings.redis_url else None
     audit = Audit(
-        build_audit_store(redis_url, settings.workdir, retention=settings.audit_retention,
-                          max_events=settings.audit_max_events),
-        on_drop=metrics.audit_dropped.inc,
+        state.audit, on_drop=metrics.audit_dropped.inc,
         # The web view's history, recorded through the audit writer (bot.telemetry.history);
         # only with the view: turned on later, it starts from the sessions stored (migrated).
-        history=(Recorder(build_history(store, days=settings.history_days))
-                 if settings.web_url else None),
+        history=Recorder(state.history) if state.history is not None else None,
     )  # fmt: skip
 
     svc = Services(
@@ -229,7 +231,7 @@ def build_service(
         replica=f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}",
         lock_ttl=settings.lease_ttl,
         audit=audit,
-        guards=build_guard_store(store),
+        guards=state.guards,
     )
     channels = Channels(svc, make_cache=make_cache, code_host=code_host_for)
     dispatcher = Dispatcher(settings.workers, backlog, on_depth=metrics.queued.set)
@@ -259,23 +261,63 @@ def build_service(
         readiness.degraded = hub.problems
     reaper = Reaper(svc, wake=runner.wake)
     return Service(svc, runner, dispatcher, bolt, readiness, jobs[0], reaper,
-                   more_maintenance=jobs[1:], mcp=hub, on_event=on_event)  # fmt: skip
+                   more_maintenance=jobs[1:], mcp=hub, on_event=on_event,
+                   state=state)  # fmt: skip
+
+
+def _state(settings: Settings) -> Shared:
+    """What a replica keeps: in Redis when it is set, else in this process's memory."""
+    redis_url = settings.redis_url.get_secret_value() if settings.redis_url else None
+    store = build_store(redis_url)
+    audit = build_audit_store(redis_url, settings.workdir, retention=settings.audit_retention,
+                              max_events=settings.audit_max_events)  # fmt: skip
+    history = build_history(store, days=settings.history_days) if settings.web_url else None
+    return Shared(store, build_guard_store(store), audit, history)
 
 
 def start_work(
-    settings: Settings, *, socket_mode: bool, sweep_interval: float, busy: Count,
-    on_index: Callable[[str, str, ThreadKey, float], None],
+    settings: Settings, *, socket_mode: bool, sweep_interval: float, busy: Count, heard: Stamp,
+    on_index: Callable[[str, str, ThreadKey, float], None], state: Address | None = None,
 ) -> Service:  # fmt: skip
-    """The work process's service (bot.work_process): built, telling `on_index` of each bot
-    message it indexes, with its jobs started (the work queue, the caches, the sweep)."""
-    from bot.store.redis import RedisStore  # noqa: PLC0415 - a work process has Redis
-
-    service = build_service(settings, socket_mode=socket_mode, busy=busy)
+    """The work process's service (bot.work_process): built over the serving process's
+    `state` (without Redis), telling `on_index` of each bot message it indexes (with), with its
+    jobs started (the work queue, the caches, the sweep)."""
+    shared = reach(state, history=bool(settings.web_url)) if state is not None else None
+    service = build_service(settings, socket_mode=socket_mode, busy=busy, shared=shared)
+    service.runner.admission.heard = heard  # the serving process's acks
     store = service.svc.store
-    if isinstance(store, RedisStore):
-        store.on_index = on_index
+    if settings.redis_url:
+        from bot.store.redis import RedisStore  # noqa: PLC0415 - only with a durable queue
+
+        if isinstance(store, RedisStore):
+            store.on_index = on_index
     service.start_jobs(sweep_interval=sweep_interval)
     return service
+
+
+def _work_process(service: Service, launch: Launch) -> tuple[WorkProcess, Host | None]:
+    """The serving process's work process, started; and without Redis the host of the state it
+    shares with it (to close after it stopped)."""
+    remember: Remember = _forget
+    host = None
+    if launch.settings.redis_url:  # set and not empty, as build_store reads it
+        from bot.store.redis import RedisStore  # noqa: PLC0415 - only with a durable queue
+
+        store = service.svc.store  # a RedisStore: build_store read the same setting
+        if isinstance(store, RedisStore):  # triage here drops replies in people's threads
+            remember = store.remember
+            store.follow_sessions()  # without a round trip each
+    elif service.state is not None:
+        host = hosted(service.state)
+        host.start()
+        launch = replace(launch, state=host.address)
+    worker = WorkProcess(launch, remember=remember)
+    service.runner.admission.busy = worker.busy
+    service.runner.admission.heard = worker.heard
+    service.readiness.worker = worker
+    service.svc.metrics.more = worker.metrics
+    worker.start()
+    return worker, host
 
 
 def _forget(_channel: str, _ts: str, _key: ThreadKey, _deadline: float) -> None:
@@ -294,30 +336,17 @@ def serve(
 ) -> int:
     """Run until SIGTERM or SIGINT; then finish running turns (up to the turn timeout).
 
-    With Redis, the turns run in a work process (bot.work_process) and this one serves HTTP
-    (or the socket) and queues; without, both in this process.
+    The turns run in a work process (bot.work_process) and this one serves HTTP (or the
+    socket) and queues. Without Redis this process keeps the state both use (the store, the
+    guardrails' records, the audit log, the history) and serves it to the work process.
     """
     from waitress.server import create_server  # noqa: PLC0415 - only the transport the settings choose is loaded
 
-    split = bool(settings.redis_url)  # set and not empty, as build_store reads it
-    service = build_service(settings, socket_mode=socket_mode, turns=not split)
+    service = build_service(settings, socket_mode=socket_mode, turns=False)
     sweep = min(max(settings.session_ttl / 4, 10.0), 300.0)
-    worker = None
-    if split:
-        from bot.store.redis import RedisStore  # noqa: PLC0415 - only with a durable queue
-        from bot.work_process import Launch, WorkProcess  # noqa: PLC0415 - only with a durable queue
-
-        store = service.svc.store  # a RedisStore: build_store read the same setting
-        remember = store.remember if isinstance(store, RedisStore) else _forget
-        if isinstance(store, RedisStore):  # triage here drops replies in people's threads
-            store.follow_sessions()  # without a round trip each
-        worker = WorkProcess(Launch(settings, socket_mode, sweep, log_level, start_work),
-                             remember=remember)  # fmt: skip
-        service.runner.admission.busy = worker.busy
-        service.readiness.worker = worker
-        service.svc.metrics.more = worker.metrics
-        worker.start()
-    service.start_jobs(sweep_interval=sweep, work=worker is None)
+    worker, state = _work_process(service, Launch(settings, socket_mode, sweep, log_level,
+                                                  start_work))  # fmt: skip
+    service.start_jobs(sweep_interval=sweep, work=False)
     # Everything loaded so far (the SDKs, the Tanka engine, the settings) lives as long as the
     # process: move it out of the collector's sight, so a full collection, which otherwise walks
     # every one of those objects while holding the GIL, cannot stall acks by hundreds of ms.
@@ -358,10 +387,12 @@ def serve(
     if socket_handler is not None:
         socket_handler.close()  # type: ignore[no-untyped-call]
     started = time.monotonic()
-    finished = worker.stop(settings.turn_timeout) if worker is not None else True
+    finished = worker.stop(settings.turn_timeout)
     finished = service.stop(max(0.0, settings.turn_timeout - (time.monotonic() - started))) and (
         finished
     )
+    if state is not None:
+        state.close()
     log.info(
         "stopped (%s)", "all turns finished" if finished else "turns still running were cut off"
     )

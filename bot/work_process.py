@@ -1,20 +1,24 @@
-"""The work process: with Redis, `serve` runs its turns in a second process.
+"""The work process: `serve` runs its turns in a second process.
 
 Why: one Python process runs one thread at a time. A turn (the model's SDK, git's processes,
 Slack posts, renders) holding the interpreter delays the acknowledgements Slack waits for: in a
 burst of 500 events with 50 mentions, acks waited 340-380 ms at the 99th percentile while the
-mentions' turns ran, against ~60 ms for a Bolt app that only acks. With the work queue in Redis
-(bot.runtime.admission) the serving process only verifies, triages and queues; this process
-takes the queue, runs the turns, keeps the repo caches (spare checkouts, base renders) and
-sweeps idle sessions, at a lower CPU priority, so the kernel runs the acks first.
+mentions' turns ran, against ~60 ms for a Bolt app that only acks. The serving process only
+verifies, triages and queues (bot.runtime.admission); this process takes the queue, runs the
+turns, keeps the repo caches (spare checkouts, base renders) and sweeps idle sessions, at a
+lower CPU priority, so the kernel runs the acks first.
+
+The state both use is in Redis when it is set. Without it, the serving process keeps it in its
+memory (the store, the guardrails' records, the audit log, the web view's history: `Shared`)
+and serves it to this process over a local socket (bot.store.remote): a restart of this
+process loses nothing, and one of the serving process loses what it lost before, everything.
 
 The serving process starts it, starts it again if it dies (what it had taken is queued again by
 the owner lease, as for a dead replica), and asks it over a pipe for its readiness (/readyz)
 and its metrics (merged into /metrics). A second pipe tells the serving process of each bot
 message the work process indexes, so a reaction on it is still placed in its thread while Redis
 is down (bot.runtime.triage). If the serving process dies, this one exits at once: a
-replica is both or neither. Without Redis the queue lives in the serving process's memory, so
-everything runs there: no other process could take work from it.
+replica is both or neither.
 """
 
 from __future__ import annotations
@@ -36,7 +40,12 @@ from typing import Protocol, cast
 from bot.config import ConfigError, Settings
 from bot.domain.thread import ThreadKey
 from bot.dumpable import not_dumpable
-from bot.runtime.admission import WORKER_NICE
+from bot.runtime.admission import WORKER_NICE, Stamp
+from bot.store.base import Store
+from bot.store.guard_store import GuardStore
+from bot.store.history import History
+from bot.store.remote import Address, Channel, Host
+from bot.telemetry.audit_log import AuditStore
 from bot.telemetry.logs import configure_service_logging
 
 log = logging.getLogger(__name__)
@@ -72,7 +81,7 @@ class Start(Protocol):
 
     def __call__(
         self, settings: Settings, *, socket_mode: bool, sweep_interval: float,
-        busy: Synchronized[int], on_index: Remember,
+        busy: Synchronized[int], heard: Stamp, on_index: Remember, state: Address | None,
     ) -> Working: ...  # fmt: skip
 
 
@@ -94,6 +103,37 @@ class Launch:
     sweep_interval: float
     log_level: int
     start: Start
+    state: Address | None = None  # the serving process's `Shared`, without Redis
+
+
+@dataclass(frozen=True)
+class Shared:
+    """The state a replica's two processes share: Redis's, or the serving process's memory."""
+
+    store: Store
+    guards: GuardStore
+    audit: AuditStore
+    history: History | None  # only with the web view
+
+
+def hosted(state: Shared) -> Host:
+    """The serving process's memory state, served to its work process (to start)."""
+    objects: dict[str, object] = {"store": state.store, "guards": state.guards,
+                                  "audit": state.audit}  # fmt: skip
+    if state.history is not None:
+        objects["history"] = state.history
+    return Host(objects)
+
+
+def reach(address: Address, *, history: bool) -> Shared:
+    """The work process's view of the serving process's `hosted` state."""
+    channel = Channel(address)
+    return Shared(
+        cast("Store", channel.remote("store")),
+        cast("GuardStore", channel.remote("guards")),
+        cast("AuditStore", channel.remote("audit")),
+        cast("History", channel.remote("history")) if history else None,
+    )
 
 
 class WorkProcess:
@@ -108,6 +148,9 @@ class WorkProcess:
         # Requests the work process is running: the serving process reads it to tell an asker
         # "queued" only when every worker is busy.
         self.busy: Synchronized[int] = self._context.Value("i", 0)
+        # When the latest Slack event arrived: written on every ack, so without a lock (one
+        # aligned double); its workers start no turn during a burst (bot.runtime.admission).
+        self.heard: Stamp = self._context.Value("d", 0.0, lock=False)
         self._lock = threading.Lock()  # one question at a time on the pipe
         self._process: multiprocessing.process.BaseProcess | None = None
         self._pipe: Connection | None = None
@@ -152,7 +195,9 @@ class WorkProcess:
         mine, theirs = self._context.Pipe()
         heard, told = self._context.Pipe(duplex=False)
         process = self._context.Process(
-            target=run, args=(self._launch, theirs, told, self.busy), name="tanka-bot-work"
+            target=run,
+            args=(self._launch, theirs, told, self.busy, self.heard),
+            name="tanka-bot-work",
         )
         process.start()
         for end in (theirs, told):
@@ -241,7 +286,9 @@ def _yield_to_serving() -> None:
         log.debug("work process priority: %s", exc)
 
 
-def run(launch: Launch, pipe: Connection, hints: Connection, busy: Synchronized[int]) -> None:
+def run(
+    launch: Launch, pipe: Connection, hints: Connection, busy: Synchronized[int], heard: Stamp
+) -> None:
     """The work process's main: build the service, take the work queue, answer the pipe."""
     not_dumpable()
     configure_service_logging(launch.log_level)
@@ -254,8 +301,8 @@ def run(launch: Launch, pipe: Connection, hints: Connection, busy: Synchronized[
     settings = launch.settings
     try:
         service = launch.start(settings, socket_mode=launch.socket_mode,
-                               sweep_interval=launch.sweep_interval, busy=busy,
-                               on_index=_teller(hints))  # fmt: skip
+                               sweep_interval=launch.sweep_interval, busy=busy, heard=heard,
+                               on_index=_teller(hints), state=launch.state)  # fmt: skip
     except ConfigError as exc:  # Slack unreachable, say: the supervisor tries again later
         log.error("the work process could not start: %s", exc)
         raise SystemExit(2) from None

@@ -44,6 +44,12 @@ MAX_QUEUED = 500
 # A request still waiting this long (seconds) after it was queued is told so in its thread.
 QUEUED_NOTICE_AFTER = 3.0
 WORKER_NICE = 10  # how much lower the workers' CPU priority is than the listeners'
+# A request taken waits until Slack's events have paused this long (seconds), at most
+# HOLD_AT_MOST: a turn started during a burst of events delays their acks (its calls to the
+# store, to Slack and to the model are served at normal priority, here and elsewhere on the
+# machine), where waiting a moment delays an answer that takes seconds anyway.
+QUIET = 0.05
+HOLD_AT_MOST = 1.0
 
 
 class AdmissionStore(WorkQueue, Leases, Blobs, Protocol):
@@ -65,6 +71,19 @@ class Count(Protocol):
 
 class _Value(Protocol):
     value: int
+
+
+class Stamp(Protocol):
+    """When the latest Slack event arrived (time.monotonic(), the same clock in every process
+    of the machine): a plain holder, or a lock-free `multiprocessing.Value` written by the
+    serving process and read by the work process's workers."""
+
+    value: float
+
+
+class LocalStamp:
+    def __init__(self) -> None:
+        self.value = 0.0
 
 
 class LocalCount:
@@ -101,6 +120,7 @@ class Admission:
         self._leased = threading.Event()  # the owner lease is held: taking work is safe
         self._lock = threading.Lock()
         self.busy = busy or LocalCount()
+        self.heard: Stamp = LocalStamp()
         self._unforgotten: list[str] = []  # done, but the store was down when we said so
         self._threads: list[threading.Thread] = []
         self._notices = ThreadPoolExecutor(max_workers=2, thread_name_prefix="notice")
@@ -125,6 +145,10 @@ class Admission:
         idle = self.workers - self.busy.get_obj().value
         self._on_depth(depth)
         return item if depth > idle else None
+
+    def hear(self) -> None:
+        """A Slack event is being acknowledged (the edge, per event): see QUIET."""
+        self.heard.value = time.monotonic()
 
     def if_still_waiting(self, item: str, job: Callable[[], None]) -> None:
         """Run `job` (the "queued" notice) QUEUED_NOTICE_AFTER seconds from now, if `item` is
@@ -193,14 +217,23 @@ class Admission:
                 continue
             if raw is None:
                 continue
-            with self.busy.get_lock():
+            with self.busy.get_lock():  # busy while it holds back too: its request is taken
                 self.busy.value += 1
             try:
+                self._until_quiet()
                 self._handle(raw)
             finally:
                 with self.busy.get_lock():
                     self.busy.value -= 1
                 self._forget(raw)
+
+    def _until_quiet(self) -> None:
+        """Wait (HOLD_AT_MOST at most) until no Slack event arrived for QUIET seconds. The
+        request is taken meanwhile: a process that dies here has it queued again."""
+        deadline = time.monotonic() + HOLD_AT_MOST
+        while (now := time.monotonic()) < deadline and now - self.heard.value < QUIET:
+            if self._stop.wait(QUIET):
+                return
 
     def _handle(self, raw: str) -> None:
         try:

@@ -50,6 +50,7 @@ class Runner:
 
     def receive(self, request: Inbound, dedupe: Sequence[str] = ()) -> None:
         """Admit `request` if it is work and its delivery is new (`dedupe`: its tokens)."""
+        self.admission.hear()
         edge.receive(self.threads, self.admission, self.recent, request,
                      dedupe=dedupe, handle=self.handle)  # fmt: skip
 

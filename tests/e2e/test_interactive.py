@@ -133,7 +133,9 @@ def test_the_home_tab_of_a_requester_and_of_an_approver(tmp_path: Path) -> None:
         proposal = s.proposal(root.ts)
         s.slack.set_members(CHANNEL, [ALICE, BOB, MALLORY])
 
-        alice = _home(s, ALICE, 1)
+        # The thread shows the proposal a moment before the work process saves the session
+        # with it (the serving process, which renders the Home tab, runs first).
+        alice = _home_until(s, ALICE, 1, "proposal 1 waiting for approval")
         assert "scale grafana in dev to 3" in alice
         assert "it is slow" not in alice  # the request's first line only
         assert "proposal 1 waiting for approval" in alice

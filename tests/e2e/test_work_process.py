@@ -1,8 +1,8 @@
-"""With Redis, `tanka-bot serve` runs its turns in a work process of its own: the serving process
-acknowledges Slack while the turns hold another interpreter. Over real HTTP and a real Redis:
-the turns run in that process, it is started again when it dies (with /readyz saying so
-meanwhile, and nothing acknowledged lost), it never outlives the serving process, and its
-metrics are the replica's."""
+"""`tanka-bot serve` runs its turns in a work process of its own: the serving process
+acknowledges Slack while the turns hold another interpreter. Over real HTTP, with a real Redis
+and without (the serving process keeps the state in memory): the turns run in that process, it
+is started again when it dies (with /readyz saying so meanwhile, and nothing acknowledged lost,
+nor a session), it never outlives the serving process, and its metrics are the replica's."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ import signal
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 from tests.e2e.harness import Bot, Stack, stack
 
@@ -64,8 +66,11 @@ def turns_in(s: Stack) -> float:
     )
 
 
-def test_turns_run_in_the_work_process_and_its_metrics_are_the_replicas(tmp_path: Path) -> None:
-    with stack(tmp_path, redis=True) as s:
+@pytest.mark.parametrize("redis", [True, False], ids=["redis", "memory"])
+def test_turns_run_in_the_work_process_and_its_metrics_are_the_replicas(
+    tmp_path: Path, redis: bool
+) -> None:
+    with stack(tmp_path, redis=redis) as s:
         bot = s.start_bot()
         [pid] = work_pids(bot)
         assert pid != bot.process.pid
@@ -82,10 +87,16 @@ def test_turns_run_in_the_work_process_and_its_metrics_are_the_replicas(tmp_path
         assert os.sched_getscheduler(bot.process.pid) == os.SCHED_OTHER
 
 
-def test_a_dead_work_process_is_started_again_and_loses_no_mention(tmp_path: Path) -> None:
-    with stack(tmp_path, redis=True) as s:
+@pytest.mark.parametrize("redis", [True, False], ids=["redis", "memory"])
+def test_a_dead_work_process_is_started_again_and_loses_no_mention(
+    tmp_path: Path, redis: bool
+) -> None:
+    with stack(tmp_path, redis=redis) as s:
         bot = s.start_bot()
         [first] = work_pids(bot)
+        s.model.answer("Before the kill.")
+        earlier = s.mention("first")
+        s.wait_text(earlier.ts, "Before the kill.")
         os.kill(first, signal.SIGKILL)
         wait_until(lambda: bot.get("/readyz")[0] == 503, timeout=10)
         status, text = bot.get("/readyz")
@@ -100,6 +111,10 @@ def test_a_dead_work_process_is_started_again_and_loses_no_mention(tmp_path: Pat
         assert pids[0] == first
         assert alive(pids[1])
         assert sum("Answered after" in t for t in s.bot_texts(root.ts)) == 1
+        # The session the dead process answered in is kept (in Redis, or the serving process)
+        s.model.answer("Same session.")
+        s.reply(earlier.ts, "and again")
+        s.wait_text(earlier.ts, "Same session.", timeout=60)
 
 
 def test_the_work_process_never_outlives_the_serving_process(tmp_path: Path) -> None:

@@ -68,6 +68,22 @@ def admission(store: Store, run: Ran, owner: str, workers: int = 1) -> Admission
     return Admission(store, run, owner=owner, workers=workers, lease_ttl=1.0)
 
 
+def test_a_request_taken_while_events_keep_coming_still_runs_once(store: Store) -> None:
+    # Slack's events never pause (the stamp stays ahead): the worker holds the request back
+    # HOLD_AT_MOST, then runs it, counted busy meanwhile; never dropped, never run twice.
+    run = Ran(1)
+    queue = admission(store, run, "r1")
+    queue.heard.value = time.monotonic() + 3600
+    queue.admit(mention(1))
+    queue.start()
+    try:
+        assert run.done.wait(30)
+    finally:
+        queue.stop(5)
+    assert run.seen == [mention(1)]
+    assert queue.busy.value == 0
+
+
 def test_requests_run_in_order_each_once(store: Store) -> None:
     run = Ran(20)
     queue = admission(store, run, "r1")

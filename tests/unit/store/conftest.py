@@ -1,8 +1,9 @@
 """Fixtures that run the store contract against every backend.
 
-`backend` is parametrized over memory and a real Redis. Each test gets a fresh, isolated store
-(a new MemoryStore; a unique key prefix on the shared Redis) and a way to let time pass:
-the memory store's injected clock is advanced, Redis is given real (short) time.
+`backend` is parametrized over memory, memory as a work process reaches it (the serving
+process's, over its local socket: bot.store.remote) and a real Redis. Each test gets a fresh,
+isolated store (a new MemoryStore; a unique key prefix on the shared Redis) and a way to let
+time pass: the memory store's injected clock is advanced, Redis is given real (short) time.
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot.store import Store
 from bot.store.memory import MemoryStore
 from bot.store.redis import RedisStore
+from bot.store.remote import Channel, Host
 from tests.redis_server import RedisServer, redis_server_binary
 
 REDIS_PASSWORD = "pw-not-to-be-shown"
@@ -80,10 +83,32 @@ def _redis_backend(server: RedisServer) -> Backend:
     return Backend("redis", open_store(), time.sleep, open_store, opened)
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture
+def hosted() -> Iterator[Callable[[object], Callable[[], Any]]]:
+    """Serves an object as the serving process serves its work process (bot.store.remote): each
+    call of what it returns is a new reach of it, as from another process (its own connections)."""
+    hosts: list[Host] = []
+
+    def host(target: object) -> Callable[[], Any]:
+        made = Host({"target": target})
+        made.start()
+        hosts.append(made)
+        return lambda: Channel(made.address).remote("target")
+
+    yield host
+    for made in hosts:
+        made.close()
+
+
+@pytest.fixture(params=["memory", "remote", "redis"])
 def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
     if request.param == "memory":
         yield _memory_backend()
+        return
+    if request.param == "remote":
+        clock = FakeClock()
+        reach = request.getfixturevalue("hosted")(MemoryStore(clock=clock))
+        yield Backend("remote", reach(), clock.advance, reach)
         return
     made = _redis_backend(request.getfixturevalue("shared_redis"))
     yield made

@@ -33,12 +33,16 @@ class Guards:
     replica: Callable[[], GuardStore]  # another replica's store on the same data
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "remote", "redis"])
 def guards(request: pytest.FixtureRequest) -> Iterator[Guards]:
     clock = FakeClock()
     if request.param == "memory":
         store = MemoryGuardStore(clock=clock)
         yield Guards(store, clock, lambda: store)
+        return
+    if request.param == "remote":  # the serving process's, as its work process reaches it
+        reach = request.getfixturevalue("hosted")(MemoryGuardStore(clock=clock))
+        yield Guards(reach(), clock, reach)
         return
     server: RedisServer = request.getfixturevalue("shared_redis")
     prefix = f"test-{uuid.uuid4().hex[:8]}:"
