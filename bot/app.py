@@ -28,17 +28,8 @@ from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot.agent.agent import Agent
 from bot.agent.messages import LLMProvider
-from bot.agent.prompts import system_prompt
-from bot.compose import (
-    NoModelHere,
-    budgets_from_settings,
-    build_code_host,
-    build_provider,
-    mcp_hub,
-    with_mcp_tools,
-)
+from bot.compose import build_agent, build_code_host, build_provider, mcp_hub
 from bot.config import ConfigError, Settings
 from bot.domain.thread import ThreadKey
 from bot.git.askpass import TokenCredentials
@@ -67,12 +58,12 @@ from bot.telemetry.metrics import Metrics
 from bot.web.app import WebApp, build_web, upkeep
 from bot.workspace.repo_cache import RepoCache
 from bot.workspace.workspaces import Workspaces
-from tools.catalog import default_registry
 from tools.tanka.base_tree import BaseTrees
 from tools.tanka.diff.revision import RevisionDiffer
 
 if TYPE_CHECKING:
     from bot.mcp.hub import McpHub
+    from bot.work_process import WorkProcess
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +161,8 @@ def build_service(
 ) -> Service:
     """`busy`: the count of running requests, shared with the serving process when this is a
     work process; `turns=False`: the serving process of one (bot.work_process), which runs no
-    turns, so it starts no MCP servers."""
+    turns, so it builds no agent (no model SDK, tool or MCP server is loaded; `missing_for_serve`
+    has checked the provider's settings all the same)."""
     settings.require(settings.missing_for_serve(socket_mode=socket_mode))
     metrics = Metrics()
     client = web_client(_secret(settings.slack_bot_token), settings.slack_api_url)
@@ -184,10 +176,8 @@ def build_service(
         return RepoCache(settings.workdir, url, credentials=credentials)
 
     cache = make_cache(settings.repo_url or "")
-    provider = provider_factory(settings) if turns else NoModelHere(settings)
     hub = mcp_hub(settings, on_call=metrics.observe_mcp) if turns else None
-    agent = Agent(provider, with_mcp_tools(default_registry(), hub), system_prompt=system_prompt(),
-                  budgets=budgets_from_settings(settings))  # fmt: skip
+    agent = build_agent(settings, provider_factory(settings), hub) if turns else None
     # persist: base renders prepared by the cache maintenance (and by any replica or `tk diff`
     # sharing the workdir) are read from disk.
     differ = RevisionDiffer(trees=BaseTrees(settings.workdir / "base-trees"), persist=True)
@@ -289,6 +279,34 @@ def _preparer(differ: RevisionDiffer) -> Callable[[Path, str, bool], int]:
     return prepare
 
 
+def _sweep_interval(settings: Settings) -> float:
+    return min(max(settings.session_ttl / 4, 10.0), 300.0)
+
+
+def build_serving(
+    settings: Settings, *, socket_mode: bool, log_level: int = logging.INFO
+) -> tuple[Service, WorkProcess | None]:
+    """What `serve` serves: the service, and with Redis the work process that runs its turns
+    (not started yet), to which this one, building no agent, leaves them."""
+    split = bool(settings.redis_url)  # set and not empty, as build_store reads it
+    service = build_service(settings, socket_mode=socket_mode, turns=not split)
+    if not split:
+        return service, None
+    from bot.store.redis import RedisStore  # noqa: PLC0415 - only with a durable queue
+    from bot.work_process import Launch, WorkProcess  # noqa: PLC0415 - only with a durable queue
+
+    store = service.svc.store  # a RedisStore: build_store read the same setting
+    remember = store.remember if isinstance(store, RedisStore) else _forget
+    if isinstance(store, RedisStore):  # triage here drops replies in people's threads
+        store.follow_sessions()  # without a round trip each
+    launch = Launch(settings, socket_mode, _sweep_interval(settings), log_level, start_work)
+    worker = WorkProcess(launch, remember=remember)
+    service.runner.admission.busy = worker.busy
+    service.readiness.worker = worker
+    service.svc.metrics.more = worker.metrics
+    return service, worker
+
+
 def serve(
     settings: Settings, *, host: str, port: int, socket_mode: bool, log_level: int = logging.INFO
 ) -> int:
@@ -299,25 +317,10 @@ def serve(
     """
     from waitress.server import create_server  # noqa: PLC0415 - only the transport the settings choose is loaded
 
-    split = bool(settings.redis_url)  # set and not empty, as build_store reads it
-    service = build_service(settings, socket_mode=socket_mode, turns=not split)
-    sweep = min(max(settings.session_ttl / 4, 10.0), 300.0)
-    worker = None
-    if split:
-        from bot.store.redis import RedisStore  # noqa: PLC0415 - only with a durable queue
-        from bot.work_process import Launch, WorkProcess  # noqa: PLC0415 - only with a durable queue
-
-        store = service.svc.store  # a RedisStore: build_store read the same setting
-        remember = store.remember if isinstance(store, RedisStore) else _forget
-        if isinstance(store, RedisStore):  # triage here drops replies in people's threads
-            store.follow_sessions()  # without a round trip each
-        worker = WorkProcess(Launch(settings, socket_mode, sweep, log_level, start_work),
-                             remember=remember)  # fmt: skip
-        service.runner.admission.busy = worker.busy
-        service.readiness.worker = worker
-        service.svc.metrics.more = worker.metrics
+    service, worker = build_serving(settings, socket_mode=socket_mode, log_level=log_level)
+    if worker is not None:
         worker.start()
-    service.start_jobs(sweep_interval=sweep, work=worker is None)
+    service.start_jobs(sweep_interval=_sweep_interval(settings), work=worker is None)
     # Everything loaded so far (the SDKs, the Tanka engine, the settings) lives as long as the
     # process: move it out of the collector's sight, so a full collection, which otherwise walks
     # every one of those objects while holding the GIL, cannot stall acks by hundreds of ms.
