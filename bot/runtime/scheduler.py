@@ -57,8 +57,9 @@ class CacheMaintenance:
         # Set once the first run has fetched the mirror (cloned it, on a new workdir), or failed:
         # /readyz waits for it and nothing more, since a session needs only the mirror. A spare
         # saves a session writing the repository's files, and a prepared base commit its base
-        # renders (a session makes what is missing itself, and stores it): both follow in the
-        # background, where waiting for them kept a pod out of traffic for 8-17 s on Tempo.
+        # renders: both follow in the background (waiting for them kept a pod out of traffic for
+        # 8-17 s on Tempo); a session that comes first takes the spare being made and renders
+        # what is not made yet, each render once (RepoCache, RevisionDiffer).
         self.fetched = threading.Event()
         self._lock = threading.Lock()  # one run at a time, also when called by hand
         self._scheduler: BackgroundScheduler | None = None
