@@ -5,14 +5,15 @@ Every second measured is the bot's own. Needs a Tempo checkout: set TANKA_BENCH_
 checkout is only read: a bare clone of it under bench/.work is the bot's remote.
 
 1. A session, each run in a fresh process and a fresh TANKA_BOT_WORKDIR ("right after
-   start-up"): the service as `serve` builds it (bot.app.build_service; store in memory, the Slack
-   simulator in fakes/, the reviewer on), its background jobs started, then - as soon as /readyz
-   would answer 200 - a mention. The scripted model asks for `file_edit` (a one-line change of
-   the shared library Tempo's environments import), then `tanka_diff` of the compiled
-   `microservices`, then answers. Steps: mention -> first model request; the edit (request to
-   request: the tool, the saved patch, the progress message); the diff; the answer -> the
-   proposal posted (rendered diffs of the affected environments, checks, review); mention ->
-   proposal.
+   start-up"): the service as `serve` builds it (bot.app.build_service; store in memory, the
+   Slack simulator in fakes/, the reviewer on), its background jobs started, then, as soon as
+   /readyz would answer 200, a mention. /readyz waits for the repository alone, so the mention
+   shares the CPUs with the first spare checkout and the base commit's renders, still being
+   made. The scripted model asks for `file_edit` (a one-line change of the shared library
+   Tempo's environments import), then `tanka_diff` of the compiled `microservices`, then
+   answers. Steps: mention -> first model request; the edit (request to request: the tool, the
+   saved patch, the progress message); the diff; the answer -> the proposal posted (rendered
+   diffs of the affected environments, checks, review); mention -> proposal.
 2. `tanka-bot tk diff` with no environment named, in a clone, the first run after its base
    moved (the clone pulled origin/main's new commit; a one-line edit of a library in the working
    tree). The previous base was diffed before, so its caches are warm, as on a machine in daily

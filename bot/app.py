@@ -28,17 +28,8 @@ from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot.agent.agent import Agent
 from bot.agent.messages import LLMProvider
-from bot.agent.prompts import system_prompt
-from bot.compose import (
-    NoModelHere,
-    budgets_from_settings,
-    build_code_host,
-    build_provider,
-    mcp_hub,
-    with_mcp_tools,
-)
+from bot.compose import build_agent, build_code_host, build_provider, mcp_hub
 from bot.config import ConfigError, Settings
 from bot.domain.thread import ThreadKey
 from bot.git.askpass import TokenCredentials
@@ -69,7 +60,6 @@ from bot.web.app import WebApp, build_web, upkeep
 from bot.work_process import Launch, Remember, Shared, WorkProcess, hosted, reach
 from bot.workspace.repo_cache import RepoCache
 from bot.workspace.workspaces import Workspaces
-from tools.catalog import default_registry
 from tools.tanka.base_tree import BaseTrees
 from tools.tanka.diff.revision import RevisionDiffer
 
@@ -95,6 +85,7 @@ class Service:
     mcp: McpHub | None = None  # TANKA_BOT_MCP_CONFIG's servers, stopped with the service
     on_event: OnEvent | None = None  # the events listener, called by the HTTP edge directly
     state: Shared | None = None  # the store and what beside it a work process shares
+    host: Host | None = None  # without Redis, `state` served to the work process
 
     def start_jobs(self, *, sweep_interval: float, work: bool = True) -> None:
         """Start the background jobs; `work=False` (the serving process of a replica whose turns
@@ -174,8 +165,9 @@ def build_service(
 ) -> Service:
     """`busy`: the count of running requests, shared with the serving process when this is a
     work process; `turns=False`: the serving process of one (bot.work_process), which runs no
-    turns, so it starts no MCP servers; `shared`: the serving process's state, as a work
-    process without Redis reaches it."""
+    turns, so it builds no agent (no model SDK, tool or MCP server is loaded; `missing_for_serve`
+    has checked the provider's settings all the same); `shared`: the serving process's state,
+    as a work process without Redis reaches it."""
     settings.require(settings.missing_for_serve(socket_mode=socket_mode))
     metrics = Metrics()
     client = web_client(_secret(settings.slack_bot_token), settings.slack_api_url)
@@ -190,10 +182,8 @@ def build_service(
         return RepoCache(settings.workdir, url, credentials=credentials)
 
     cache = make_cache(settings.repo_url or "")
-    provider = provider_factory(settings) if turns else NoModelHere(settings)
     hub = mcp_hub(settings, on_call=metrics.observe_mcp) if turns else None
-    agent = Agent(provider, with_mcp_tools(default_registry(), hub), system_prompt=system_prompt(),
-                  budgets=budgets_from_settings(settings))  # fmt: skip
+    agent = build_agent(settings, provider_factory(settings), hub) if turns else None
     # persist: base renders prepared by the cache maintenance (and by any replica or `tk diff`
     # sharing the workdir) are read from disk.
     differ = RevisionDiffer(trees=BaseTrees(settings.workdir / "base-trees"), persist=True)
@@ -295,31 +285,6 @@ def start_work(
     return service
 
 
-def _work_process(service: Service, launch: Launch) -> tuple[WorkProcess, Host | None]:
-    """The serving process's work process, started; and without Redis the host of the state it
-    shares with it (to close after it stopped)."""
-    remember: Remember = _forget
-    host = None
-    if launch.settings.redis_url:  # set and not empty, as build_store reads it
-        from bot.store.redis import RedisStore  # noqa: PLC0415 - only with a durable queue
-
-        store = service.svc.store  # a RedisStore: build_store read the same setting
-        if isinstance(store, RedisStore):  # triage here drops replies in people's threads
-            remember = store.remember
-            store.follow_sessions()  # without a round trip each
-    elif service.state is not None:
-        host = hosted(service.state)
-        host.start()
-        launch = replace(launch, state=host.address)
-    worker = WorkProcess(launch, remember=remember)
-    service.runner.admission.busy = worker.busy
-    service.runner.admission.heard = worker.heard
-    service.readiness.worker = worker
-    service.svc.metrics.more = worker.metrics
-    worker.start()
-    return worker, host
-
-
 def _forget(_channel: str, _ts: str, _key: ThreadKey, _deadline: float) -> None:
     """No store memory to teach (only a RedisStore keeps one)."""
 
@@ -329,6 +294,38 @@ def _preparer(differ: RevisionDiffer) -> Callable[[Path, str, bool], int]:
         return differ.prepare_base(repository, commit, render=render)
 
     return prepare
+
+
+def _sweep_interval(settings: Settings) -> float:
+    return min(max(settings.session_ttl / 4, 10.0), 300.0)
+
+
+def build_serving(
+    settings: Settings, *, socket_mode: bool, log_level: int = logging.INFO
+) -> tuple[Service, WorkProcess]:
+    """What `serve` serves: the service, and the work process that runs its turns (not started
+    yet), to which this one, building no agent, leaves them. Without Redis this one keeps the
+    state both use and serves it to the work process (bot.store.remote)."""
+    service = build_service(settings, socket_mode=socket_mode, turns=False)
+    launch = Launch(settings, socket_mode, _sweep_interval(settings), log_level, start_work)
+    remember: Remember = _forget
+    if settings.redis_url:  # set and not empty, as build_store reads it
+        from bot.store.redis import RedisStore  # noqa: PLC0415 - only with a durable queue
+
+        store = service.svc.store  # a RedisStore: build_store read the same setting
+        if isinstance(store, RedisStore):  # triage here drops replies in people's threads
+            remember = store.remember
+            store.follow_sessions()  # without a round trip each
+    elif service.state is not None:
+        service.host = hosted(service.state)
+        service.host.start()
+        launch = replace(launch, state=service.host.address)
+    worker = WorkProcess(launch, remember=remember)
+    service.runner.admission.busy = worker.busy
+    service.runner.admission.heard = worker.heard
+    service.readiness.worker = worker
+    service.svc.metrics.more = worker.metrics
+    return service, worker
 
 
 def serve(
@@ -342,11 +339,9 @@ def serve(
     """
     from waitress.server import create_server  # noqa: PLC0415 - only the transport the settings choose is loaded
 
-    service = build_service(settings, socket_mode=socket_mode, turns=False)
-    sweep = min(max(settings.session_ttl / 4, 10.0), 300.0)
-    worker, state = _work_process(service, Launch(settings, socket_mode, sweep, log_level,
-                                                  start_work))  # fmt: skip
-    service.start_jobs(sweep_interval=sweep, work=False)
+    service, worker = build_serving(settings, socket_mode=socket_mode, log_level=log_level)
+    worker.start()
+    service.start_jobs(sweep_interval=_sweep_interval(settings), work=False)
     # Everything loaded so far (the SDKs, the Tanka engine, the settings) lives as long as the
     # process: move it out of the collector's sight, so a full collection, which otherwise walks
     # every one of those objects while holding the GIL, cannot stall acks by hundreds of ms.
@@ -391,8 +386,8 @@ def serve(
     finished = service.stop(max(0.0, settings.turn_timeout - (time.monotonic() - started))) and (
         finished
     )
-    if state is not None:
-        state.close()
+    if service.host is not None:
+        service.host.close()
     log.info(
         "stopped (%s)", "all turns finished" if finished else "turns still running were cut off"
     )

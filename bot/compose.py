@@ -13,15 +13,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TextIO
 
 from bot.agent.budget import Budgets
-from bot.agent.messages import LLMProvider, ModelRequest, ModelResponse
+from bot.agent.messages import LLMProvider
+from bot.agent.prompts import system_prompt
 from bot.config import ConfigError, Settings
 from bot.publish.pipeline import PullRequestHost
-from tools.catalog import default_registry
 from tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from pydantic import SecretStr
 
+    from bot.agent.agent import Agent
     from bot.github.auth import Clock, TokenSource
     from bot.github.code_host import GitHubCodeHost
     from bot.mcp.hub import CallObserver, McpHub
@@ -56,25 +57,23 @@ def build_provider(settings: Settings) -> LLMProvider:
     return OpenAIProvider(key, model, base_url=settings.openai_base_url)
 
 
-class NoModelHere:
-    """The provider of a serving process whose turns all run in its work process
-    (bot.work_process): it never calls the model, so no model SDK is loaded (Anthropic's alone
-    is 45 MB of its memory). The settings are still checked, so a missing key stops it at start."""
+def tool_catalog() -> ToolRegistry:
+    """Every tool the agent may call (tools.catalog), loaded by the processes that build an
+    agent alone: the serving process of a bot whose turns run in a work process (bot.
+    work_process) never loads a tool, nor the Tanka checks and linter they bring."""
+    from tools.catalog import default_registry  # noqa: PLC0415 - the tools load only where an agent is built, not in a split bot's serving process
 
-    def __init__(self, settings: Settings) -> None:
-        settings.require(settings.missing_for_provider())
-        self._name, self._model = settings.provider, settings.model_id
+    return default_registry()
 
-    @property
-    def name(self) -> str:
-        return self._name
 
-    @property
-    def model(self) -> str:
-        return self._model
+def build_agent(settings: Settings, provider: LLMProvider, hub: McpHub | None) -> Agent:
+    """The Slack service's agent: `provider`, the tool catalog with the hub's tools, the system
+    prompt and the settings' budgets."""
+    from bot.agent.agent import Agent  # noqa: PLC0415 - the agent loads only where turns run, not in a split bot's serving process
 
-    def complete(self, request: ModelRequest) -> ModelResponse:
-        raise RuntimeError("the serving process runs no turns: its work process calls the model")
+    registry = with_mcp_tools(tool_catalog(), hub)
+    return Agent(provider, registry, system_prompt=system_prompt(),
+                 budgets=budgets_from_settings(settings))  # fmt: skip
 
 
 def _secret(value: SecretStr | None, variable: str) -> str:
@@ -159,7 +158,7 @@ class CommandDeps:
     scripted provider, a registry, a code host and streams."""
 
     provider_factory: Callable[[Settings], LLMProvider] = build_provider
-    registry_factory: Callable[[], ToolRegistry] = default_registry
+    registry_factory: Callable[[], ToolRegistry] = tool_catalog
     code_host_factory: Callable[[Settings], ClosableHost | None] = build_code_host  # chat's PRs
     environ: Mapping[str, str] | None = None  # None: the process environment
     stdin: TextIO | None = None  # None: sys.stdin at call time

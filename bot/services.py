@@ -14,9 +14,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bot.agent.agent import Agent
 from bot.config import Settings
 from bot.domain.ports import ChatClient
 from bot.policy.groups import GroupCache
@@ -31,6 +30,9 @@ from bot.workspace.workspaces import Workspaces
 from tools.context import PullRequestSource
 from tools.tanka.diff.revision import RevisionDiffer
 
+if TYPE_CHECKING:
+    from bot.agent.agent import Agent
+
 
 @dataclass
 class Services:
@@ -38,7 +40,7 @@ class Services:
     store: Store
     chat: ChatClient
     workspaces: Workspaces
-    agent: Agent
+    agent: Agent | None  # None in the serving process of a split bot: bot.work_process runs turns
     differ: RevisionDiffer
     metrics: Metrics
     groups: GroupCache

@@ -98,11 +98,11 @@ def charge(svc: Services, session: Session, input_tokens: int, output_tokens: in
     s = svc.settings
     if not budgets.covering(s.guards.budgets, key.channel):
         return
-    cost = turn_cost(s.price_table, svc.agent.provider.model, input_tokens, output_tokens)
+    cost = turn_cost(s.price_table, s.model_id, input_tokens, output_tokens)
     if cost is None:
         log.warning(
             "budgets: model %s has no price in TANKA_BOT_PRICES; its spend is not counted",
-            svc.agent.provider.model,
+            s.model_id,
         )
         return
     try:

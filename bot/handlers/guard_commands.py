@@ -145,9 +145,9 @@ def budget_text(svc: Services, channel: str) -> str:
         return "No budget covers this channel."
     now = svc.clock()
     lines = [f"• {budgets.usage(svc.guards, b, now).text()}" for b in covering]
-    if s.price_table.get(svc.agent.provider.model) is None:
+    if s.price_table.get(s.model_id) is None:
         lines.append(
-            f"(the model `{svc.agent.provider.model}` has no price in TANKA_BOT_PRICES, "
+            f"(the model `{s.model_id}` has no price in TANKA_BOT_PRICES, "
             "so its spend is not counted)"
         )
     return "*Budgets*:\n" + "\n".join(lines)

@@ -12,7 +12,6 @@ A conflict is reported with the files' names and changes nothing.
 from __future__ import annotations
 
 from bot.domain.sessions import Session
-from bot.handlers.turn import new_change, propose
 from bot.services import Services
 from tools.redaction import SecretMask
 
@@ -44,6 +43,10 @@ def rebase(svc: Services, session: Session, user: str, mask: SecretMask) -> None
     Audited as the `message` it is; the new proposal is audited as every `proposal` is, with its
     base commit.
     """
+    # The agent's modules load only where turns run: the serving process of a split bot
+    # (bot.work_process) imports this module, through approvals and holds, and runs no rebase.
+    from bot.handlers.turn import new_change, propose  # noqa: PLC0415 - see the comment above
+
     key = session.key
     svc.audit.record(key.channel, key.thread_ts, user, "message", {"text": "rebase"})
     branch = session.base_branch

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import time
 
-from bot.agent.agent import TurnResult
+from bot.agent.agent import Agent, TurnResult
 from bot.agent.cancel import CancelToken
 from bot.agent.review import Review, ReviewInput, run_reviewed_turn
 from bot.agent.trim import trim_history
@@ -18,6 +18,7 @@ from bot.domain.alerts import quiet_broadcasts
 from bot.domain.prices import dollars, turn_cost
 from bot.domain.proposal import Proposal
 from bot.domain.sessions import Session
+from bot.errors import Bug
 from bot.git.checkout import Checkout
 from bot.handlers import guard_gate, proposal_message
 from bot.handlers.progress import CONTEXT_WINDOWS, Progress
@@ -64,7 +65,8 @@ def run_turn(
         svc.audit.record(key.channel, key.thread_ts, "", "tool_call",
                          {"tool": name, "ok": ok, "seconds": round(seconds, 3)})  # fmt: skip
 
-    provider = svc.agent.provider
+    agent = _agent(svc)
+    provider = agent.provider
     progress = Progress(
         svc.chat, key.channel, session.status_ts,
         window=CONTEXT_WINDOWS.get(provider.name, 128_000),
@@ -91,7 +93,7 @@ def run_turn(
     # With TANKA_BOT_REVIEW, a change is reviewed (and may be revised once) before it is shown.
     changes = _Changes(svc, session, checkout, mask, prompt)
     reviewed = run_reviewed_turn(
-        svc.agent, history, prompt, ctx, describe=changes.describe, observer=progress,
+        agent, history, prompt, ctx, describe=changes.describe, observer=progress,
         cancel=cancel, enabled=svc.settings.review,
     )  # fmt: skip
     result = reviewed.result
@@ -113,8 +115,14 @@ def run_turn(
         propose(svc, session, *change, review=reviewed.review)
 
 
+def _agent(svc: Services) -> Agent:
+    if svc.agent is None:
+        raise Bug("a turn in the serving process of a split bot: its work process runs turns")
+    return svc.agent
+
+
 def _count(svc: Services, result: TurnResult, seconds: float) -> None:
-    provider = svc.agent.provider
+    provider = _agent(svc).provider
     outcome = "ok" if result.ok else (result.error.kind.value if result.error else "error")
     svc.metrics.turns.labels(outcome).inc()
     svc.metrics.turn_seconds.observe(seconds)
@@ -140,7 +148,8 @@ def _answer(svc: Services, session: Session, result: TurnResult, seconds: float)
         text = (text + "\n\n" if text else "") + f":warning: {result.error}"
     u = result.usage
     tokens_in = u.input_tokens + u.cache_read_tokens + u.cache_write_tokens
-    cost = turn_cost(svc.settings.price_table, svc.agent.provider.model, tokens_in, u.output_tokens)
+    model = _agent(svc).provider.model
+    cost = turn_cost(svc.settings.price_table, model, tokens_in, u.output_tokens)
     usage = blocks.usage_line(
         input_tokens=result.usage.input_tokens + result.usage.cache_read_tokens,
         output_tokens=result.usage.output_tokens,
@@ -158,7 +167,7 @@ def _answer(svc: Services, session: Session, result: TurnResult, seconds: float)
     # The web view's history: the answer and its cost, per turn.
     svc.audit.keep("answer", key, str(session.turns), {
         "turn": session.turns, "at": svc.clock(), "text": text, "input_tokens": tokens_in,
-        "output_tokens": u.output_tokens, "cost": cost, "model": svc.agent.provider.model,
+        "output_tokens": u.output_tokens, "cost": cost, "model": model,
         "seconds": round(seconds, 3), "tool_calls": result.tool_calls,
     })  # fmt: skip
 

@@ -81,8 +81,8 @@ class Readiness:
                 last = maintenance.last_error
                 where = f" {repo_cache.url}" if self.more else ""
                 return f"repo cache{where}: {cache}" + (f" (last attempt: {last})" if last else "")
-        if not self.maintenance.warmed.is_set():
-            return "repo cache: making the first spare checkout and preparing the base commit"
+        if not self.maintenance.fetched.is_set():
+            return "repo cache: fetching the repository"
         return None
 
 

@@ -11,7 +11,6 @@ from bot.domain.sessions import Session
 from bot.domain.thread import ThreadKey
 from bot.guards.replies import GuardReply, Override, parse_reply
 from bot.handlers import ci, guard_budget, guard_words, rebase, steer
-from bot.handlers.turn import run_turn
 from bot.publish.pr_text import branch_name
 from bot.runtime.lease import Lease
 from bot.runtime.pending import Pending, prompt
@@ -54,6 +53,10 @@ def _message(threads: Threads, message: Mention | ThreadReply) -> None:
 
 def turn(threads: Threads, key: ThreadKey, items: list[Pending], lease: Lease) -> None:
     """One turn on the thread's queued messages, under its lease (`Threads.drive`)."""
+    # The agent and its tools load only where turns run: the serving process of a split bot
+    # (bot.work_process) handles cancels through this module, never a turn.
+    from bot.handlers.turn import run_turn  # noqa: PLC0415 - see the comment above
+
     svc = threads.channels(key.channel) or threads.svc
     stored = svc.sessions.get(key)
     if stored is None:

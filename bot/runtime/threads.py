@@ -20,7 +20,6 @@ from bot.domain.ports import ChatError
 from bot.domain.requests import Reaction
 from bot.domain.sessions import Session
 from bot.domain.thread import ThreadKey
-from bot.handlers.turn import teach_mask
 from bot.runtime.dispatch import Dispatcher, Submitted
 from bot.runtime.failures import STORE_DOWN, failure
 from bot.runtime.lease import Lease, request_cancel
@@ -187,6 +186,10 @@ class Threads:
         a mask has met its session here, it first learns the Secret values of `session`'s change."""
         mask, taught = self._masks.get(key)
         if session is not None and not taught:
+            # The renders that teach it load with the turn's modules, where turns run: the
+            # serving process of a split bot (bot.work_process) posts notices through Threads.
+            from bot.handlers.turn import teach_mask  # noqa: PLC0415 - see the comment above
+
             teach_mask(svc, session, mask)
             self._masks.taught(key)
         chat, audit = MaskingChat(svc.chat, mask.apply), svc.audit.with_mask(mask.apply)

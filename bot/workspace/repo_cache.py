@@ -20,6 +20,7 @@ import os
 import re
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -65,6 +66,8 @@ class RepoCache:
         self._lock_path = workdir / "cache" / f"{name}.lock"
         self.sessions_dir = workdir / "sessions"
         self.spares_dir = workdir / "spares" / name
+        self._building = 0  # spares this process is making now
+        self._spare_made = threading.Condition()  # notified as each one is made or given up
 
     # --- the cache ------------------------------------------------------------------------------
 
@@ -174,7 +177,7 @@ class RepoCache:
         Git(self.path, self.timeout).run("check-ref-format", "--branch", branch)
         shutil.rmtree(dest, ignore_errors=True)  # a leftover from a crashed session
         dest.parent.mkdir(parents=True, exist_ok=True)
-        spare = self._claim_spare(dest)
+        spare = self._claim_spare(dest) or self._await_spare(dest)
         if not spare:
             self._clone_into(dest)
         checkout = Checkout(dest, branch, base_commit, self.timeout)
@@ -212,6 +215,8 @@ class RepoCache:
         for _ in range(count - have):
             building = Path(tempfile.mkdtemp(prefix=".building-", dir=self.spares_dir))
             building.rmdir()
+            with self._spare_made:
+                self._building += 1
             try:
                 self._clone_into(building)
                 git = Git(building, self.timeout)
@@ -221,7 +226,21 @@ class RepoCache:
                 made += 1
             finally:
                 shutil.rmtree(building, ignore_errors=True)
+                with self._spare_made:
+                    self._building -= 1
+                    self._spare_made.notify_all()
         return made
+
+    def _await_spare(self, dest: Path) -> bool:
+        """With no spare ready but one being made here (right after start-up, or after a burst
+        of sessions): wait for it and claim it, which costs less than writing the repository's
+        files a second time beside it, on the same disk and CPUs. Whether one was claimed."""
+        with self._spare_made:
+            while self._building:
+                self._spare_made.wait(self.timeout)
+                if self._claim_spare(dest):
+                    return True
+        return False
 
     def _claim_spare(self, dest: Path) -> bool:
         if not self.spares_dir.is_dir():

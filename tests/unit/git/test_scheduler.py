@@ -77,29 +77,38 @@ def test_the_scheduler_runs_it_in_the_background(origin: Path, tmp_path: Path) -
     assert git(cache.path, "rev-parse", "--is-bare-repository").strip() == "true"
 
 
-def test_each_new_base_commit_is_prepared_once_and_readiness_waits_for_it(
+def test_readiness_waits_for_the_fetch_alone_and_each_new_base_commit_is_prepared_once(
     origin: Path, dev_clone: Path, tmp_path: Path
 ) -> None:
     cache = RepoCache(tmp_path / "work", str(origin))
     calls: list[tuple[str, bool, int, bool]] = []
-    job = CacheMaintenance(cache, base_branch="main", interval=0.0, spares=1)
+    job = CacheMaintenance(cache, base_branch="main", interval=0.0, spares=2)
 
     def prepare(repository: Path, commit: str, render: bool) -> None:
         assert repository == cache.path
-        calls.append((commit, render, len(spares(cache)), job.warmed.is_set()))
+        calls.append((commit, render, len(spares(cache)), job.fetched.is_set()))
 
     job.prepare = prepare
-    assert not job.warmed.is_set()
+    assert not job.fetched.is_set()
     assert job.run_once()
     first = cache.commit_of("main")
-    # After the spare was made; ready once all of it is.
-    assert calls == [(first, False, 1, False), (first, True, 1, False)]
-    assert job.warmed.is_set()
+    # Ready from the fetch on; one spare made before the base commit is prepared, one after.
+    assert calls == [(first, False, 1, True), (first, True, 1, True)]
+    assert len(spares(cache)) == 2
     assert job.run_once()
     assert len(calls) == 2  # the same base commit: nothing to prepare
     new = commit_file(dev_clone, "lib/app.libsonnet", "{ image: 'app:3' }\n", "bump")
     assert job.run_once()
     assert [c[:2] for c in calls[2:]] == [(new, False), (new, True)]
+
+
+def test_readiness_does_not_wait_for_a_fetch_that_failed(origin: Path, tmp_path: Path) -> None:
+    cache = RepoCache(tmp_path / "work", str(origin))
+    shutil.rmtree(origin)
+    job = CacheMaintenance(cache, base_branch="main", interval=0.0, spares=1)
+    assert not job.run_once()
+    assert job.fetched.is_set()  # /readyz says what is wrong: the repo cache's own problem
+    assert cache.problem() is not None
 
 
 def test_a_failed_preparation_is_reported_and_tried_again(origin: Path, tmp_path: Path) -> None:
@@ -114,7 +123,7 @@ def test_a_failed_preparation_is_reported_and_tried_again(origin: Path, tmp_path
     job = CacheMaintenance(cache, base_branch="main", interval=0.0, spares=0, prepare=prepare)
     assert not job.run_once()
     assert job.last_error == "disk full"
-    assert job.warmed.is_set()  # readiness does not wait forever; the error is reported
+    assert job.fetched.is_set()  # readiness does not wait for it; the error is reported
     assert job.run_once()
     assert job.last_error is None
     assert len(attempts) == 3  # failed, then tree and index, then renders

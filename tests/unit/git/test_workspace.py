@@ -191,6 +191,43 @@ def test_a_spare_at_the_base_commit_only_gets_its_branch(origin: Path, tmp_path:
     assert git(checkout.root, "status", "--porcelain") == ""
 
 
+def test_a_session_takes_the_spare_being_made_rather_than_writing_its_own(
+    origin: Path, tmp_path: Path
+) -> None:
+    """Right after start-up a session may come before the first spare is ready: it waits for
+    that one rather than writing the repository's files a second time beside it."""
+    cache = RepoCache(tmp_path / "work", str(origin))
+    cache.ensure()
+    entered, waiting = threading.Event(), threading.Event()
+
+    class Watched(threading.Condition):
+        def wait(self, timeout: float | None = None) -> bool:
+            waiting.set()
+            return super().wait(timeout)
+
+    cache._spare_made = Watched()
+    clones: list[Path] = []
+    clone_into = cache._clone_into
+
+    def observed(dest: Path) -> None:
+        clones.append(dest.parent)
+        if dest.parent == cache.spares_dir:
+            entered.set()
+            assert waiting.wait(30)  # the spare is finished once the session waits for it
+        clone_into(dest)
+
+    cache._clone_into = observed  # type: ignore[method-assign]
+    making = threading.Thread(target=cache.replenish, args=(1,))
+    making.start()
+    assert entered.wait(30)
+    checkout = cache.start("s1", base_branch="main", branch="tanka-bot/s1")
+    making.join(30)
+    assert clones == [cache.spares_dir]  # one checkout written: the spare the session took
+    assert [p for p in cache.spares_dir.iterdir() if not p.name.startswith(".")] == []
+    assert checkout.head() == cache.commit_of("main")
+    assert git(checkout.root, "status", "--porcelain") == ""
+
+
 def index_entry_mtimes(root: Path) -> list[int]:
     """The mtime (whole seconds) git cached for each file of the checkout's index."""
     out = git(root, "ls-files", "--debug")

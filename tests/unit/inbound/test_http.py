@@ -232,8 +232,8 @@ class FakeCache:
 class FakeMaintenance:
     def __init__(self) -> None:
         self.last_error: str | None = None
-        self.warmed = threading.Event()
-        self.warmed.set()
+        self.fetched = threading.Event()
+        self.fetched.set()
 
 
 class DownStore(MemoryStore):
@@ -283,15 +283,13 @@ def test_readyz_names_the_repo_cache_problem_and_the_last_attempt() -> None:
     )
 
 
-def test_readyz_waits_for_the_first_spare_checkout_and_base() -> None:
+def test_readyz_waits_for_the_first_fetch_since_start_up() -> None:
     maintenance = FakeMaintenance()
-    maintenance.warmed.clear()
+    maintenance.fetched.clear()
     response, body = call(health(maintenance=maintenance), environ("/readyz", "GET"))
     assert response.code == 503
-    assert body == (
-        b"not ready: repo cache: making the first spare checkout and preparing the base commit\n"
-    )
-    maintenance.warmed.set()
+    assert body == b"not ready: repo cache: fetching the repository\n"
+    maintenance.fetched.set()
     assert call(health(maintenance=maintenance), environ("/readyz", "GET"))[0].code == 200
 
 

@@ -7,6 +7,7 @@ only to count how often it runs.
 from __future__ import annotations
 
 import shutil
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -289,6 +290,31 @@ def test_a_base_prepared_from_a_bare_clone_spares_the_diff_its_base_renders(
     assert differ.trees.materialised == 1
     # What a check of the same tree takes instead of rendering again.
     assert list(result.worktree) == ["environments/dev/main.jsonnet"]
+
+
+def test_two_preparations_of_one_commit_render_each_environment_once(
+    repo: Path, tmp_path: Path
+) -> None:
+    calls: list[Path] = []
+    again = threading.Event()
+
+    def renderer(
+        entrypoint: Path, repository: Path, options: RenderOptions
+    ) -> Sequence[RenderedEnv]:
+        if entrypoint in calls:
+            again.set()
+        calls.append(entrypoint)
+        again.wait(1.0)  # time for the other preparation to reach the same environment
+        return render_in_repository(entrypoint, repository, options)
+
+    differ = RevisionDiffer(trees=BaseTrees(tmp_path / "trees"), renderer=renderer, workers=2)
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    threads = [threading.Thread(target=differ.prepare_base, args=(repo, commit)) for _ in "ab"]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(calls) == len(set(calls)) == 3
 
 
 def test_a_new_base_keeps_the_renders_its_changes_cannot_alter(

@@ -40,6 +40,7 @@ from tools.tanka.base_tree import (
     write_atomically,
 )
 from tools.tanka.diff import render_cache, reuse
+from tools.tanka.diff.inflight import InFlight
 from tools.tanka.diff.render_cache import (
     DEFAULT_OPTIONS,
     Bounded,
@@ -180,6 +181,9 @@ class RevisionDiffer:
         self._worktree: Bounded[tuple[str, str, str], tuple[reuse.Recorded, Rendered]] = Bounded(
             bound
         )
+        # Base renders and import indexes being made: a second caller (a session beside the cache
+        # maintenance preparing the same commit) waits for the first, then finds them stored.
+        self._making = InFlight()
 
     def diff(
         self,
@@ -214,7 +218,7 @@ class RevisionDiffer:
                 lazy = self._base(repo, commit, vendors.result)
                 changes, found = changed.result(), walked.result()
             tree = lazy.root  # where environments are and what they import; no evaluation
-            index = base_index(self.trees, commit, tree, repo)
+            index = self._index(commit, tree, repo)
             entrypoints = affected_entrypoints(repo, tree, changes, index, entrypoints=found)
             result = RevisionDiff(commit, changes=changes)
         sides = self._render_all(
@@ -237,7 +241,7 @@ class RevisionDiffer:
         repo = Path(os.path.realpath(repo))
         commit = resolve_commit(repo, base)
         lazy = LazyTree(self.trees, repo, commit)
-        everything = sorted(base_index(self.trees, commit, lazy.root).envs)
+        everything = sorted(self._index(commit, lazy.root).envs)
 
         def one(rel: str) -> Rendered:
             return self._render_side(lazy, rel, DEFAULT_OPTIONS)
@@ -255,12 +259,16 @@ class RevisionDiffer:
         entrypoints the commit has."""
         previous = previous_index(self.trees, commit)
         lazy = LazyTree(self.trees, repo, commit)
-        index = base_index(self.trees, commit, lazy.root, repo)
+        index = self._index(commit, lazy.root, repo)
         if render:
             kept = self._carry_over(repo, commit, lazy.root, previous) if previous else set()
             for rel in sorted(set(index.envs) - kept):
                 self._render_side(lazy, rel, DEFAULT_OPTIONS)
         return len(index.envs)
+
+    def _index(self, commit: str, tree: Path, repo: Path | None = None) -> ImportIndex:
+        with self._making.hold(("index", commit)):  # built once, then read from disk
+            return base_index(self.trees, commit, tree, repo)
 
     def _base(self, repo: Path, commit: str, vendors: Callable[[], list[str]]) -> LazyTree:
         """The base commit's files for a diff. One seen for the first time takes the previous
@@ -429,15 +437,16 @@ class RevisionDiffer:
         if not (base.root / rel).is_file():
             return ()
         key, commit = options.key(), base.commit
-        cached = self.cache.get(commit, rel, key) or self._stored(commit, rel, key)
-        if cached is not None:
-            self.cache.put(commit, rel, cached, key)
-            return cached
-        rendered, recorded = self._evaluate(base.tree(), rel, options)
-        self.cache.put(commit, rel, rendered, key)
-        self._store(commit, rel, key, rendered)
-        if recorded is not None:
-            self._keep_record(commit, rel, key, recorded)
+        with self._making.hold((commit, rel, key)):
+            cached = self.cache.get(commit, rel, key) or self._stored(commit, rel, key)
+            if cached is not None:
+                self.cache.put(commit, rel, cached, key)
+                return cached
+            rendered, recorded = self._evaluate(base.tree(), rel, options)
+            self.cache.put(commit, rel, rendered, key)
+            self._store(commit, rel, key, rendered)
+            if recorded is not None:
+                self._keep_record(commit, rel, key, recorded)
         return rendered
 
     def _render_worktree(self, repo: Path, rel: str, base: str, options: RenderOptions) -> Rendered:
