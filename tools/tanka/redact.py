@@ -105,21 +105,21 @@ def learn_secret_values(manifests: Iterable[Mapping[str, Any]], mask: SecretMask
     for manifest in manifests:
         if not is_secret(manifest):
             continue
-        for value in _scalars(manifest.get("data")):
+        for value in scalar_texts(manifest.get("data")):
             mask.add_encoded(value)
-        plain.extend(_scalars(manifest.get("stringData")))
+        plain.extend(scalar_texts(manifest.get("stringData")))
     mask.add_all(plain)
 
 
-def _scalars(value: Any) -> Iterable[str]:
+def scalar_texts(value: Any) -> Iterable[str]:
     """Every scalar under `value` as text: a valid Secret has a map of strings, but an invalid
     one's numbers, lists or nested maps are shown just the same and must be hidden too."""
     if isinstance(value, Mapping):
         for item in value.values():
-            yield from _scalars(item)
+            yield from scalar_texts(item)
     elif isinstance(value, list):
         for item in value:
-            yield from _scalars(item)
+            yield from scalar_texts(item)
     elif isinstance(value, str):
         yield value
     elif value is not None and not isinstance(value, bool):

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from tools.tanka.redact import REDACTED, SECRET_FIELDS, is_secret
+from tools.tanka.redact import REDACTED, SECRET_FIELDS, is_secret, scalar_texts
 
 # Values this short could be replaced inside ordinary words ("on" in "container"), so they are
 # only replaced where they stand alone.
@@ -27,22 +27,11 @@ def secret_values(manifest: Mapping[str, Any]) -> set[str]:
         return set()
     found: set[str] = set()
     for field in SECRET_FIELDS:
-        for value in _scalars(manifest.get(field)):
+        for value in scalar_texts(manifest.get(field)):
             found.add(value)
             found.update(_decoded(value))
     found.discard("")
     return found
-
-
-def _scalars(value: Any) -> Iterator[str]:
-    if isinstance(value, Mapping):
-        for item in value.values():
-            yield from _scalars(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _scalars(item)
-    elif value is not None:
-        yield str(value)
 
 
 def _decoded(value: str) -> Iterator[str]:
