@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ from fakes.slack_server import SlackMessage
 from tests.e2e.harness import ALICE, BOB, CHANNEL, Stack, stack
 from tests.e2e.test_teams import audit, settings_file
 from tests.scenarios.models import Call
-from tests.scenarios.project import commit_all, git, make_project
+from tests.scenarios.project import git, make_project_with_policy
 
 PROD = "environments/prod/main.jsonnet"
 DEV = "environments/dev/main.jsonnet"
@@ -136,33 +137,14 @@ def test_a_settings_window_freezes_a_proposal_and_an_admin_override_lets_it_pass
         assert override["details"]["frozen"] == ["environments/prod"]  # type: ignore[index]
 
 
-CAPACITY = """\
-package main
-
-import rego.v1
-
-deny_capacity contains msg if {
-  input.kind == "Deployment"
-  input.spec.replicas > 5
-  msg := sprintf("%s: more than 5 replicas needs a capacity review", [input.metadata.name])
-}
-"""
-
-
-def _project_with_policy(root: Path) -> Path:
-    make_project(root)
-    (root / "policy").mkdir()
-    (root / "policy" / "capacity.rego").write_text(CAPACITY)
-    commit_all(root, "a capacity policy")
-    return root
-
-
 @pytest.mark.parametrize("redis", STORES)
 def test_a_failing_policy_blocks_approval_until_its_owner_waives_it(
     tmp_path: Path, redis: bool
 ) -> None:
     owners = {"main.deny_capacity": [PLATFORM]}
-    with stack(tmp_path, redis=redis, project=_project_with_policy) as s:
+    with stack(
+        tmp_path, redis=redis, project=partial(make_project_with_policy, rule="deny_capacity")
+    ) as s:
         s.start_bot(settings_file(tmp_path, {"admins": [OPS], "policy_owners": owners}))
         root, proposal = scale_prod(s, 9)
         blocks = str(proposal.blocks)

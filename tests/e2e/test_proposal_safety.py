@@ -9,7 +9,7 @@ from fakes import github_webhooks as hooks
 from tests.e2e.harness import BOB, CHANNEL, Stack, stack
 from tests.e2e.test_teams import audit
 from tests.scenarios.models import Call
-from tests.scenarios.project import commit_all, make_project
+from tests.scenarios.project import make_project_with_policy
 from tests.secret_repo import (
     APP,
     CREDS,
@@ -154,29 +154,8 @@ def test_after_a_restart_github_news_quoting_a_value_is_masked(tmp_path: Path) -
         assert leaks(shown.text + str(shown.blocks or "")) == []
 
 
-DENY_REPLICAS = """\
-package main
-
-import rego.v1
-
-deny contains msg if {
-  input.kind == "Deployment"
-  input.spec.replicas > 5
-  msg := sprintf("%s: more than 5 replicas needs a capacity review", [input.metadata.name])
-}
-"""
-
-
-def _project_with_policy(root: Path) -> Path:
-    make_project(root)
-    (root / "policy").mkdir()
-    (root / "policy" / "replicas.rego").write_text(DENY_REPLICAS)
-    commit_all(root, "a policy")
-    return root
-
-
 def test_the_proposal_shows_the_checks_before_anyone_approves(tmp_path: Path) -> None:
-    with stack(tmp_path, project=_project_with_policy) as s:
+    with stack(tmp_path, project=make_project_with_policy) as s:
         s.start_bot()
         s.model.calls(
             Call(

@@ -108,3 +108,27 @@ def make_project(root: Path, *, with_jsonnetfile: bool = True) -> Path:
 def commit_all(root: Path, message: str) -> None:
     git(root, "add", "--all", ".")
     git(root, "commit", "-q", "-m", message)
+
+
+def replicas_policy(rule: str) -> str:
+    """A Rego policy whose `rule` denies a Deployment of more than 5 replicas."""
+    return f"""\
+package main
+
+import rego.v1
+
+{rule} contains msg if {{
+  input.kind == "Deployment"
+  input.spec.replicas > 5
+  msg := sprintf("%s: more than 5 replicas needs a capacity review", [input.metadata.name])
+}}
+"""
+
+
+def make_project_with_policy(root: Path, rule: str = "deny") -> Path:
+    """make_project, plus policy/replicas.rego (replicas_policy(rule)) committed."""
+    make_project(root)
+    (root / "policy").mkdir()
+    (root / "policy" / "replicas.rego").write_text(replicas_policy(rule))
+    commit_all(root, "a replicas policy")
+    return root
