@@ -9,20 +9,15 @@ from typing import Any, cast
 
 import pytest
 
-from bot.agent.agent import Agent
 from bot.config import load_settings
 from bot.domain.proposal import Proposal
 from bot.domain.sessions import Session
 from bot.handlers import guard_budget, guard_gate
-from bot.policy.groups import GroupCache
 from bot.services import Services
 from bot.store.base import StoreUnavailable
 from bot.store.guard_store import GuardStore
-from bot.store.memory import MemoryStore
-from bot.telemetry.metrics import Metrics
-from bot.workspace.workspaces import Workspaces
 from fakes.chat import RecordingChat
-from tools.tanka.diff.revision import RevisionDiffer
+from tests.unit.guards.services import guard_services
 
 
 class DownGuards:
@@ -37,19 +32,8 @@ class DownGuards:
 def svc(tmp_path: Path) -> Services:
     config = tmp_path / "guards.yaml"
     config.write_text("budgets:\n  - channels: all\n    daily_usd: 5\n")
-    chat = RecordingChat()
-    return Services(
-        settings=load_settings({"TANKA_BOT_CONFIG": str(config)}),
-        store=MemoryStore(),
-        chat=chat,
-        workspaces=cast(Workspaces, None),
-        agent=cast(Agent, None),
-        differ=cast(RevisionDiffer, None),
-        metrics=Metrics(),
-        groups=GroupCache(chat.group_members),
-        code_host=lambda: None,
-        guards=cast(GuardStore, DownGuards()),
-    )
+    settings = load_settings({"TANKA_BOT_CONFIG": str(config)})
+    return guard_services(settings, cast(GuardStore, DownGuards()))
 
 
 SESSION = Session(

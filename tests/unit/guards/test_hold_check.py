@@ -9,22 +9,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
-from bot.agent.agent import Agent
 from bot.config import load_settings
 from bot.domain.thread import ThreadKey
 from bot.github.errors import CodeHostError
-from bot.policy.groups import GroupCache
 from bot.publish.pipeline import PullRequestHost
 from bot.runtime import guard_holds
 from bot.runtime.threads import Threads
 from bot.services import Services
 from bot.store.guard_store import HoldRecord, MemoryGuardStore
-from bot.store.memory import MemoryStore
-from bot.telemetry.metrics import Metrics
-from bot.workspace.workspaces import Workspaces
-from fakes.chat import RecordingChat
+from tests.unit.guards.services import guard_services
 from tools.context import PullRequestInfo
-from tools.tanka.diff.revision import RevisionDiffer
 
 REPO = "acme/infra"
 WAITING = "C0DEPLOY:1700000002.000100"
@@ -50,18 +44,10 @@ class StubThreads:
 
 
 def threads_with(host: Host) -> StubThreads:
-    chat = RecordingChat()
-    svc = Services(
-        settings=load_settings({"TANKA_BOT_GITHUB_REPO": REPO}),
-        store=MemoryStore(),
-        chat=chat,
-        workspaces=cast(Workspaces, None),
-        agent=cast(Agent, None),
-        differ=cast(RevisionDiffer, None),
-        metrics=Metrics(),
-        groups=GroupCache(chat.group_members),
+    svc = guard_services(
+        load_settings({"TANKA_BOT_GITHUB_REPO": REPO}),
+        MemoryGuardStore(clock=lambda: 1.0),
         code_host=lambda: cast(PullRequestHost, host),
-        guards=MemoryGuardStore(clock=lambda: 1.0),
     )
     for env, number in (("environments/prod", 7), ("environments/dev", 8)):
         svc.guards.claim(HoldRecord(env, REPO, number, f"u{number}", "C0DEPLOY:1.0", 1.0))
