@@ -62,6 +62,15 @@ def test_changed_field_gives_a_unified_diff_under_tk_names() -> None:
     assert "+  replicas: 3" in change.unified.splitlines()
 
 
+def test_a_boolean_for_a_number_is_a_change_though_python_calls_them_equal() -> None:
+    # true == 1 in Python: the fast equality check must not take them for the same value.
+    old, new = deploy("web"), deploy("web")
+    new["spec"]["paused"], old["spec"]["paused"] = True, 1
+    [change] = diff_manifests([old], [new], dump=dump)
+    assert "-  paused: 1" in change.unified.splitlines()
+    assert "+  paused: true" in change.unified.splitlines()
+
+
 def test_added_and_removed_diff_against_empty() -> None:
     changes = diff_manifests([deploy("old")], [deploy("new")], dump=dump)
     assert [(c.key.name, c.change) for c in changes] == [

@@ -140,9 +140,11 @@ def diff_manifests(
 
 def _same_data(a: Manifest, b: Manifest) -> bool:
     """Equal as JSON, so their YAML is equal too: most resources of a diff are unchanged, and
-    serialising them to compare costs far more than this (json distinguishes true from 1, which
-    == does not)."""
-    return json.dumps(a) == json.dumps(b)
+    serialising them to compare costs far more than this. `==` first: unequal values are never
+    equal JSON (values from JSON hold no NaN), and a wide change's changed resources end there;
+    equal ones are confirmed as JSON text (json tells true from 1, which == does not). A False
+    only means the caller compares their YAML."""
+    return a == b and json.dumps(a) == json.dumps(b)
 
 
 @dataclass(slots=True)
