@@ -13,26 +13,22 @@ from typing import Any, cast
 import pytest
 import yaml
 
-from bot.agent.agent import Agent
 from bot.config import load_settings
 from bot.domain.alerts import AlertNotification, parse_notification
 from bot.domain.thread import ThreadKey
-from bot.policy.groups import GroupCache
 from bot.runtime import alerts
 from bot.runtime.dispatch import Dispatcher, Submitted
 from bot.runtime.lease import Lease
 from bot.runtime.pending import Pending
 from bot.runtime.threads import Threads
-from bot.services import Services
 from bot.store.base import Store
 from bot.store.memory import MemoryStore
 from bot.store.redis import RedisStore
 from bot.telemetry.metrics import Metrics
-from bot.workspace.workspaces import Workspaces
 from fakes.chat import RecordingChat
 from tests.redis_server import RedisServer
 from tests.unit.alerts.test_payload import fixture
-from tools.tanka.diff.revision import RevisionDiffer
+from tests.unit.services import bare_services
 
 CHANNEL = "C0DEPLOY"
 ROUTE = {"match": {"alertname": "KubeContainerOOMKilled"}, "channel": CHANNEL,
@@ -57,11 +53,9 @@ class Env:
         self.chat = RecordingChat()
         self.metrics = Metrics()
         self.turns: list[tuple[ThreadKey, list[Pending]]] = []
-        svc = Services(
-            settings=load_settings({"TANKA_BOT_CONFIG": str(tmp / "settings.yaml")}),
-            store=self.store, chat=self.chat, workspaces=cast(Workspaces, None),
-            agent=cast(Agent, None), differ=cast(RevisionDiffer, None), metrics=self.metrics,
-            groups=GroupCache(self.chat.group_members), code_host=lambda: None, replica="r1",
+        svc = bare_services(
+            load_settings({"TANKA_BOT_CONFIG": str(tmp / "settings.yaml")}),
+            store=self.store, chat=self.chat, metrics=self.metrics, replica="r1",
             clock=lambda: self.now,
         )  # fmt: skip
         self.svc = svc

@@ -17,7 +17,7 @@ from bot.services import Services
 from bot.store.base import StoreUnavailable
 from bot.store.guard_store import GuardStore
 from fakes.chat import RecordingChat
-from tests.unit.guards.services import guard_services
+from tests.unit.services import bare_services
 
 
 class DownGuards:
@@ -33,7 +33,7 @@ def svc(tmp_path: Path) -> Services:
     config = tmp_path / "guards.yaml"
     config.write_text("budgets:\n  - channels: all\n    daily_usd: 5\n")
     settings = load_settings({"TANKA_BOT_CONFIG": str(config)})
-    return guard_services(settings, cast(GuardStore, DownGuards()))
+    return bare_services(settings, guards=cast(GuardStore, DownGuards()))
 
 
 SESSION = Session(

@@ -17,7 +17,7 @@ from bot.runtime import guard_holds
 from bot.runtime.threads import Threads
 from bot.services import Services
 from bot.store.guard_store import HoldRecord, MemoryGuardStore
-from tests.unit.guards.services import guard_services
+from tests.unit.services import bare_services
 from tools.context import PullRequestInfo
 
 REPO = "acme/infra"
@@ -44,9 +44,9 @@ class StubThreads:
 
 
 def threads_with(host: Host) -> StubThreads:
-    svc = guard_services(
+    svc = bare_services(
         load_settings({"TANKA_BOT_GITHUB_REPO": REPO}),
-        MemoryGuardStore(clock=lambda: 1.0),
+        guards=MemoryGuardStore(clock=lambda: 1.0),
         code_host=lambda: cast(PullRequestHost, host),
     )
     for env, number in (("environments/prod", 7), ("environments/dev", 8)):

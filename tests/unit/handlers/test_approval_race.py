@@ -6,26 +6,21 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import cast
 
 import pytest
 import yaml
 
-from bot.agent.agent import Agent
 from bot.config import load_settings
 from bot.domain.proposal import Proposal
 from bot.domain.requests import Reaction
 from bot.domain.sessions import Session
 from bot.handlers.approve import approve, withdraw
-from bot.policy.groups import GroupCache
 from bot.services import Services
 from bot.store import Store
 from bot.store.memory import MemoryStore
 from bot.store.redis import RedisStore
-from bot.telemetry.metrics import Metrics
-from bot.workspace.workspaces import Workspaces
 from fakes.chat import RecordingChat
-from tools.tanka.diff.revision import RevisionDiffer
+from tests.unit.services import bare_services
 
 CHANNEL, THREAD, PROPOSAL_TS = "C0DEPLOY1", "1700000000.000100", "1700000050.000100"
 BOB, CAROL = "U0BOB", "U0CAROL"
@@ -51,11 +46,7 @@ def replicas(
         stores = [RedisStore(server.url, prefix=prefix) for _ in range(2)]
 
     def services(store: Store, replica: str) -> Services:
-        return Services(
-            settings=settings, store=store, chat=chat, workspaces=cast(Workspaces, None),
-            agent=cast(Agent, None), differ=cast(RevisionDiffer, None), metrics=Metrics(),
-            groups=GroupCache(chat.group_members), code_host=lambda: None, replica=replica,
-        )  # fmt: skip
+        return bare_services(settings, store=store, chat=chat, replica=replica)
 
     yield services(stores[0], "r1"), services(stores[1], "r2"), chat
     for store in stores:

@@ -4,24 +4,20 @@ alone."""
 from __future__ import annotations
 
 import threading
-from typing import cast
 
 import pytest
 
-from bot.agent.agent import Agent
 from bot.config import load_settings
 from bot.domain.sessions import Session
 from bot.domain.thread import ThreadKey
-from bot.policy.groups import GroupCache
 from bot.runtime.lease import lock_name
 from bot.runtime.reaper import CUT_OFF, Reaper
 from bot.services import Services
 from bot.store.base import StoreUnavailable
 from bot.store.memory import MemoryStore
 from bot.telemetry.metrics import Metrics
-from bot.workspace.workspaces import Workspaces
 from fakes.chat import RecordingChat
-from tools.tanka.diff.revision import RevisionDiffer
+from tests.unit.services import bare_services
 
 TTL = 3600.0
 NOW = 1_700_100_000.0
@@ -54,16 +50,12 @@ class Env:
         self.metrics = Metrics()
 
     def services(self, replica: str) -> Services:
-        return Services(
-            settings=load_settings({"TANKA_BOT_SESSION_TTL": str(TTL)}),
+        return bare_services(
+            load_settings({"TANKA_BOT_SESSION_TTL": str(TTL)}),
             store=self.store,
             chat=self.chat,
-            workspaces=cast(Workspaces, self.workspaces),
-            agent=cast(Agent, None),
-            differ=cast(RevisionDiffer, None),
+            workspaces=self.workspaces,
             metrics=self.metrics,
-            groups=GroupCache(self.chat.group_members),
-            code_host=lambda: None,
             replica=replica,
             clock=self.clock,
         )

@@ -9,12 +9,10 @@ from typing import cast
 
 import pytest
 
-from bot.agent.agent import Agent
 from bot.config import load_settings
 from bot.domain.requests import Mention, Reaction, ThreadReply
 from bot.domain.sessions import Session
 from bot.domain.thread import ThreadKey
-from bot.policy.groups import GroupCache
 from bot.runtime.dispatch import Dispatcher
 from bot.runtime.runner import Runner
 from bot.runtime.threads import BUSY, QUEUED
@@ -22,10 +20,8 @@ from bot.runtime.triage import Recent, Triaged, triage
 from bot.services import Services
 from bot.store import StoreUnavailable
 from bot.store.memory import MemoryStore
-from bot.telemetry.metrics import Metrics
-from bot.workspace.workspaces import Workspaces
 from fakes.chat import RecordingChat
-from tools.tanka.diff.revision import RevisionDiffer
+from tests.unit.services import bare_services
 
 CHANNEL, ROOT, BOT = "C0DEPLOY", "1700000000.000100", "U0BOT"
 KEY = ThreadKey(CHANNEL, ROOT)
@@ -46,11 +42,7 @@ class DownStore(MemoryStore):
 
 def services(store: MemoryStore) -> Services:
     chat = RecordingChat()
-    return Services(
-        settings=load_settings({}), store=store, chat=chat, workspaces=cast(Workspaces, None),
-        agent=cast(Agent, None), differ=cast(RevisionDiffer, None), metrics=Metrics(),
-        groups=GroupCache(chat.group_members), code_host=lambda: None, bot_user_id=BOT,
-    )  # fmt: skip
+    return bare_services(load_settings({}), store=store, chat=chat, bot_user_id=BOT)
 
 
 @pytest.fixture

@@ -6,24 +6,17 @@ from __future__ import annotations
 import functools
 import threading
 import time
-from typing import cast
 
 import pytest
 
-from bot.agent.agent import Agent
 from bot.config import load_settings
 from bot.domain.thread import ThreadKey
-from bot.policy.groups import GroupCache
 from bot.runtime.dispatch import Dispatcher
 from bot.runtime.lease import Lease
 from bot.runtime.pending import Pending
 from bot.runtime.threads import Threads
-from bot.services import Services
-from bot.store.memory import MemoryStore
-from bot.telemetry.metrics import Metrics
-from bot.workspace.workspaces import Workspaces
 from fakes.chat import RecordingChat
-from tools.tanka.diff.revision import RevisionDiffer
+from tests.unit.services import bare_services
 
 CHANNEL = "C0DEPLOY"
 
@@ -48,12 +41,7 @@ class Turns:
 @pytest.mark.parametrize("workers", [1, 2])
 def test_turns_from_both_pools_share_the_workers_setting(workers: int) -> None:
     chat = RecordingChat()
-    svc = Services(
-        settings=load_settings({"TANKA_BOT_WORKERS": str(workers)}), store=MemoryStore(),
-        chat=chat, workspaces=cast(Workspaces, None), agent=cast(Agent, None),
-        differ=cast(RevisionDiffer, None), metrics=Metrics(),
-        groups=GroupCache(chat.group_members), code_host=lambda: None,
-    )  # fmt: skip
+    svc = bare_services(load_settings({"TANKA_BOT_WORKERS": str(workers)}), chat=chat)
     turns = Turns()
     dispatcher = Dispatcher(workers, 8)
     threads = Threads(svc, dispatcher, None, turns)
