@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.tanka.evaluation.importer import PRELUDE, TK_LIBRARY_PATH, Importer, ImportRefused
+from tools.tanka.evaluation.importer import PRELUDE, Importer, ImportRefused
+from tools.tanka.tk_library import TK_LIBRARY_PATH
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "tanka"
 STATIC = FIXTURES / "static"

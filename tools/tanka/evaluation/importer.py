@@ -30,10 +30,8 @@ from pathlib import Path
 from tools.errors import EngineError
 from tools.tanka.confined import ConfinedPaths, Outside
 from tools.tanka.natives.shim import SHIM_NAME, SHIM_SOURCE
+from tools.tanka.tk_library import TK_LIBRARY, TK_LIBRARY_PATH, TK_LIBRARY_SOURCE
 
-TK_LIBRARY = "tk"
-TK_LIBRARY_PATH = "<internal>/tk.libsonnet"
-TK_LIBRARY_SOURCE = b'{\n  env: std.extVar("tanka.dev/environment"),\n}\n'
 # One line, no newline: prepended to line 1, every later line keeps its number.
 PRELUDE = f"local __tk_std = std; local std = (import '{SHIM_NAME}')(__tk_std); "
 _USES_NATIVE = re.compile(rb"std\s*\.\s*native\b")

@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import resource
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tools.memory_cap import cap_memory
 from tools.tanka.evaluation.importer import Importer, ImportRefused, outcome_of, with_prelude
 
 if TYPE_CHECKING:  # the worker process's own; `tanka-bot tk` evaluates in-process without it
@@ -191,24 +191,6 @@ def _repair(text: str, importer: Importer) -> str:
 def clean_error(text: str) -> str:
     """go-jsonnet's message as tk shows it: no binding-specific `importer error:` prefix."""
     return _IMPORTER_PREFIX.sub("", text, count=1).rstrip("\n")
-
-
-def cap_memory(memory_mb: int) -> None:
-    """Allow this process `memory_mb` more address space than it has now (RLIMIT_AS)."""
-    current = _vm_size_bytes()
-    limit = current + memory_mb * 1024 * 1024
-    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-
-
-def _vm_size_bytes() -> int:
-    with open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith("VmSize:"):
-                return int(line.split()[1]) * 1024
-    return 0
 
 
 def serve(conn: Connection, stderr_path: str) -> None:

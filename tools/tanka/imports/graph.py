@@ -23,6 +23,7 @@ from tools.tanka.confined import ConfinedPaths, Outside
 from tools.tanka.errors import go_quote
 from tools.tanka.imports.scan import ImportKind, ImportRef, LexError, ScanResult, scan_imports
 from tools.tanka.imports.scan_store import ScanStore, content_key
+from tools.tanka.tk_library import TK_LIBRARY
 
 __all__ = [
     "FileSystemSnapshot",
@@ -42,7 +43,6 @@ __all__ = [
     "search_path",
 ]
 
-TK_LIBRARY = "tk"
 NOT_FOUND = "no match locally or in the Jsonnet library paths"
 OUTSIDE = "the path leaves the repository; import only files inside it"
 GIT_DIR = "the path is inside a .git directory, which imports may never read"

@@ -24,9 +24,7 @@ from typing import Literal
 
 from tools.errors import ToolError
 from tools.tanka.errors import FormatError
-from tools.tanka.evaluation.importer import TK_LIBRARY_SOURCE
 from tools.tanka.imports.graph import (
-    TK_LIBRARY,
     FileSystemSnapshot,
     ImportRef,
     jpath_for,
@@ -43,6 +41,7 @@ from tools.tanka.source.jsonnet.linter import (
     lint_findings,
 )
 from tools.tanka.source.lint_static import run_static_checks
+from tools.tanka.tk_library import TK_LIBRARY, TK_LIBRARY_SOURCE
 
 Severity = Literal["error", "warning"]
 STATIC_TIMEOUT = 60.0

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from tools import sandbox
 from tools.errors import ToolError
-from tools.tanka.evaluation.worker import cap_memory
+from tools.memory_cap import cap_memory
 from tools.tanka.source.lint import Diagnostic, lint_paths
 
 TIMEOUT = 180.0  # the static check's own child (60 s) included

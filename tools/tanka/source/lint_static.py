@@ -19,8 +19,9 @@ from typing import Any
 
 from tools import sandbox
 from tools.errors import ToolError
-from tools.tanka.imports.graph import TK_LIBRARY, resolve_import
+from tools.tanka.imports.graph import resolve_import
 from tools.tanka.imports.scan import ImportRef
+from tools.tanka.tk_library import TK_LIBRARY
 
 # What `import "tk"` gives in a static check: its shape, not a real environment.
 _TK_STUB = b"{ env: { apiVersion: 'tanka.dev/v1alpha1', kind: 'Environment', metadata: {}, spec: {}, data: {} } }"  # noqa: E501
