@@ -31,3 +31,17 @@ _CREDENTIAL_VARS = (
 def _no_real_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in _CREDENTIAL_VARS:
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _own_operator_checks(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Evaluations in this process keep their rewritten files and doubts per test, away from the
+    machine's (tools/tanka/evaluation/rust_operators.py): which path a test takes is its own."""
+    from tools.tanka.evaluation import rust_operators  # noqa: PLC0415 - only when tests run
+
+    kept = tmp_path_factory.mktemp("rewritten")
+    monkeypatch.setattr(rust_operators, "cache_dir", lambda: kept)
+    monkeypatch.setattr(rust_operators, "_doubted", set())
+    monkeypatch.setattr(rust_operators, "_memory", {})

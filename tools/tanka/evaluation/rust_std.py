@@ -147,9 +147,10 @@ def guard_source(names: frozenset[str] | None = None) -> str:
     return (
         "function(__real, file)\n"
         # Whole numbers below 2**53, booleans and null read alike in every mode: no native call
-        # for them (std.toString(i) in a loop was most of the guard's cost).
+        # for them (std.toString(i) in a loop was most of the guard's cost). Whole by `>`:
+        # jrsonnet's `==` holds for numbers 2.2e-16 apart (1e-17 == 0 == std.floor(1e-17)).
         "  local plain(v) = __real.isBoolean(v) || v == null || (__real.isNumber(v)\n"
-        "    && v == __real.floor(v) && __real.abs(v) < 9007199254740992);\n"
+        "    && !(v > __real.floor(v)) && __real.abs(v) < 9007199254740992);\n"
         f"  local ok(v, mode) = plain(v) || __real.native('{VOUCH}')(v, mode);\n"
         # Where jrsonnet's text may differ, go-jsonnet's function writes it (go_std.GO_STD).
         f"  local go(name, args) = __real.native('{GO_STD}')(name, args);\n"
@@ -199,9 +200,9 @@ def needs_guard(content: bytes) -> bool:
     return NEEDS_GUARD.search(content) is not None or _STD_AS_VALUE.search(content) is not None
 
 
-def with_guard(path: str, content: bytes) -> bytes:
-    """`content` as jrsonnet evaluates it: the guard prelude on line 1 when the file needs it."""
+def guard_prelude(path: str, content: bytes) -> bytes:
+    """The line-1 prelude `content` needs (empty when it names nothing guarded)."""
     if not needs_guard(content):
-        return content
+        return b""
     prelude = _PRELUDE.format(guard=guard_path(content), file=json.dumps(path, ensure_ascii=False))
-    return prelude.encode() + content
+    return prelude.encode()

@@ -2,17 +2,20 @@
 
 Both evaluators compute the same values; they differ in how some values become text. These checks
 answer "could this differ?" conservatively: a wrong "no" would be a wrong render, a wrong "yes"
-only costs a second evaluation with go-jsonnet. Used twice:
+only costs a second evaluation. Used twice:
 * by the guarded std functions (rust_std.py), through the VOUCH native, on their arguments;
 * on the whole result (`output_differs`), for what no guard sees: `"" + 0.1` and `"%s" % x`
   (operators jrsonnet does not route through std), text imported into a string by importstr
   with a prelude in it, and nesting deeper than go-jsonnet manifests.
+A number or character in text that only an operator could have written otherwise is a doubt
+(`text_doubt`), which the operator check settles (rust_operators.py); the rest is go-jsonnet's.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
@@ -58,11 +61,16 @@ def same_number_text(value: float) -> bool:
 
 
 def text_differs(text: str) -> bool:
-    """Whether `text` may hold something jrsonnet wrote differently from go-jsonnet: a raw
-    character go-jsonnet escapes, or a number in jrsonnet's spelling that go-jsonnet spells
-    otherwise (a literal "0.1" in the source reads the same: the check cannot tell them apart,
-    and asks go-jsonnet)."""
-    if PRELUDE_MARK in text or _escaped_by_go(text):
+    """Whether `text` may hold something jrsonnet wrote differently from go-jsonnet: text read
+    with a prelude in it, or a doubt (text_doubt)."""
+    return PRELUDE_MARK in text or text_doubt(text)
+
+
+def text_doubt(text: str) -> bool:
+    """Whether `text` holds a raw character go-jsonnet escapes, or a number in jrsonnet's
+    spelling that go-jsonnet spells otherwise. Either is also what a literal in the source
+    reads: this cannot tell them apart, the operator check can."""
+    if _escaped_by_go(text):
         return True
     for token in _numbers(text):
         value = float(token)
@@ -124,26 +132,41 @@ def output_text_differs(output: str, depth_limit: int) -> bool | None:
     return None if "\\u" in output or text_differs(output) else False
 
 
-def output_differs(value: Any, depth_limit: int) -> str | None:
-    """Why the evaluation's result may differ from go-jsonnet's, or None."""
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """Why a result may differ from go-jsonnet's; `doubt`: only text an operator may have
+    written (text_doubt), which the operator check can settle."""
+
+    reason: str
+    doubt: bool = False
+
+
+def output_differs(value: Any, depth_limit: int) -> Difference | None:
+    """Why the evaluation's result may differ from go-jsonnet's, or None. A doubt is reported
+    only when nothing else is found."""
     stack: list[tuple[Any, int]] = [(value, 0)]
+    doubt: Difference | None = None
     while stack:
         item, depth = stack.pop()
+        if isinstance(item, dict | list) and depth >= depth_limit:
+            return Difference("nesting deeper than the stack go-jsonnet manifests with")
         if isinstance(item, str):
-            if text_differs(item):
-                return f"a string may hold text go-jsonnet writes otherwise: {item[:60]!r}"
+            texts = [("a string", item)]
         elif isinstance(item, dict):
-            if depth >= depth_limit:
-                return "nesting deeper than the stack go-jsonnet manifests with"
-            for key, field in item.items():
-                if text_differs(key):
-                    return f"a key may hold text go-jsonnet writes otherwise: {key[:60]!r}"
-                stack.append((field, depth + 1))
-        elif isinstance(item, list):
-            if depth >= depth_limit:
-                return "nesting deeper than the stack go-jsonnet manifests with"
-            stack.extend((element, depth + 1) for element in item)
-    return None
+            texts = [("a key", key) for key in item]
+            stack.extend((field, depth + 1) for field in item.values())
+        else:
+            if isinstance(item, list):
+                stack.extend((element, depth + 1) for element in item)
+            continue
+        for what, text in texts:
+            if PRELUDE_MARK in text:
+                return Difference(f"{what} holds text read with a prelude: {text[:60]!r}")
+            if doubt is None and text_doubt(text):
+                doubt = Difference(
+                    f"{what} may hold text go-jsonnet writes otherwise: {text[:60]!r}", doubt=True
+                )
+    return doubt
 
 
 def _walk(value: Any, mode: VouchMode, depth_limit: int) -> bool:

@@ -96,6 +96,7 @@ def _evaluate_rust(request: EvalRequest) -> EvalReply | str:
         ext_codes=request.ext_codes,
         tla_codes=request.tla_codes,
         max_stack=request.max_stack,
+        doubt_key=os.path.relpath(request.filename, request.confine),
     )
     if not isinstance(outcome, RustResult):
         return outcome.reason
