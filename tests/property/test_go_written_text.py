@@ -9,9 +9,11 @@ import json
 import math
 from pathlib import Path
 
+import _gojsonnet
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tools.tanka.evaluation.go_text import go_to_string
 from tools.tanka.evaluation.worker import EvalRequest, evaluate
 
 SCALARS = (
@@ -53,6 +55,29 @@ def test_text_written_for_jrsonnet_is_go_jsonnets(
         reply = evaluate(request)
         answers.append((reply.value, reply.error))
     assert answers[0] == answers[1]
+
+
+# Every character class the escaping tells apart: controls, DEL, the C1 block, U+2028, quotes.
+TRICKY = st.text(
+    st.sampled_from(["\x00", "\x1f", "\b", "\t", "\n", "\x7f", "\x85", "\x9f", "\xa0",
+                     "\u2028", '"', "\\", "/", "<", "é", "😀", "a"]),
+    max_size=8,
+)  # fmt: skip
+TEXT_VALUES = st.recursive(
+    SCALARS | TRICKY,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TRICKY, inner, max_size=4),
+    max_leaves=16,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=TEXT_VALUES)
+def test_to_string_written_in_python_is_go_jsonnets(value: object) -> None:
+    # go_text.go_to_string stands in for go-jsonnet's own std.toString (go_std.GO_STD).
+    expected = _gojsonnet.evaluate_snippet(
+        "<property>", "std.toString(std.extVar('v'))", ext_codes={"v": json.dumps(value)}
+    )
+    assert go_to_string(value) == json.loads(expected)
 
 
 def _floats(value: object) -> list[float]:

@@ -18,6 +18,7 @@ import json
 from typing import Any
 
 from tools.tanka.errors import NativeError
+from tools.tanka.evaluation.go_text import go_to_string
 
 GO_PARSE_YAML = "__tk_go_parseYaml"
 GO_STD = "__tk_go_std"
@@ -55,6 +56,11 @@ def go_std(names: frozenset[str]) -> Any:
 
         if name not in names or not isinstance(args, list):
             raise NativeError(f"{GO_STD} calls one of the guarded std functions")
+        if name == "toString" and len(args) == 1:
+            try:
+                return go_to_string(args[0])
+            except (TypeError, RecursionError):
+                pass  # go-jsonnet's own, and its error
         code = json.dumps(args)
         key = f"{name}\0{code}"
         if key in kept:
