@@ -59,6 +59,13 @@ def test_a_file_the_parser_cannot_read_has_no_rewrite() -> None:
     assert rewrites.refused == "cannot rewrite broken.libsonnet"
 
 
+def test_a_file_naming_the_calls_itself_is_not_rewritten() -> None:
+    # `local __tk_op = ...` would replace the check's calls with its own.
+    rewrites = Rewrites()
+    assert rewrites("sly.libsonnet", "local __tk_op = { add(a, b):: a }; '' + 0.1") is None
+    assert rewrites.refused == "cannot rewrite sly.libsonnet"
+
+
 def test_one_check_parses_at_most_its_budget_and_keeps_what_it_parsed() -> None:
     small, large = "a + 1", "b + " + "1 + " * 40 + "1"
     first = Rewrites(budget=len(small) + 10)
