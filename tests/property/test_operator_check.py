@@ -13,8 +13,19 @@ from tools.tanka.evaluation.worker import EvalRequest, evaluate
 NUMBERS = st.sampled_from(
     ["0.99", "0.5", "0.1", "3", "1e-17", "1e23", "2.675", "(0.1 + 0.2)", "(7 / 3)", "-0.0"]
 )
+# Texts neither start nor end with a digit or a dot, and `+` joins with a space: a number written
+# against digits is a known difference (test_a_number_written_against_digits).
 TEXTS = st.sampled_from(
-    ["'q(0.99)'", "'v1.25'", "'0.1'", "'x'", "''", "|||\n  0.95 %s\n|||", "'%s-%d'", "'\u2028'"]
+    [
+        "'q(0.99)'",
+        "'v1.25 '",
+        "' 0.1 '",
+        "'x'",
+        "''",
+        "|||\n  p 0.95 %s\n|||",
+        "'%s-%d'",
+        "'\u2028'",
+    ]
 )
 
 
@@ -22,7 +33,8 @@ def _expressions(leaf: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     return st.recursive(
         leaf,
         lambda inner: st.one_of(
-            st.tuples(inner, inner).map(lambda p: f"({p[0]} + {p[1]})"),
+            # A space between: a number written against digits is the known difference.
+            st.tuples(inner, inner).map(lambda p: f"({p[0]} + ' ' + {p[1]})"),
             st.tuples(TEXTS, inner, inner).map(
                 lambda p: f"std.format('%s %s' + {p[0]}, [{p[1]}, {p[2]}])"
             ),

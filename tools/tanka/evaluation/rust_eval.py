@@ -36,6 +36,7 @@ from tools.tanka.evaluation.rust_operators import (
     OPERATORS_NAME,
     OPERATORS_SOURCE,
     PRELUDE,
+    QUIET_PRELUDE,
     Rewrites,
     doubted,
     note_doubt,
@@ -91,13 +92,19 @@ class _Imports:
     as text with the guard prelude, non-UTF-8 files noted."""
 
     def __init__(
-        self, importer: Importer, main: tuple[str, str, bytes], *, operators: bool = False
+        self,
+        importer: Importer,
+        main: tuple[str, str, bytes],
+        *,
+        operators: str | None = None,
     ) -> None:
         self.importer = importer
         # Where jrsonnet files the entry, the path std.thisFile names, and its bytes.
         self.main_path, self.main_file, self.main_text = main
-        # The operator check's run (rust_operators.py): its rewritten files.
+        # The operator check's run (rust_operators.py): its rewritten files, after `operators`,
+        # the prelude of the run (PRELUDE alone, QUIET_PRELUDE after a first run).
         self.rewrites = Rewrites() if operators else None
+        self.operators = operators
         self.not_text: str | None = None
 
     def __call__(self, base_dir: str, rel: str) -> tuple[str, str]:
@@ -112,13 +119,15 @@ class _Imports:
     def _text(self, path: str, content: bytes, *, guard_any: bool) -> str:
         """As importer.with_prelude: only Jsonnet files get a prelude (importstr of a data file
         must read its bytes), and the entry file whatever its name."""
-        key = (path, guard_any, self.rewrites is not None)
+        key = (path, guard_any, self.operators)
         hit = _TEXTS.get(key)
         # The importer's cache hands out the same bytes object while a file is unchanged.
         if hit is not None and hit[0] is content:
             text = hit[1]
         else:
-            text = _decoded(path, content, guard_any=guard_any, rewrites=self.rewrites)
+            text = _decoded(
+                path, content, guard_any=guard_any, rewrites=self.rewrites, first=self.operators
+            )
             if text is _UNCHECKED:  # not kept (may fit next time): the check stops here
                 return f"error {json.dumps(FALLBACK_MARK + ': no operator check')}"
             if len(_TEXTS) >= _TEXTS_LIMIT:
@@ -132,13 +141,13 @@ class _Imports:
 
 # What a file's bytes become for jrsonnet, by path: scanning and decoding the megabytes of a
 # vendored Kubernetes library took ~13 ms an evaluation.
-_TEXTS: dict[tuple[str, bool, bool], tuple[bytes, str | None]] = {}
+_TEXTS: dict[tuple[str, bool, str | None], tuple[bytes, str | None]] = {}
 _TEXTS_LIMIT = 50_000
 _UNCHECKED = "<the operator check cannot read this file>"
 
 
 def _decoded(
-    path: str, content: bytes, *, guard_any: bool, rewrites: Rewrites | None
+    path: str, content: bytes, *, guard_any: bool, rewrites: Rewrites | None, first: str | None
 ) -> str | None:
     """The file as jrsonnet reads it (the guard prelude added; in the operator check's run, also
     the rewrite and its prelude), None when it is not UTF-8, _UNCHECKED with no rewrite."""
@@ -154,7 +163,7 @@ def _decoded(
         return prelude + text
     checked = rewrites(path, text)
     # The operators' prelude first: it takes the real std, before the guard's shadows it.
-    return _UNCHECKED if checked is None else PRELUDE + prelude + checked
+    return _UNCHECKED if checked is None or first is None else first + prelude + checked
 
 
 def evaluate_rust(
@@ -183,10 +192,10 @@ def evaluate_rust(
     # that file apart (an eval script imports its entrypoint), in the same directory.
     main = (f"{filename} (snippet)" if snippet else filename, filename, main_text)
 
-    def run(frames: int, doubts: list[str] | None) -> str | Fallback:
+    def run(frames: int, doubts: list[str] | None, check: str | None = None) -> str | Fallback:
         """jrsonnet's output, or why it has none. The plain run gathers its `doubts`; the
-        operator check's (None) reads the rewritten files."""
-        imports = _Imports(importer, main, operators=doubts is None)
+        operator check's (None) reads the rewritten files, after the prelude `check`."""
+        imports = _Imports(importer, main, operators=check)
         natives = {**callbacks, **_vouch_native(depth_limit, doubts)}
         try:
             output: str = rjsonnet.evaluate_snippet(
@@ -213,14 +222,15 @@ def evaluate_rust(
         # Doubted before (the other side of a diff, the next session): the check alone, within
         # jrsonnet's share of the stack, shows as much as both runs - its frames are the plain
         # run's and more - and needs no walk of the result for doubts.
-        output = run(depth_limit, None)
+        output = run(depth_limit, None, PRELUDE)
         if isinstance(output, str):
             return _checked_result(output, depth_limit)
         if MISMATCH in output.reason:
             return Fallback(f"the operator check stopped: {output.reason}")
         # Out of stack (its calls' frames) or of parse budget: as with no doubt known.
     return _plain_then_checked(doubt_key, lambda doubts: run(depth_limit, doubts),
-                               lambda: run(max_stack * STACK_SHARE, None), depth_limit)  # fmt: skip
+                               lambda: run(max_stack * STACK_SHARE, None, QUIET_PRELUDE),
+                               depth_limit)  # fmt: skip
 
 
 def _plain_then_checked(

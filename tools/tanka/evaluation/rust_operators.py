@@ -45,6 +45,9 @@ OPERATORS_NAME = "<internal>/tanka-rust-operators.libsonnet"
 # Line 1 of a rewritten file, before the guard prelude: the calls, over the real std.
 _CALLER = "__tk_op"
 PRELUDE = f"local {_CALLER} = (import '{OPERATORS_NAME}')(std); "
+# A check after the first run evaluates the program a second time: its std.trace is silent (the
+# first run printed). A check alone prints.
+QUIET_PRELUDE = PRELUDE + "local __tk_std = std; local std = __tk_std { trace(str, rest):: rest }; "
 _ADD, _MOD = f"{_CALLER}.add(", f"{_CALLER}.mod("
 # Why the check stops where an operator's text is not go-jsonnet's.
 MISMATCH = "an operator writes text go-jsonnet writes otherwise"
