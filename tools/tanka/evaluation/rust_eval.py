@@ -31,6 +31,7 @@ from typing import Any
 
 from tools.tanka.evaluation.go_std import GO_PARSE_YAML, GO_STD, go_parse_yaml, go_std
 from tools.tanka.evaluation.importer import Importer
+from tools.tanka.evaluation.quiet_panics import panics_unprinted
 from tools.tanka.evaluation.rust_operators import (
     MISMATCH,
     OPERATORS_NAME,
@@ -198,15 +199,16 @@ def evaluate_rust(
         imports = _Imports(importer, main, operators=check)
         natives = {**callbacks, **_vouch_native(depth_limit, doubts)}
         try:
-            output: str = rjsonnet.evaluate_snippet(
-                _WRAPPER,
-                f"import {json.dumps(MAIN_MARKER)}",
-                ext_codes=ext_codes,
-                tla_codes=tla_codes,
-                max_stack=frames,
-                import_callback=imports,
-                native_callbacks=natives,
-            )
+            with panics_unprinted():
+                output: str = rjsonnet.evaluate_snippet(
+                    _WRAPPER,
+                    f"import {json.dumps(MAIN_MARKER)}",
+                    ext_codes=ext_codes,
+                    tla_codes=tla_codes,
+                    max_stack=frames,
+                    import_callback=imports,
+                    native_callbacks=natives,
+                )
         except (KeyboardInterrupt, SystemExit, MemoryError):
             raise
         except BaseException as exc:  # jrsonnet's RuntimeError and pyo3's PanicException alike

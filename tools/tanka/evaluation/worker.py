@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from tools.memory_cap import cap_memory
 from tools.tanka.evaluation.importer import Importer, ImportRefused, outcome_of, with_prelude
+from tools.tanka.evaluation.quiet_panics import stderr_is_a_log
 
 if TYPE_CHECKING:  # the worker process's own; `tanka-bot tk` evaluates in-process without it
     from multiprocessing.connection import Connection
@@ -200,6 +201,7 @@ def serve(conn: Connection, stderr_path: str) -> None:
     fd = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(fd, 2)
     os.close(fd)
+    stderr_is_a_log[0] = True  # rjsonnet's panics may go there (quiet_panics.py)
     evaluate(EvalRequest("<warm-up>", "{}", "/", ()))  # let the Go runtime reserve its arenas
     evaluate(EvalRequest("<warm-up>", "{}", "/", (), implementation="rust"))  # and load jrsonnet
     conn.send("ready")  # start-up time must not count against the first request's timeout
