@@ -14,7 +14,7 @@ NUMBERS = st.sampled_from(
     ["0.99", "0.5", "0.1", "3", "1e-17", "1e23", "2.675", "(0.1 + 0.2)", "(7 / 3)", "-0.0"]
 )
 # Texts neither start nor end with a digit or a dot, and `+` joins with a space: a number written
-# against digits is a known difference (test_a_number_written_against_digits).
+# against digits is a known difference (test_rust_eval.test_known_differences).
 TEXTS = st.sampled_from(
     [
         "'q(0.99)'",
