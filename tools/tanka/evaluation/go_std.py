@@ -13,7 +13,6 @@ holding fractions, and rendered twice, in 0.8 s instead of 0.2 s.
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
@@ -39,17 +38,9 @@ def go_parse_yaml(text: Any) -> Any:
     return json.loads(output, parse_int=float)
 
 
-# Answers kept by call: a file that hashes its dashboards' text asks for the same text again
-# (Tempo's, 7 of 14 calls), and the operator check's run (rust_operators.py) asks for all of
-# them once more. Bounded in number and in the size of the calls kept.
-_KEPT_CALLS = 64
-_KEPT_CALL_BYTES = 1 << 20
-
-
 def go_std(names: frozenset[str]) -> Any:
     """The GO_STD native: go-jsonnet's `std.<name>(args...)` for a name among `names`; its error
     (kept for the fallback) as NativeError."""
-    kept: dict[str, Any] = {}
 
     def call(name: Any, args: Any) -> Any:
         import _gojsonnet  # noqa: PLC0415 - loaded in the worker process only
@@ -61,24 +52,15 @@ def go_std(names: frozenset[str]) -> Any:
                 return go_to_string(args[0])
             except (TypeError, RecursionError):
                 pass  # go-jsonnet's own, and its error
-        code = json.dumps(args)
-        key = f"{name}\0{code}"
-        if key in kept:
-            return copy.deepcopy(kept[key])  # the caller's value is its own
         listed = ", ".join(f"a[{i}]" for i in range(len(args)))
         try:
             output = _gojsonnet.evaluate_snippet(
                 f"<std.{name}>",
                 f"local a = std.extVar('a'); std.{name}({listed})",
-                ext_codes={"a": code},
+                ext_codes={"a": json.dumps(args)},
             )
         except RuntimeError as exc:
             raise NativeError(str(exc)) from None
-        answer = json.loads(output, parse_int=float)
-        if len(key) <= _KEPT_CALL_BYTES:
-            if len(kept) >= _KEPT_CALLS:
-                del kept[next(iter(kept))]
-            kept[key] = answer
-        return copy.deepcopy(answer)
+        return json.loads(output, parse_int=float)
 
     return call

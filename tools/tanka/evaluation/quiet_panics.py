@@ -28,9 +28,8 @@ _PANIC = re.compile(rb"\n?thread '[^'\n]*' panicked at [^\n]*\n.*?^note: [^\n]*\
 # An evaluation worker's descriptor 2 is a log the parent reads when the worker dies (worker.py):
 # panics there harm no one, and a crash's last words must stay in it.
 stderr_is_a_log = [False]
-_lock = threading.RLock()  # one descriptor 2 per process
+_lock = threading.Lock()  # one descriptor 2 per process
 _capture: list[IO[bytes]] = []  # the file it goes to, made once
-_depth = [0]  # a native that evaluates with jrsonnet again: already captured
 
 
 @contextlib.contextmanager
@@ -39,9 +38,6 @@ def panics_unprinted() -> Iterator[None]:
         yield
         return
     with _lock:
-        if _depth[0]:
-            yield
-            return
         if not _capture:
             _capture.append(tempfile.TemporaryFile())  # noqa: SIM115 - kept for the process
         capture = _capture[0]
@@ -51,11 +47,9 @@ def panics_unprinted() -> Iterator[None]:
             sys.stderr.flush()
         saved = os.dup(2)
         os.dup2(capture.fileno(), 2)
-        _depth[0] += 1
         try:
             yield
         finally:
-            _depth[0] -= 1
             with contextlib.suppress(OSError, ValueError):
                 sys.stderr.flush()
             os.dup2(saved, 2)

@@ -54,7 +54,6 @@ from tools.tanka.evaluation.rust_vouch import (
     VouchMode,
     output_differs,
     output_text_differs,
-    text_doubt,
     vouch,
 )
 
@@ -93,19 +92,14 @@ class _Imports:
     as text with the guard prelude, non-UTF-8 files noted."""
 
     def __init__(
-        self,
-        importer: Importer,
-        main: tuple[str, str, bytes],
-        *,
-        operators: str | None = None,
+        self, importer: Importer, main: tuple[str, str, bytes], *, check: str | None = None
     ) -> None:
         self.importer = importer
         # Where jrsonnet files the entry, the path std.thisFile names, and its bytes.
         self.main_path, self.main_file, self.main_text = main
-        # The operator check's run (rust_operators.py): its rewritten files, after `operators`,
-        # the prelude of the run (PRELUDE alone, QUIET_PRELUDE after a first run).
-        self.rewrites = Rewrites() if operators else None
-        self.operators = operators
+        # The operator check's run (rust_operators.py), after the prelude `check` (PRELUDE
+        # alone, QUIET_PRELUDE after a first run): its rewritten files.
+        self.rewrites = Rewrites(check) if check else None
         self.not_text: str | None = None
 
     def __call__(self, base_dir: str, rel: str) -> tuple[str, str]:
@@ -120,15 +114,13 @@ class _Imports:
     def _text(self, path: str, content: bytes, *, guard_any: bool) -> str:
         """As importer.with_prelude: only Jsonnet files get a prelude (importstr of a data file
         must read its bytes), and the entry file whatever its name."""
-        key = (path, guard_any, self.operators)
+        key = (path, guard_any, self.rewrites.prelude if self.rewrites else None)
         hit = _TEXTS.get(key)
         # The importer's cache hands out the same bytes object while a file is unchanged.
         if hit is not None and hit[0] is content:
             text = hit[1]
         else:
-            text = _decoded(
-                path, content, guard_any=guard_any, rewrites=self.rewrites, first=self.operators
-            )
+            text = _decoded(path, content, guard_any=guard_any, rewrites=self.rewrites)
             if text is _UNCHECKED:  # not kept (may fit next time): the check stops here
                 return f"error {json.dumps(FALLBACK_MARK + ': no operator check')}"
             if len(_TEXTS) >= _TEXTS_LIMIT:
@@ -148,7 +140,7 @@ _UNCHECKED = "<the operator check cannot read this file>"
 
 
 def _decoded(
-    path: str, content: bytes, *, guard_any: bool, rewrites: Rewrites | None, first: str | None
+    path: str, content: bytes, *, guard_any: bool, rewrites: Rewrites | None
 ) -> str | None:
     """The file as jrsonnet reads it (the guard prelude added; in the operator check's run, also
     the rewrite and its prelude), None when it is not UTF-8, _UNCHECKED with no rewrite."""
@@ -164,7 +156,7 @@ def _decoded(
         return prelude + text
     checked = rewrites(path, text)
     # The operators' prelude first: it takes the real std, before the guard's shadows it.
-    return _UNCHECKED if checked is None or first is None else first + prelude + checked
+    return _UNCHECKED if checked is None else rewrites.prelude + prelude + checked
 
 
 def evaluate_rust(
@@ -196,7 +188,7 @@ def evaluate_rust(
     def run(frames: int, doubts: list[str] | None, check: str | None = None) -> str | Fallback:
         """jrsonnet's output, or why it has none. The plain run gathers its `doubts`; the
         operator check's (None) reads the rewritten files, after the prelude `check`."""
-        imports = _Imports(importer, main, operators=check)
+        imports = _Imports(importer, main, check=check)
         natives = {**callbacks, **_vouch_native(depth_limit, doubts)}
         try:
             with panics_unprinted():
@@ -260,30 +252,35 @@ def _plain_then_checked(
     return RustResult(first.value)
 
 
+def _loaded(output: str, depth_limit: int) -> tuple[Any, bool | None] | Fallback:
+    """jrsonnet's JSON text as a value, with output_text_differs's first look (False: nothing
+    in it can differ, None: walk it); a Fallback when it nests too deep or is no JSON."""
+    deep = output_text_differs(output, depth_limit)
+    if deep:
+        return Fallback("nesting deeper than the stack go-jsonnet manifests with")
+    try:
+        return json.loads(output, parse_int=float, parse_constant=_no_constant), deep
+    except ValueError as exc:
+        return Fallback(f"jrsonnet's output is not JSON: {exc}")
+
+
 def _checked_result(output: str, depth_limit: int) -> RustResult | Fallback:
     """The operator check's JSON text as a value: every text its operators wrote was shown to
     be go-jsonnet's, so only nesting and text read with a prelude can still differ (the mark,
     plain ASCII, is never escaped in JSON)."""
-    if output_text_differs(output, depth_limit):
-        return Fallback("nesting deeper than the stack go-jsonnet manifests with")
     if PRELUDE_MARK in output:
         return Fallback("a string holds text read with a prelude")
-    try:
-        return RustResult(json.loads(output, parse_int=float, parse_constant=_no_constant))
-    except ValueError as exc:
-        return Fallback(f"jrsonnet's output is not JSON: {exc}")
+    loaded = _loaded(output, depth_limit)
+    return loaded if isinstance(loaded, Fallback) else RustResult(loaded[0])
 
 
 def _result(output: str, depth_limit: int, doubts: list[str]) -> RustResult | _Doubtful | Fallback:
     """jrsonnet's JSON text as a value, unless it may differ from go-jsonnet's; _Doubtful when
     only the operator check can tell (`doubts`: what the guarded functions doubted)."""
-    deep = output_text_differs(output, depth_limit)
-    if deep:
-        return Fallback("nesting deeper than the stack go-jsonnet manifests with")
-    try:
-        value = json.loads(output, parse_int=float, parse_constant=_no_constant)
-    except ValueError as exc:
-        return Fallback(f"jrsonnet's output is not JSON: {exc}")
+    loaded = _loaded(output, depth_limit)
+    if isinstance(loaded, Fallback):
+        return loaded
+    value, deep = loaded
     differs = None if deep is False else output_differs(value, depth_limit)
     if differs is not None and not differs.doubt:
         return Fallback(differs.reason)
@@ -315,15 +312,7 @@ def _vouch_native(depth_limit: int, doubts: list[str] | None) -> NativeCallbacks
     where every operator's text is checked as it is written)."""
 
     def check(value: Any, mode: VouchMode) -> bool:
-        if mode != "digits":
-            return vouch(value, mode, depth_limit)
-        if not isinstance(value, str):
-            return True
-        if PRELUDE_MARK in value:
-            return False  # text read with a prelude in it: go-jsonnet's
-        if doubts is not None and text_doubt(value):
-            doubts.append(f"a guarded function read text written otherwise? {value[:60]!r}")
-        return True
+        return vouch(value, mode, depth_limit, doubts)
 
     return {
         VOUCH: (("value", "mode"), check),

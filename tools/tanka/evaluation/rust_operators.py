@@ -34,7 +34,7 @@ import tempfile
 from pathlib import Path
 
 from tools.tanka.evaluation.go_std import GO_STD
-from tools.tanka.evaluation.rust_std import FALLBACK_MARK
+from tools.tanka.evaluation.rust_std import FALLBACK_MARK, plain_source
 from tools.tanka.source.jsonnet import ast
 from tools.tanka.source.jsonnet.children import children
 from tools.tanka.source.jsonnet.errors import StaticError
@@ -54,11 +54,12 @@ MISMATCH = "an operator writes text go-jsonnet writes otherwise"
 # Bump when the rewrite changes: kept files of another version are not read.
 VERSION = "1"
 
-# Whole numbers below 2**53, booleans and null are written alike by both: no native call for
-# them (most `%` and `+` operands). Strings are themselves.
-OPERATORS_SOURCE = f"""function(std)
-  local plain(v) = std.isBoolean(v) || v == null || (std.isNumber(v)
-    && !(v > std.floor(v)) && std.abs(v) < 9007199254740992);  // not ==: see rust_std
+# plain(v): written alike by both, no native call (most `%` and `+` operands); strings are
+# themselves.
+OPERATORS_SOURCE = (
+    "function(std)\n"
+    + plain_source("std")
+    + f"""\
   local go(name, args) = std.native('{GO_STD}')(name, args);
   local same(mine, theirs) =
     if mine == theirs then mine
@@ -90,6 +91,7 @@ OPERATORS_SOURCE = f"""function(std)
     mod(a, b):: if std.isString(a) then format(a, b) else a % b,
   }}
 """
+)
 
 # Rewritten text kept in memory, in characters: a worker is replaced past 256 MB (pool.py).
 _KEPT_IN_MEMORY = 16 << 20
@@ -103,14 +105,16 @@ _memory_size = [0]  # characters in _memory
 
 
 class Rewrites:
-    """One check's rewritten files (`__call__`), parsing at most `budget` characters anew."""
+    """One check's rewritten files (`__call__`), to follow `prelude` (PRELUDE or QUIET_PRELUDE)
+    on line 1, parsing at most `budget` characters anew."""
 
-    def __init__(self, budget: int = PARSE_BUDGET) -> None:
+    def __init__(self, prelude: str = PRELUDE, budget: int = PARSE_BUDGET) -> None:
+        self.prelude = prelude
         self.left = budget
         self.refused: str | None = None  # why a file has no rewrite, for the fallback's reason
 
     def __call__(self, path: str, text: str) -> str | None:
-        """`text` (the file `path`) with its operators checked, to follow PRELUDE on line 1;
+        """`text` (the file `path`) with its operators checked, to follow the prelude;
         None when it cannot be rewritten (the linter's parser cannot read it, or reads the
         rewrite back as another program) or the budget is spent."""
         key = hashlib.sha256(f"{VERSION}\0{text}".encode()).hexdigest()

@@ -103,6 +103,17 @@ def _forwarded(params: str, wrapped: str, wrap: str) -> str:
     return ", ".join(wrap.format(n) if n in chosen else n for n in names)
 
 
+def plain_source(std: str) -> str:
+    """`local plain(v) = ...;` over `std`: whether `v` is written alike by both evaluators in
+    every mode - whole numbers below 2**53, booleans and null - so that no native call is made
+    for them (std.toString(i) in a loop was most of the guard's cost). Whole by `>`: jrsonnet's
+    `==` holds for numbers 2.2e-16 apart (1e-17 == 0 == std.floor(1e-17))."""
+    return (
+        f"  local plain(v) = {std}.isBoolean(v) || v == null || ({std}.isNumber(v)\n"
+        f"    && !(v > {std}.floor(v)) && {std}.abs(v) < 9007199254740992);\n"
+    )
+
+
 def guard_source(names: frozenset[str] | None = None) -> str:
     """The guard's Jsonnet: a function of the real std and the file's path, returning std with
     `names` guarded (None: every function the guard knows)."""
@@ -146,12 +157,8 @@ def guard_source(names: frozenset[str] | None = None) -> str:
         )
     return (
         "function(__real, file)\n"
-        # Whole numbers below 2**53, booleans and null read alike in every mode: no native call
-        # for them (std.toString(i) in a loop was most of the guard's cost). Whole by `>`:
-        # jrsonnet's `==` holds for numbers 2.2e-16 apart (1e-17 == 0 == std.floor(1e-17)).
-        "  local plain(v) = __real.isBoolean(v) || v == null || (__real.isNumber(v)\n"
-        "    && !(v > __real.floor(v)) && __real.abs(v) < 9007199254740992);\n"
-        f"  local ok(v, mode) = plain(v) || __real.native('{VOUCH}')(v, mode);\n"
+        + plain_source("__real")
+        + f"  local ok(v, mode) = plain(v) || __real.native('{VOUCH}')(v, mode);\n"
         # Where jrsonnet's text may differ, go-jsonnet's function writes it (go_std.GO_STD).
         f"  local go(name, args) = __real.native('{GO_STD}')(name, args);\n"
         "  local vouched(v, mode, what) =\n"

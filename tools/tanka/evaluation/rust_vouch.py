@@ -105,17 +105,25 @@ def _numbers(text: str) -> list[str]:
     return found
 
 
-def vouch(value: Any, mode: VouchMode, depth_limit: int) -> bool:
+def vouch(value: Any, mode: VouchMode, depth_limit: int, doubts: list[str] | None = None) -> bool:
     """Whether a guarded std function, given `value`, answers as go-jsonnet's does.
 
     text: numbers written as both write them, no character go-jsonnet escapes;
     format: also only whole numbers below 2**53 (std.format's %f, %g, %d round fractions
     differently); json: manifestJson/Yaml write numbers alike, only the characters matter;
-    digits: a string (hashed or encoded) holding no number in jrsonnet's spelling.
+    digits: a string (hashed, encoded or measured) not read with a prelude. A doubt about its
+    text (text_doubt) is noted in `doubts` for the operator check to settle; with None (the
+    check's own run, where every operator's text is checked as it is written) there is none.
     """
-    if mode == "digits":
-        return not isinstance(value, str) or not text_differs(value)
-    return _walk(value, mode, depth_limit)
+    if mode != "digits":
+        return _walk(value, mode, depth_limit)
+    if not isinstance(value, str):
+        return True
+    if PRELUDE_MARK in value:
+        return False
+    if doubts is not None and text_doubt(value):
+        doubts.append(f"a guarded function read text written otherwise? {value[:60]!r}")
+    return True
 
 
 def output_text_differs(output: str, depth_limit: int) -> bool | None:
